@@ -1,0 +1,106 @@
+# skillsd — the only entry point people need. `make help` lists the targets.
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DELETE_ON_ERROR:
+MAKEFLAGS += --no-builtin-rules
+.DEFAULT_GOAL := help
+
+BIN      := $(CURDIR)/bin
+VERSION  ?= 0.1.0-dev
+MODULES  := proto services/skills gateways/mcp gateways/rest clients/go tests
+PKGS     := $(addprefix ./,$(addsuffix /...,$(MODULES)))
+LDFLAGS  := -X main.version=$(VERSION)
+TOOLS    := $(BIN)/buf $(BIN)/protoc-gen-go $(BIN)/protoc-gen-go-grpc $(BIN)/protoc-gen-grpc-gateway $(BIN)/protoc-gen-openapiv2 $(BIN)/staticcheck
+GO_TEST_FLAGS ?= -race
+NPM_DIR  := tests/e2e/node
+
+.PHONY: help
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*## "}{printf "  %-16s %s\n",$$1,$$2}'
+
+# ---- tools ------------------------------------------------------------------
+
+$(TOOLS) &: tools/go.mod tools/go.sum
+	GOWORK=off go build -C tools -o $(BIN)/ tool
+
+.PHONY: tools
+tools: $(TOOLS) ## build the pinned tools (buf, protoc plugins, staticcheck) into ./bin
+
+# ---- build and run ------------------------------------------------------------
+
+.PHONY: build
+build: ## build skillsd, skills-mcp, skills-rest and skills into ./bin
+	go build -ldflags "$(LDFLAGS)" -o $(BIN)/skillsd ./services/skills/cmd/skillsd
+	go build -ldflags "$(LDFLAGS)" -o $(BIN)/skills-mcp ./gateways/mcp/cmd/skills-mcp
+	go build -ldflags "$(LDFLAGS)" -o $(BIN)/skills-rest ./gateways/rest/cmd/skills-rest
+	go build -ldflags "$(LDFLAGS)" -o $(BIN)/skills ./clients/go/cmd/skills
+
+GRPC_ADDR ?= 127.0.0.1:50051
+HTTP_ADDR ?= 127.0.0.1:8080
+.PHONY: run
+run: build ## build, then serve examples/skills over gRPC and REST (Ctrl-C stops)
+	@./scripts/run-demo.sh "$(BIN)" "$(CURDIR)/examples/skills" "$(GRPC_ADDR)" "$(HTTP_ADDR)"
+
+# ---- generation ---------------------------------------------------------------
+
+.PHONY: generate
+generate: $(TOOLS) ## format the protos and regenerate every generated file
+	$(BIN)/buf format -w
+	$(BIN)/buf generate
+
+.PHONY: checkgenerate
+checkgenerate: generate ## fail when generated files differ from the committed ones
+	@drift="$$(git status --porcelain --untracked-files=all -- proto gateways/rest)"; \
+	if [ -n "$$drift" ]; then echo "generated files drifted from the contract (run make generate and commit):"; echo "$$drift"; git --no-pager diff --stat; exit 1; fi
+
+BASELINE := proto/baseline/skills.binpb
+.PHONY: breaking
+breaking: $(TOOLS) ## compare the contract with the committed baseline image
+	$(BIN)/buf breaking --against $(BASELINE)
+
+.PHONY: baseline
+baseline: $(TOOLS) ## record the current contract as the baseline (a deliberate contract change)
+	mkdir -p $(dir $(BASELINE))
+	$(BIN)/buf build -o $(BASELINE)
+
+# ---- checks -------------------------------------------------------------------
+
+.PHONY: lint
+lint: $(TOOLS) ## gofmt, go vet, staticcheck, buf lint and the house rules
+	@unformatted="$$(gofmt -l $(MODULES) | grep -v '/gen/' || true)"; \
+	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	go vet $(PKGS)
+	$(BIN)/staticcheck $(PKGS)
+	$(BIN)/buf lint
+	$(BIN)/buf format --diff --exit-code
+	./tools/checks.sh
+
+.PHONY: npm-deps
+npm-deps: $(NPM_DIR)/node_modules/.installed ## install the pinned npm packages the end-to-end tests use
+
+$(NPM_DIR)/node_modules/.installed: $(NPM_DIR)/package.json $(NPM_DIR)/package-lock.json
+	cd $(NPM_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+.PHONY: unit
+unit: npm-deps ## go test every module (race detector on)
+	go test $(GO_TEST_FLAGS) $(PKGS)
+
+.PHONY: test-isolated
+test-isolated: ## build and vet each module alone (GOWORK=off), as a consumer would
+	for m in $(MODULES); do (cd $$m && GOWORK=off go build ./... && GOWORK=off go vet ./...) || exit 1; done
+
+.PHONY: test
+test: checkgenerate lint breaking test-isolated unit ## everything CI checks
+	@echo "make test: all checks passed"
+
+.PHONY: ci
+ci: test ## what .ci/run runs
+
+.PHONY: bench
+bench: ## Go benchmarks (catalog build, parsing)
+	go test -run '^$$' -bench . -benchmem -count 5 ./services/skills/internal/...
+
+.PHONY: clean
+clean: ## remove ./bin and the npm packages
+	rm -rf $(BIN) $(NPM_DIR)/node_modules

@@ -1,0 +1,249 @@
+package server
+
+import (
+	"context"
+	"encoding/base64"
+	"sort"
+	"strings"
+
+	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
+	"github.com/skillsd/skillsd/services/skills/internal/catalog"
+	"github.com/skillsd/skillsd/services/skills/internal/failure"
+	"github.com/skillsd/skillsd/services/skills/internal/skill"
+)
+
+const (
+	defaultPageSize = 100
+	maxPageSize     = 1000
+	// pageTokenPrefix versions the page token: "v1:" + the last path served.
+	pageTokenPrefix = "v1:"
+)
+
+// ListSkills lists the skills of the catalog, sorted by path. Page tokens hold
+// the last path served, so paging stays correct when the catalog changes between
+// pages.
+func (s *Service) ListSkills(ctx context.Context, req *skillsv1.ListSkillsRequest) (*skillsv1.ListSkillsResponse, error) {
+	size := int(req.GetPageSize())
+	switch {
+	case size < 0:
+		return nil, toStatus(ctx, s.log, failure.New(failure.InvalidArgument, "", "page_size must not be negative (got %d)", size))
+	case size == 0:
+		size = defaultPageSize
+	case size > maxPageSize:
+		size = maxPageSize
+	}
+	after := ""
+	if tok := req.GetPageToken(); tok != "" {
+		raw, err := base64.RawURLEncoding.DecodeString(tok)
+		if err != nil || !strings.HasPrefix(string(raw), pageTokenPrefix) {
+			return nil, toStatus(ctx, s.log, failure.New(failure.InvalidArgument, "", "page_token is not a token this server issued"))
+		}
+		after = strings.TrimPrefix(string(raw), pageTokenPrefix)
+	}
+	query := strings.ToLower(strings.TrimSpace(req.GetQuery()))
+	cat := strings.ToLower(strings.TrimSpace(req.GetCategory()))
+	tags := lowerAll(req.GetTags())
+
+	snap := s.snapshot()
+	var matched []*catalog.Skill
+	for _, sk := range snap.Skills() {
+		switch {
+		case !s.opts.Filter.Enabled(sk),
+			req.GetRoutableOnly() && !sk.Routable,
+			query != "" && !containsFold(sk, query),
+			cat != "" && category(sk) != cat,
+			!hasTags(sk, tags):
+			continue
+		}
+		matched = append(matched, sk)
+	}
+	// Skills() is sorted by path: the page starts after the token's path.
+	start := sort.Search(len(matched), func(i int) bool { return matched[i].Path > after })
+	end := min(start+size, len(matched))
+	resp := &skillsv1.ListSkillsResponse{Skills: make([]*skillsv1.Skill, 0, end-start), TotalSize: int32(len(matched))}
+	for _, sk := range matched[start:end] {
+		resp.Skills = append(resp.Skills, toSkill(snap, sk, req.GetIncludeBody()))
+	}
+	if end < len(matched) {
+		resp.NextPageToken = base64.RawURLEncoding.EncodeToString([]byte(pageTokenPrefix + matched[end-1].Path))
+	}
+	return resp, nil
+}
+
+// GetSkillTree returns the inheritance tree, or one sub-tree.
+func (s *Service) GetSkillTree(ctx context.Context, req *skillsv1.GetSkillTreeRequest) (*skillsv1.GetSkillTreeResponse, error) {
+	sub := strings.Trim(strings.TrimSpace(req.GetPath()), "/")
+	if strings.ContainsRune(sub, 0) || strings.Contains(sub, "\\") {
+		return nil, toStatus(ctx, s.log, failure.New(failure.InvalidArgument, "INVALID_PATH", "path %q is not a valid skill path", req.GetPath()))
+	}
+	nodes, err := s.snapshot().Tree(sub)
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	return &skillsv1.GetSkillTreeResponse{Skills: s.toNodes(nodes)}, nil
+}
+
+// GetSkill loads one skill by path or name.
+func (s *Service) GetSkill(ctx context.Context, req *skillsv1.GetSkillRequest) (*skillsv1.GetSkillResponse, error) {
+	if req.GetSkipCache() {
+		if err := s.reload(ctx); err != nil {
+			return nil, toStatus(ctx, s.log, err)
+		}
+	}
+	snap := s.snapshot()
+	sk, err := s.lookup(snap, req.GetSkillPath())
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	return toSkillDetail(snap, sk), nil
+}
+
+// ListDiagnostics lists load diagnostics.
+func (s *Service) ListDiagnostics(ctx context.Context, req *skillsv1.ListDiagnosticsRequest) (*skillsv1.ListDiagnosticsResponse, error) {
+	minSev := fromSeverity(req.GetMinSeverity())
+	resp := &skillsv1.ListDiagnosticsResponse{Diagnostics: []*skillsv1.Diagnostic{}}
+	for _, d := range s.snapshot().Diagnostics() {
+		switch d.Severity {
+		case skill.SeverityError:
+			resp.ErrorCount++
+		case skill.SeverityWarning:
+			resp.WarningCount++
+		}
+		if d.Severity < minSev {
+			continue
+		}
+		if src := req.GetSource(); src != "" && d.Source != src {
+			continue
+		}
+		if p := req.GetFilePrefix(); p != "" && !strings.HasPrefix(d.File, p) {
+			continue
+		}
+		resp.Diagnostics = append(resp.Diagnostics, toDiagnostic(d))
+	}
+	return resp, nil
+}
+
+// GetCatalogStatus describes the catalog being served.
+func (s *Service) GetCatalogStatus(ctx context.Context, _ *skillsv1.GetCatalogStatusRequest) (*skillsv1.GetCatalogStatusResponse, error) {
+	snap := s.snapshot()
+	resp := &skillsv1.GetCatalogStatusResponse{
+		Generation:       int64(snap.Generation()),
+		BuiltAt:          timestamp(snap.BuiltAt()),
+		Version:          s.opts.Version,
+		MatchingStrategy: s.strategy(snap),
+		Sources:          []*skillsv1.SourceStatus{},
+	}
+	counts := map[*catalog.Source]int32{}
+	for _, sk := range snap.Skills() {
+		if !s.opts.Filter.Enabled(sk) {
+			continue
+		}
+		resp.SkillCount++
+		if sk.Routable {
+			resp.RoutableCount++
+		}
+		counts[sk.Source]++
+	}
+	for _, d := range snap.Diagnostics() {
+		switch d.Severity {
+		case skill.SeverityError:
+			resp.ErrorCount++
+		case skill.SeverityWarning:
+			resp.WarningCount++
+		}
+	}
+	for _, src := range snap.Sources() {
+		resp.Sources = append(resp.Sources, toSourceStatus(src, counts[src], snap.BuiltAt()))
+	}
+	return resp, nil
+}
+
+// strategy resolves the configured matching strategy: "auto" is "keyword" when
+// every routable skill declares keywords, "ranked" otherwise.
+func (s *Service) strategy(snap *catalog.Snapshot) string {
+	switch s.opts.MatchingStrategy {
+	case "keyword", "ranked":
+		return s.opts.MatchingStrategy
+	}
+	anyRoutable := false
+	for _, sk := range snap.Skills() {
+		if !sk.Routable || !s.opts.Filter.Enabled(sk) {
+			continue
+		}
+		anyRoutable = true
+		if len(sk.Doc.Frontmatter.Keywords) == 0 {
+			return "ranked"
+		}
+	}
+	if !anyRoutable {
+		return "ranked"
+	}
+	return "keyword"
+}
+
+func (s *Service) toNodes(nodes []*catalog.Node) []*skillsv1.SkillNode {
+	out := make([]*skillsv1.SkillNode, 0, len(nodes))
+	for _, n := range nodes {
+		if n.Skill != nil && !s.opts.Filter.Enabled(n.Skill) {
+			continue
+		}
+		out = append(out, &skillsv1.SkillNode{
+			Name:        n.Name,
+			Path:        n.Path,
+			Description: n.Description,
+			Keywords:    nonNil(n.Keywords),
+			AssetCount:  int32(n.AssetCount),
+			ScriptCount: int32(n.ScriptCount),
+			Children:    s.toNodes(n.Children),
+		})
+	}
+	return out
+}
+
+func containsFold(sk *catalog.Skill, q string) bool {
+	return strings.Contains(strings.ToLower(sk.Path), q) ||
+		strings.Contains(strings.ToLower(sk.Name), q) ||
+		strings.Contains(strings.ToLower(sk.Description), q)
+}
+
+func hasTags(sk *catalog.Skill, want []string) bool {
+	if len(want) == 0 {
+		return true
+	}
+	have := map[string]bool{}
+	if sk.Doc != nil {
+		for _, t := range sk.Doc.Frontmatter.Tags {
+			have[strings.ToLower(t)] = true
+		}
+	}
+	for _, t := range want {
+		if !have[t] {
+			return false
+		}
+	}
+	return true
+}
+
+func category(sk *catalog.Skill) string {
+	if sk.Doc == nil {
+		return ""
+	}
+	return strings.ToLower(sk.Doc.Frontmatter.Category)
+}
+
+func lowerAll(ss []string) []string {
+	var out []string
+	for _, s := range ss {
+		if s = strings.ToLower(strings.TrimSpace(s)); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

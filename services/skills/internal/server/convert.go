@@ -1,0 +1,172 @@
+package server
+
+import (
+	"time"
+
+	"google.golang.org/protobuf/types/known/structpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
+	"github.com/skillsd/skillsd/services/skills/internal/catalog"
+	"github.com/skillsd/skillsd/services/skills/internal/skill"
+)
+
+// This file converts domain values to wire messages. Every repeated field is
+// set to a non-nil slice so that JSON surfaces print [] rather than null.
+
+func toSkill(snap *catalog.Snapshot, sk *catalog.Skill, withBody bool) *skillsv1.Skill {
+	out := &skillsv1.Skill{
+		SkillPath:     sk.Path,
+		Name:          sk.Name,
+		Description:   sk.Description,
+		Layout:        toLayout(sk.Layout),
+		Source:        sk.Source.Name,
+		Routable:      sk.Routable,
+		UserInvocable: true,
+		FileCount:     int32(len(sk.Files)),
+		LoadedAt:      timestamp(sk.LoadedAt),
+		Tags:          []string{},
+		Keywords:      []string{},
+	}
+	if sk.Parent != nil && inherits(sk) {
+		out.ParentPath = sk.Parent.Path
+	}
+	if sk.Doc != nil {
+		fm := &sk.Doc.Frontmatter
+		out.Category = fm.Category
+		out.Tags = nonNil(fm.Tags)
+		out.Keywords = nonNil(fm.Keywords)
+		out.UserInvocable = fm.UserInvocable
+		out.AlwaysApply = fm.AlwaysApply
+		out.ArgumentHint = fm.ArgumentHint
+		out.AssetCount = int32(len(fm.Assets))
+		out.ScriptCount = int32(len(fm.Scripts))
+		if withBody {
+			out.Body = sk.Doc.Body
+		}
+	}
+	return out
+}
+
+// inherits reports whether sk takes its parents' content (inherit: true, the default).
+func inherits(sk *catalog.Skill) bool {
+	return sk.Doc == nil || sk.Doc.Frontmatter.Inherit
+}
+
+func toSkillDetail(snap *catalog.Snapshot, sk *catalog.Skill) *skillsv1.GetSkillResponse {
+	out := &skillsv1.GetSkillResponse{
+		Skill:            toSkill(snap, sk, false),
+		Frontmatter:      &structpb.Struct{Fields: map[string]*structpb.Value{}},
+		Content:          snap.Content(sk),
+		Directory:        sk.Dir,
+		File:             sk.File,
+		Files:            make([]*skillsv1.SkillFile, 0, len(sk.Files)),
+		InheritanceChain: []string{},
+		Diagnostics:      []*skillsv1.Diagnostic{},
+	}
+	if sk.Doc != nil {
+		out.Instructions = sk.Doc.Body
+		if st, err := structpb.NewStruct(sk.Doc.Frontmatter.Raw); err == nil {
+			out.Frontmatter = st
+		}
+	}
+	for _, f := range sk.Files {
+		out.Files = append(out.Files, &skillsv1.SkillFile{
+			Path: f.Path, SizeBytes: f.Size, Digest: f.Digest, MimeType: f.MIME, Text: f.Text,
+		})
+	}
+	own, inherited := snap.Assets(sk)
+	out.Assets, out.InheritedAssets = toAssets(own), toAssets(inherited)
+	ownS, inheritedS := snap.Scripts(sk)
+	out.Scripts, out.InheritedScripts = toScripts(ownS), toScripts(inheritedS)
+	for _, p := range snap.Chain(sk) {
+		out.InheritanceChain = append(out.InheritanceChain, p.Path)
+	}
+	for _, d := range snap.Diagnostics() {
+		if d.Source == sk.Source.Name && d.File == sk.RelFile {
+			out.Diagnostics = append(out.Diagnostics, toDiagnostic(d))
+		}
+	}
+	return out
+}
+
+func toAssets(refs []catalog.AssetRef) []*skillsv1.Asset {
+	out := make([]*skillsv1.Asset, 0, len(refs))
+	for _, r := range refs {
+		out = append(out, &skillsv1.Asset{File: r.File, Description: r.Description, Type: r.Type, From: r.From})
+	}
+	return out
+}
+
+func toScripts(refs []catalog.ScriptRef) []*skillsv1.Script {
+	out := make([]*skillsv1.Script, 0, len(refs))
+	for _, r := range refs {
+		sc := &skillsv1.Script{File: r.File, Description: r.Description, Execution: r.Execution, From: r.From, Args: make([]*skillsv1.ScriptArg, 0, len(r.Args))}
+		for _, a := range r.Args {
+			sc.Args = append(sc.Args, &skillsv1.ScriptArg{Name: a.Name, Description: a.Description, Required: a.Required, Default: a.Default})
+		}
+		out = append(out, sc)
+	}
+	return out
+}
+
+func toDiagnostic(d skill.Diagnostic) *skillsv1.Diagnostic {
+	return &skillsv1.Diagnostic{
+		Source:   d.Source,
+		File:     d.File,
+		Line:     int32(d.Line),
+		Severity: toSeverity(d.Severity),
+		Code:     d.Code,
+		Message:  d.Message,
+	}
+}
+
+func toSourceStatus(src *catalog.Source, count int32, loaded time.Time) *skillsv1.SourceStatus {
+	return &skillsv1.SourceStatus{
+		Name:       src.Name,
+		Kind:       src.Kind,
+		Location:   src.Dir,
+		Trusted:    src.Trusted,
+		SkillCount: count,
+		LastSync:   timestamp(loaded),
+	}
+}
+
+func toLayout(l skill.Layout) skillsv1.Layout {
+	switch l {
+	case skill.LayoutFolder:
+		return skillsv1.Layout_LAYOUT_FOLDER
+	case skill.LayoutTree:
+		return skillsv1.Layout_LAYOUT_TREE
+	}
+	return skillsv1.Layout_LAYOUT_UNSPECIFIED
+}
+
+func toSeverity(s skill.Severity) skillsv1.Severity {
+	switch s {
+	case skill.SeverityInfo:
+		return skillsv1.Severity_SEVERITY_INFO
+	case skill.SeverityWarning:
+		return skillsv1.Severity_SEVERITY_WARNING
+	case skill.SeverityError:
+		return skillsv1.Severity_SEVERITY_ERROR
+	}
+	return skillsv1.Severity_SEVERITY_UNSPECIFIED
+}
+
+func fromSeverity(s skillsv1.Severity) skill.Severity {
+	switch s {
+	case skillsv1.Severity_SEVERITY_WARNING:
+		return skill.SeverityWarning
+	case skillsv1.Severity_SEVERITY_ERROR:
+		return skill.SeverityError
+	}
+	return skill.SeverityInfo
+}
+
+func timestamp(t time.Time) *timestamppb.Timestamp {
+	if t.IsZero() {
+		return nil
+	}
+	return timestamppb.New(t)
+}

@@ -1,0 +1,121 @@
+// Package server is the gRPC adapter of the service: it turns skills.v1 requests
+// into calls on the domain packages (catalog, …), converts domain values to wire
+// messages, and maps domain errors to gRPC statuses in one place (toStatus). It
+// holds no behaviour of its own beyond request validation.
+package server
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+
+	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
+	"github.com/skillsd/skillsd/services/skills/internal/catalog"
+	"github.com/skillsd/skillsd/services/skills/internal/failure"
+)
+
+// Options configures the service adapter.
+type Options struct {
+	// Store holds the catalog snapshot being served. Required.
+	Store *catalog.Store
+	// Reload rebuilds the catalog from its sources and swaps it into Store; nil
+	// means the catalog cannot be reloaded (skip_cache is then a no-op).
+	Reload func(ctx context.Context) error
+	// Filter decides which skills this server exposes; the zero Filter exposes all.
+	Filter Filter
+	// Version is the server's version, reported by GetCatalogStatus.
+	Version string
+	// MatchingStrategy is the configured strategy: "auto", "keyword" or "ranked".
+	MatchingStrategy string
+	// Logger receives the log; nil discards it.
+	Logger *slog.Logger
+}
+
+// Filter is the enabled subset of seed 004 §8.3: when EnabledSkills is set only
+// the skills it names (by name or path, case-insensitive) exist for callers;
+// else when EnabledCategories is set only skills of those categories do; else all.
+type Filter struct {
+	EnabledSkills     []string
+	EnabledCategories []string
+}
+
+// Enabled reports whether sk is inside the enabled subset.
+func (f Filter) Enabled(sk *catalog.Skill) bool {
+	if len(f.EnabledSkills) > 0 {
+		for _, n := range f.EnabledSkills {
+			if strings.EqualFold(n, sk.Name) || strings.EqualFold(n, sk.Path) {
+				return true
+			}
+		}
+		return false
+	}
+	if len(f.EnabledCategories) > 0 {
+		cat := category(sk)
+		for _, c := range f.EnabledCategories {
+			if cat != "" && strings.EqualFold(c, cat) {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// Service implements the skills.v1 services. Services whose issues have not
+// landed yet answer Unimplemented through the embedded Unimplemented*Server.
+type Service struct {
+	skillsv1.UnimplementedCatalogServiceServer
+	skillsv1.UnimplementedRoutingServiceServer
+	skillsv1.UnimplementedFileServiceServer
+	skillsv1.UnimplementedScriptServiceServer
+	skillsv1.UnimplementedUsageServiceServer
+	skillsv1.UnimplementedContentServiceServer
+
+	opts     Options
+	log      *slog.Logger
+	reloadMu sync.Mutex
+}
+
+// New returns the service adapter.
+func New(opts Options) *Service {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Service{opts: opts, log: log}
+}
+
+// snapshot returns the catalog being served.
+func (s *Service) snapshot() *catalog.Snapshot { return s.opts.Store.Current() }
+
+// reload rebuilds the catalog (skip_cache). Concurrent callers share one reload.
+func (s *Service) reload(ctx context.Context) error {
+	if s.opts.Reload == nil {
+		return nil
+	}
+	s.reloadMu.Lock()
+	defer s.reloadMu.Unlock()
+	return s.opts.Reload(ctx)
+}
+
+// lookup resolves a skill reference (path or name) against the snapshot and the
+// enabled subset.
+func (s *Service) lookup(snap *catalog.Snapshot, ref string) (*catalog.Skill, error) {
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return nil, failure.New(failure.InvalidArgument, "", "skill_path is required: give a skill path or name")
+	}
+	if len(ref) > 1024 {
+		return nil, failure.New(failure.InvalidArgument, "INVALID_PATH", "skill_path is longer than 1024 characters")
+	}
+	sk, err := snap.Lookup(ref)
+	if err != nil {
+		return nil, err
+	}
+	if !s.opts.Filter.Enabled(sk) {
+		return nil, failure.New(failure.PermissionDenied, "SKILL_DISABLED",
+			"skill %q is disabled on this server (outside the enabled skills or categories)", sk.Path).With("skill_path", sk.Path)
+	}
+	return sk, nil
+}

@@ -1,0 +1,291 @@
+// Package skillsd is the service's public entry point: it turns Options into a
+// ready catalog and a gRPC server with every skills.v1 service, the standard
+// health service and reflection, and serves it on a listener the caller owns.
+// Binaries (skillsd, and the gateways in embedded mode) are thin wrappers over it.
+// It reads no flags and, unless Options.Getenv is set, no environment.
+package skillsd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/reflection"
+	"google.golang.org/grpc/test/bufconn"
+
+	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
+	"github.com/skillsd/skillsd/services/skills/internal/catalog"
+	"github.com/skillsd/skillsd/services/skills/internal/config"
+	"github.com/skillsd/skillsd/services/skills/internal/server"
+	"github.com/skillsd/skillsd/services/skills/internal/source"
+)
+
+// DefaultVersion is reported when Options.Version is empty.
+const DefaultVersion = "0.1.0-dev"
+
+// Options configures a Server. The zero value serves the default discovery
+// folders of the current directory and home directory, with no environment, no
+// auth, and a discarded log.
+type Options struct {
+	// SkillsDirs are local source folders, in precedence order (on a name clash
+	// the first wins). "~" and $VAR are expanded. Empty: SKILLS_DIR (through
+	// Getenv), then the config file's sources, then default discovery
+	// (./.agents/skills, ./.agent/skills, ./.claude/skills, then the same under
+	// the home directory).
+	SkillsDirs []string
+	// ConfigFile is a config.yaml to load; empty looks for config.yaml in the
+	// first source folder and uses the defaults when there is none.
+	ConfigFile string
+	// Cwd is the directory default discovery starts from; empty is the process's
+	// working directory.
+	Cwd string
+	// Home is the user's home directory; empty asks the OS.
+	Home string
+	// Getenv reads the environment (SKILLS_DIR, LOG_LEVEL, SKILLHUB_ENABLED_*,
+	// …); nil means no environment at all.
+	Getenv func(string) string
+	// Logger receives the log; nil discards it.
+	Logger *slog.Logger
+	// Version is the build's version, reported to clients; empty is DefaultVersion.
+	Version string
+	// AuthTokens are the accepted bearer tokens; empty means no authentication.
+	AuthTokens []string
+}
+
+// Server is a ready catalog and the gRPC server that serves it.
+type Server struct {
+	opts  Options
+	log   *slog.Logger
+	cfg   config.Config
+	roots []*source.Root
+	store *catalog.Store
+	grpc  *grpc.Server
+	hs    *health.Server
+
+	mu      sync.Mutex
+	conns   []*grpc.ClientConn
+	inproc  *bufconn.Listener
+	closed  bool
+	closeCh chan struct{}
+}
+
+// New loads the configuration and the catalog and prepares the gRPC server. A
+// source folder that does not exist is a diagnostic, not an error: the server
+// starts with whatever it could load. Invalid configuration is an error that
+// names the key.
+func New(ctx context.Context, opts Options) (*Server, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Version == "" {
+		opts.Version = DefaultVersion
+	}
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	home := opts.Home
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	cwd := opts.Cwd
+	if cwd == "" {
+		var err error
+		if cwd, err = os.Getwd(); err != nil {
+			return nil, fmt.Errorf("finding the working directory: %w", err)
+		}
+	}
+
+	dirs := opts.SkillsDirs
+	if len(dirs) == 0 {
+		if env := getenv("SKILLS_DIR"); env != "" {
+			dirs = filepath.SplitList(env)
+		}
+	}
+	expanded := make([]string, 0, len(dirs))
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		d = source.ExpandPath(d, home, getenv)
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(cwd, d)
+		}
+		expanded = append(expanded, filepath.Clean(d))
+	}
+
+	cfg, err := loadConfig(opts.ConfigFile, expanded, getenv)
+	if err != nil {
+		return nil, err
+	}
+
+	var roots []*source.Root
+	for _, d := range expanded {
+		roots = append(roots, &source.Root{Name: d, Dir: d, Kind: "local", Trusted: true})
+	}
+	if len(roots) == 0 {
+		for _, src := range cfg.Sources {
+			if src.Git != nil {
+				return nil, fmt.Errorf("config: sources: %q is a git source; git sources are not supported by this build yet (use a local path)", src.Name)
+			}
+			d := source.ExpandPath(src.Path, home, getenv)
+			if !filepath.IsAbs(d) {
+				d = filepath.Join(cwd, d)
+			}
+			name := src.Name
+			if name == "" {
+				name = d
+			}
+			roots = append(roots, &source.Root{Name: name, Dir: filepath.Clean(d), Kind: "local", Trusted: true})
+		}
+	}
+	if len(roots) == 0 {
+		roots = source.Discover(cwd, home, nil)
+	}
+
+	s := &Server{opts: opts, log: log, cfg: cfg, roots: roots, store: &catalog.Store{}, closeCh: make(chan struct{})}
+	start := time.Now()
+	if err := s.rebuild(ctx); err != nil {
+		return nil, err
+	}
+	snap := s.store.Current()
+	log.Info("catalog loaded", "skills", len(snap.Skills()), "sources", len(roots), "diagnostics", len(snap.Diagnostics()), "duration", time.Since(start))
+
+	unary, stream := server.Interceptors(log, opts.AuthTokens)
+	s.grpc = grpc.NewServer(grpc.ChainUnaryInterceptor(unary...), grpc.ChainStreamInterceptor(stream...))
+	svc := server.New(server.Options{
+		Store:            s.store,
+		Reload:           s.rebuild,
+		Filter:           server.Filter{EnabledSkills: cfg.Filters.EnabledSkills, EnabledCategories: cfg.Filters.EnabledCategories},
+		Version:          opts.Version,
+		MatchingStrategy: cfg.Matching.Strategy,
+		Logger:           log,
+	})
+	skillsv1.RegisterCatalogServiceServer(s.grpc, svc)
+	skillsv1.RegisterRoutingServiceServer(s.grpc, svc)
+	skillsv1.RegisterFileServiceServer(s.grpc, svc)
+	skillsv1.RegisterScriptServiceServer(s.grpc, svc)
+	skillsv1.RegisterUsageServiceServer(s.grpc, svc)
+	skillsv1.RegisterContentServiceServer(s.grpc, svc)
+	s.hs = health.NewServer()
+	healthpb.RegisterHealthServer(s.grpc, s.hs)
+	reflection.Register(s.grpc)
+	return s, nil
+}
+
+// loadConfig applies defaults < config file < environment.
+func loadConfig(file string, dirs []string, getenv func(string) string) (config.Config, error) {
+	cfg := config.Default()
+	if file == "" && len(dirs) > 0 {
+		if p, ok := config.Find(dirs[0]); ok {
+			file = p
+		}
+	}
+	if file != "" {
+		var err error
+		if cfg, err = config.Load(file); err != nil {
+			return cfg, err
+		}
+	}
+	if err := cfg.ApplyEnv(getenv); err != nil {
+		return cfg, err
+	}
+	return cfg, nil
+}
+
+// rebuild loads the catalog from the sources and swaps it in.
+func (s *Server) rebuild(ctx context.Context) error {
+	snap, err := catalog.Build(ctx, s.roots, catalog.Options{Logger: s.log, Previous: s.store.Current()})
+	if err != nil {
+		return fmt.Errorf("loading the catalog: %w", err)
+	}
+	s.store.Swap(snap)
+	return nil
+}
+
+// Serve serves gRPC on lis until ctx is done or Close is called, then stops
+// gracefully (waiting up to 5 s for calls in flight). It returns nil after such
+// a stop. The caller owns lis's address; Serve closes lis.
+func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
+	errc := make(chan error, 1)
+	go func() { errc <- s.grpc.Serve(lis) }()
+	select {
+	case err := <-errc:
+		if errors.Is(err, grpc.ErrServerStopped) {
+			return nil
+		}
+		return err
+	case <-ctx.Done():
+	case <-s.closeCh:
+	}
+	s.stop()
+	<-errc
+	return nil
+}
+
+// DialInProcess serves the server on an in-memory listener and returns a client
+// connection to it: the embedded mode of the gateways. The connection is closed
+// by Close.
+func (s *Server) DialInProcess(ctx context.Context) (*grpc.ClientConn, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, errors.New("skillsd: server is closed")
+	}
+	if s.inproc == nil {
+		s.inproc = bufconn.Listen(1 << 20)
+		go func() { _ = s.grpc.Serve(s.inproc) }()
+	}
+	lis := s.inproc
+	conn, err := grpc.NewClient("passthrough:///skillsd-inprocess",
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("skillsd: dialing in-process: %w", err)
+	}
+	s.conns = append(s.conns, conn)
+	return conn, nil
+}
+
+// Close stops serving and releases the server's resources. It is safe to call
+// more than once.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	close(s.closeCh)
+	conns := s.conns
+	s.conns = nil
+	s.mu.Unlock()
+	for _, c := range conns {
+		_ = c.Close()
+	}
+	s.stop()
+	return nil
+}
+
+func (s *Server) stop() {
+	s.hs.Shutdown()
+	done := make(chan struct{})
+	go func() { s.grpc.GracefulStop(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		s.grpc.Stop()
+	}
+}

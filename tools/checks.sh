@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# House rules that the compiler cannot enforce (HOUSE_STYLE.md). Each rule is a
+# grep over tracked Go files; a hit prints the offending lines and fails.
+set -euo pipefail
+cd "$(git rev-parse --show-toplevel)"
+
+status=0
+rule() { # rule "message" <lines>
+  if [[ -n "$2" ]]; then echo "house rule: $1"; echo "$2"; echo; status=1; fi
+}
+gofiles() { git ls-files -co --exclude-standard -- '*.go' | grep -v '/gen/' || true; }
+nontest() { gofiles | grep -v '_test\.go$' || true; }
+
+# Processes are started only by the sandbox package.
+rule "exec.Command only in services/skills/internal/sandbox (and tests)" \
+  "$(nontest | grep -v '^services/skills/internal/sandbox/' | xargs -r grep -n 'exec\.Command' || true)"
+
+# No global loggers outside main packages.
+rule "no slog.Default / log.Print / log.Fatal outside cmd/" \
+  "$(nontest | grep -v '/cmd/' | xargs -r grep -nE 'slog\.Default\(|\blog\.(Print|Fatal|Panic)' || true)"
+
+# A stdio MCP server writes nothing but protocol to stdout.
+rule "no os.Stdout or fmt.Print in gateways/mcp" \
+  "$(gofiles | grep '^gateways/mcp/' | grep -v '_test\.go$' | xargs -r grep -nE 'os\.Stdout|fmt\.Print' || true)"
+
+# The REST gateway reaches the service over gRPC, never by direct call.
+rule "never Register...HandlerServer (it skips interceptors)" \
+  "$(gofiles | xargs -r grep -nE 'Register[A-Za-z]+HandlerServer\(' || true)"
+
+# Gateways and clients reach the service only through gRPC: library packages
+# never import the service (main packages and tests may, for embedded mode).
+rule "gateway/client library packages must not import services/skills" \
+  "$(nontest | grep -E '^(gateways|clients)/' | grep -v '/cmd/' | xargs -r grep -n '"github.com/skillsd/skillsd/services/' || true)"
+
+# Tests use t.Context().
+rule "use t.Context() in tests, not context.Background()/TODO()" \
+  "$(gofiles | grep '_test\.go$' | xargs -r grep -nE 'context\.(Background|TODO)\(\)' || true)"
+
+exit $status
