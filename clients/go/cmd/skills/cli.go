@@ -1,0 +1,364 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/skillsd/skillsd/clients/go/skillsclient"
+	"github.com/skillsd/skillsd/services/skills/skillsd"
+)
+
+// version is the build's version, set with -ldflags "-X main.version=…".
+var version = skillsd.DefaultVersion
+
+// env is one invocation: where output goes, the environment, and the global
+// flags.
+type env struct {
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	global         globals
+}
+
+// globals are the flags every command accepts, before or after its name.
+type globals struct {
+	dirs     stringsFlag
+	config   string
+	server   string
+	tokenEnv string
+	tls      bool
+	json     bool
+}
+
+// register defines the global flags on fs, with the values already parsed as
+// defaults so that a second flag set (the command's) keeps them.
+func (g *globals) register(fs *flag.FlagSet) {
+	fs.Var(&g.dirs, "skills-dir", "a skills `folder` to load (repeatable, in precedence order; default: SKILLS_DIR, then discovery)")
+	fs.StringVar(&g.config, "config", g.config, "a config.yaml `file` for the embedded server")
+	fs.StringVar(&g.server, "server", g.server, "the `address` of a skillsd to ask instead of loading the catalog here")
+	fs.StringVar(&g.tokenEnv, "token-env", g.tokenEnv, "the environment `variable` holding the bearer token for --server")
+	fs.BoolVar(&g.tls, "tls", g.tls, "use TLS (system roots) to reach --server")
+	fs.BoolVar(&g.json, "json", g.json, "write JSON instead of text")
+}
+
+// stringsFlag is a repeatable string flag.
+type stringsFlag []string
+
+func (s *stringsFlag) String() string     { return strings.Join(*s, ",") }
+func (s *stringsFlag) Set(v string) error { *s = append(*s, v); return nil }
+
+// command is one subcommand. setup registers its flags on fs and returns the
+// function that runs it with the positional arguments.
+type command struct {
+	name     string
+	synopsis string
+	summary  string
+	setup    func(fs *flag.FlagSet) func(ctx context.Context, e *env, args []string) error
+}
+
+func commands() []command {
+	return []command{
+		{name: "list", synopsis: "list [--query Q] [--category C] [--tree [PATH]] [--body]", summary: "list the skills of the catalog", setup: listCmd},
+		{name: "show", synopsis: "show [--files | --raw] <path-or-name>", summary: "show one skill: its fields, then its content resolved with inheritance", setup: showCmd},
+		{name: "lint", synopsis: "lint [--strict] [DIR...]", summary: "load skill folders and report their problems; fails on errors", setup: lintCmd},
+		{name: "version", synopsis: "version", summary: "print the version", setup: versionCmd},
+		{name: "help", synopsis: "help [command]", summary: "print help about skills or one command", setup: helpCmd},
+	}
+}
+
+func lookup(name string) (command, bool) {
+	i := slices.IndexFunc(commands(), func(c command) bool { return c.name == name })
+	if i < 0 {
+		return command{}, false
+	}
+	return commands()[i], true
+}
+
+// main parses the global flags, finds the command and runs it.
+func (e *env) main(ctx context.Context, args []string) error {
+	fs := e.flagSet("skills")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			e.usage(e.stdout)
+			return nil
+		}
+		return usagef("%v (run \"skills help\")", err)
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		e.usage(e.stderr)
+		return usagef("no command given")
+	}
+	cmd, ok := lookup(rest[0])
+	if !ok {
+		return usagef("unknown command %q (run \"skills help\")", rest[0])
+	}
+	cfs := e.flagSet("skills " + cmd.name)
+	runCmd := cmd.setup(cfs)
+	pos, err := parseInterspersed(cfs, rest[1:])
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			e.commandUsage(e.stdout, cmd)
+			return nil
+		}
+		return usagef("%s: %v (run \"skills help %s\")", cmd.name, err, cmd.name)
+	}
+	if e.global.server == "" && e.global.tokenEnv != "" {
+		return usagef("--token-env needs --server")
+	}
+	if e.global.server == "" && e.global.tls {
+		return usagef("--tls needs --server")
+	}
+	if e.global.server != "" && (len(e.global.dirs) > 0 || e.global.config != "") {
+		return usagef("--skills-dir and --config configure the embedded catalog; they cannot be used with --server")
+	}
+	return runCmd(ctx, e, pos)
+}
+
+// flagSet returns a flag set with the global flags, reporting nothing itself:
+// errors come back from Parse and are reported once, by exit.
+func (e *env) flagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	e.global.register(fs)
+	return fs
+}
+
+// parseInterspersed parses flags that may come before, between or after the
+// positional arguments, and returns the positional arguments. Everything after
+// "--" is positional.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		consumed := args[:len(args)-len(rest)]
+		if len(consumed) > 0 && consumed[len(consumed)-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+func (e *env) usage(w io.Writer) {
+	fmt.Fprint(w, `skills is the command-line client of skillsd: it lists and shows the skills
+of a catalog and lints skill folders.
+
+Usage:
+  skills [global flags] <command> [flags] [args]
+
+Commands:
+`)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, `
+The catalog is loaded in-process from --skills-dir folders, else SKILLS_DIR,
+else the default discovery folders (./.agents/skills, ./.agent/skills,
+./.claude/skills, then the same under the home directory); --server ADDR asks a
+running skillsd instead.
+
+Global flags (also accepted after the command):
+`)
+	fs := flag.NewFlagSet("skills", flag.ContinueOnError)
+	new(globals).register(fs)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fmt.Fprint(w, `
+Exit status: 0 success, 1 failure (lint: any error diagnostic), 2 usage error.
+Run "skills help <command>" for a command's flags.
+`)
+}
+
+func (e *env) commandUsage(w io.Writer, c command) {
+	fmt.Fprintf(w, "Usage: skills %s\n\n%s.\n", c.synopsis, upperFirst(c.summary))
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	c.setup(fs)
+	var own strings.Builder
+	fs.SetOutput(&own)
+	fs.PrintDefaults()
+	if own.Len() > 0 {
+		fmt.Fprintf(w, "\nFlags:\n%s", own.String())
+	}
+	fmt.Fprint(w, "\nGlobal flags: --skills-dir, --config, --server, --token-env, --tls, --json (see \"skills help\").\n")
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func helpCmd(*flag.FlagSet) func(context.Context, *env, []string) error {
+	return func(_ context.Context, e *env, args []string) error {
+		switch len(args) {
+		case 0:
+			e.usage(e.stdout)
+			return nil
+		case 1:
+			c, ok := lookup(args[0])
+			if !ok {
+				return usagef("help: unknown command %q", args[0])
+			}
+			e.commandUsage(e.stdout, c)
+			return nil
+		default:
+			return usagef("help: too many arguments")
+		}
+	}
+}
+
+func versionCmd(*flag.FlagSet) func(context.Context, *env, []string) error {
+	return func(ctx context.Context, e *env, args []string) error {
+		if len(args) > 0 {
+			return usagef("version: unexpected argument %q", args[0])
+		}
+		out := map[string]string{"version": version}
+		if e.global.server != "" {
+			c, done, err := e.connect(ctx, nil)
+			if err != nil {
+				return err
+			}
+			defer done()
+			st, err := c.Status(ctx)
+			if err != nil {
+				return fmt.Errorf("version: asking %s: %w", e.global.server, describe(err))
+			}
+			out["server_version"] = st.GetVersion()
+		}
+		if e.global.json {
+			return writeJSONValue(e.stdout, out)
+		}
+		fmt.Fprintln(e.stdout, "skills", version)
+		if v, ok := out["server_version"]; ok {
+			fmt.Fprintf(e.stdout, "server %s (%s)\n", v, e.global.server)
+		}
+		return nil
+	}
+}
+
+// connect returns a client on the catalog and a function that releases it:
+// an embedded server loaded from dirs (or, when dirs is empty, from the
+// global flags and the environment), or the --server connection.
+func (e *env) connect(ctx context.Context, dirs []string) (*skillsclient.Client, func(), error) {
+	if e.global.server != "" {
+		return e.dial()
+	}
+	if len(dirs) == 0 {
+		dirs = e.global.dirs
+	}
+	srv, err := skillsd.New(ctx, skillsd.Options{
+		SkillsDirs: dirs,
+		ConfigFile: e.global.config,
+		Getenv:     e.getenv,
+		Logger:     e.logger(),
+		Version:    version,
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("loading the catalog: %w", err)
+	}
+	conn, err := srv.DialInProcess(ctx)
+	if err != nil {
+		_ = srv.Close()
+		return nil, nil, err
+	}
+	return skillsclient.New(conn), func() { _ = srv.Close() }, nil
+}
+
+// dial connects to --server, with the --token-env bearer token when given.
+func (e *env) dial() (*skillsclient.Client, func(), error) {
+	creds := insecure.NewCredentials()
+	if e.global.tls {
+		creds = credentials.NewTLS(&tls.Config{MinVersion: tls.VersionTLS12})
+	}
+	opts := []grpc.DialOption{grpc.WithTransportCredentials(creds)}
+	if name := e.global.tokenEnv; name != "" {
+		token := strings.TrimSpace(e.getenv(name))
+		if token == "" {
+			return nil, nil, usagef("--token-env %s: the variable is empty or unset", name)
+		}
+		opts = append(opts, grpc.WithPerRPCCredentials(bearer{token: token, secure: e.global.tls}))
+	}
+	conn, err := grpc.NewClient(e.global.server, opts...)
+	if err != nil {
+		return nil, nil, usagef("--server %s: %v", e.global.server, err)
+	}
+	return skillsclient.New(conn), func() { _ = conn.Close() }, nil
+}
+
+// bearer sends "authorization: Bearer <token>" with every call.
+type bearer struct {
+	token  string
+	secure bool
+}
+
+func (b bearer) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+	return map[string]string{"authorization": "Bearer " + b.token}, nil
+}
+
+// RequireTransportSecurity is false unless --tls: a token to a server on
+// loopback or a private network is the common case.
+func (b bearer) RequireTransportSecurity() bool { return b.secure }
+
+// logger writes the embedded server's log to stderr at LOG_LEVEL (default
+// warn: a command-line run shows problems, not progress).
+func (e *env) logger() *slog.Logger {
+	level := slog.LevelWarn
+	switch strings.ToLower(strings.TrimSpace(e.getenv("LOG_LEVEL"))) {
+	case "debug":
+		level = slog.LevelDebug
+	case "info":
+		level = slog.LevelInfo
+	case "error":
+		level = slog.LevelError
+	}
+	return slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+}
+
+// describe turns a client error into the sentence a user of the command line
+// needs: the server's message without the gRPC decoration, and for a skill
+// that does not exist, the close names.
+func describe(err error) error {
+	var se *skillsclient.Error
+	if !errors.As(err, &se) {
+		return err
+	}
+	if errors.Is(se, skillsclient.ErrSkillNotFound) {
+		ref := se.Metadata["skill_path"]
+		msg := fmt.Sprintf("no skill %q", ref)
+		if ref == "" {
+			msg = "no such skill"
+		}
+		if s := se.Suggestions(); len(s) > 0 {
+			return fmt.Errorf("%s; did you mean %s?", msg, strings.Join(s, ", "))
+		}
+		return fmt.Errorf("%s; run \"skills list\" to see the catalog", msg)
+	}
+	msg := se.Message
+	if msg == "" {
+		msg = se.Code.String()
+	}
+	if se.Code == codes.Unavailable {
+		msg = "the server is unavailable: " + msg
+	}
+	return errors.New(msg)
+}

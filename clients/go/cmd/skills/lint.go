@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
+
+	"github.com/skillsd/skillsd/clients/go/skillsclient"
+)
+
+func lintCmd(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+	strict := fs.Bool("strict", false, "fail on warnings too")
+	return func(ctx context.Context, e *env, dirs []string) error {
+		if len(dirs) > 0 && e.global.server != "" {
+			return usagef("lint: DIR arguments load folders here; they cannot be used with --server")
+		}
+		// A folder named on the lint command line must exist: linting a typo
+		// would otherwise pass with a mere warning.
+		for _, d := range dirs {
+			if fi, err := os.Stat(d); err != nil {
+				return fmt.Errorf("lint: %w", err)
+			} else if !fi.IsDir() {
+				return fmt.Errorf("lint: %s is not a folder", d)
+			}
+		}
+		c, done, err := e.connect(ctx, dirs)
+		if err != nil {
+			return err
+		}
+		defer done()
+		st, err := c.Status(ctx)
+		if err != nil {
+			return fmt.Errorf("lint: %w", describe(err))
+		}
+		diags, err := c.Diagnostics(ctx, skillsclient.DiagnosticsOptions{})
+		if err != nil {
+			return fmt.Errorf("lint: %w", describe(err))
+		}
+		skills := int(st.GetSkillCount())
+		errs, warns := int(diags.GetErrorCount()), int(diags.GetWarningCount())
+		if e.global.json {
+			list, err := messagesJSON(diags.GetDiagnostics())
+			if err != nil {
+				return err
+			}
+			if err := writeJSONValue(e.stdout, struct {
+				Skills      int             `json:"skills"`
+				Errors      int             `json:"errors"`
+				Warnings    int             `json:"warnings"`
+				Diagnostics json.RawMessage `json:"diagnostics"`
+			}{skills, errs, warns, list}); err != nil {
+				return err
+			}
+		} else {
+			writeDiagnostics(e.stdout, diags.GetDiagnostics(), st.GetSources(), workingDir())
+			fmt.Fprintf(e.stdout, "%s, %s, %s\n", plural(skills, "skill"), plural(errs, "error"), plural(warns, "warning"))
+		}
+		switch {
+		case errs > 0:
+			return errors.New("lint: " + plural(errs, "error"))
+		case *strict && warns > 0:
+			return errors.New("lint: " + plural(warns, "warning") + " (--strict)")
+		}
+		return nil
+	}
+}
+
+func workingDir() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	return wd
+}
+
+// writeDiagnostics writes "file:line: severity: message [code]" lines, grouped
+// under a heading per source. A file of a local source is shown as a path an
+// editor can open: relative to cwd when it lies under it, else absolute.
+func writeDiagnostics(w io.Writer, diags []*skillsv1.Diagnostic, sources []*skillsv1.SourceStatus, cwd string) {
+	locations := map[string]string{}
+	for _, s := range sources {
+		if s.GetKind() == "local" || s.GetKind() == "" {
+			locations[s.GetName()] = s.GetLocation()
+		}
+	}
+	current := "\x00"
+	for _, d := range diags {
+		if d.GetSource() != current {
+			if current != "\x00" {
+				fmt.Fprintln(w)
+			}
+			current = d.GetSource()
+			name := current
+			if name == "" {
+				name = "(no source)"
+			}
+			fmt.Fprintf(w, "== %s ==\n", name)
+		}
+		file := displayPath(locations[d.GetSource()], d.GetFile(), cwd)
+		if file == "" {
+			file = d.GetSource()
+		}
+		if d.GetLine() > 0 {
+			file = fmt.Sprintf("%s:%d", file, d.GetLine())
+		}
+		msg := oneLine(d.GetMessage())
+		if d.GetCode() != "" {
+			msg += " [" + d.GetCode() + "]"
+		}
+		fmt.Fprintf(w, "%s: %s: %s\n", file, severityName(d.GetSeverity()), msg)
+	}
+	if len(diags) > 0 {
+		fmt.Fprintln(w)
+	}
+}
+
+// displayPath joins a source location and a file relative to it, and makes
+// the result relative to cwd when it lies under cwd.
+func displayPath(location, file, cwd string) string {
+	if location == "" || file == "" {
+		if file == "" {
+			return location
+		}
+		return file
+	}
+	full := filepath.Join(location, filepath.FromSlash(file))
+	if cwd != "" {
+		if rel, err := filepath.Rel(cwd, full); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return filepath.ToSlash(full)
+}

@@ -1,0 +1,81 @@
+// Command skills is the command-line client of skillsd: it lists and shows the
+// skills of a catalog and lints skill folders.
+//
+//	skills [global flags] <command> [flags] [args]
+//
+// By default it is embedded: it loads the catalog in-process from the folders
+// given with --skills-dir (repeatable), else from SKILLS_DIR, else from the
+// default discovery folders (./.agents/skills, ./.claude/skills, …, then the
+// same under the home directory). With --server ADDR it asks a running skillsd
+// instead (--token-env NAME names the variable holding its bearer token).
+// Global flags may also follow the command: "skills list --json".
+//
+// Commands:
+//
+//	list [--query Q] [--category C] [--tree] [--body]   list the skills
+//	show [--files] [--raw] <path-or-name>              show one skill
+//	lint [--strict] [DIR...]                            report load diagnostics
+//	version                                             print the version
+//	help [command]                                      print help
+//
+// Results go to stdout (--json for machine output), logs and errors to stderr.
+// The exit status is 0 on success, 1 on failure (including lint findings), and
+// 2 on a usage error.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(exit(err, os.Stderr))
+}
+
+// exit reports err on stderr and returns the process exit status for it.
+func exit(err error, stderr io.Writer) int {
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	fmt.Fprintln(stderr, "skills:", err)
+	return exitCode(err)
+}
+
+// exitCode is 0 for success, 2 for a usage error, 1 for any other failure.
+func exitCode(err error) int {
+	var u *usageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &u):
+		return 2
+	default:
+		return 1
+	}
+}
+
+// usageError is a mistake in the command line: exit status 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// run executes one command line (without the program name), writing results
+// to stdout and diagnostics to stderr. The environment is read from the
+// process (SKILLS_DIR, LOG_LEVEL, COLUMNS, the --token-env variable, …).
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	e := &env{stdout: stdout, stderr: stderr, getenv: os.Getenv}
+	return e.main(ctx, args)
+}
