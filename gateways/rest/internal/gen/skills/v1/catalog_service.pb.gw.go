@@ -558,13 +558,13 @@ func RegisterCatalogServiceHandlerClient(ctx context.Context, mux *runtime.Serve
 }
 
 var (
-	pattern_CatalogService_ListSkills_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1}, []string{"v1", "skills"}, ""))
-	pattern_CatalogService_GetSkillTree_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1}, []string{"v1", "skills"}, "tree"))
-	pattern_CatalogService_GetSkill_0         = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 3, 0, 4, 1, 5, 2}, []string{"v1", "skills", "skill_path"}, ""))
-	pattern_CatalogService_ListDiagnostics_0  = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1}, []string{"v1", "diagnostics"}, ""))
-	pattern_CatalogService_GetCatalogStatus_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1}, []string{"v1", "status"}, ""))
-	pattern_CatalogService_RefreshSkills_0    = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1}, []string{"v1", "skills"}, "refresh"))
-	pattern_CatalogService_WatchCatalog_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1}, []string{"v1", "catalog"}, "watch"))
+	pattern_CatalogService_ListSkills_0       = runtime.MustPattern(runtime.NewPatternWithOptions(1, []int{2, 0, 2, 1}, []string{"v1", "skills"}, "", runtime.WithStrictDeepWildcard()))
+	pattern_CatalogService_GetSkillTree_0     = runtime.MustPattern(runtime.NewPatternWithOptions(1, []int{2, 0, 2, 1}, []string{"v1", "skills"}, "tree", runtime.WithStrictDeepWildcard()))
+	pattern_CatalogService_GetSkill_0         = runtime.MustPattern(runtime.NewPatternWithOptions(1, []int{2, 0, 2, 1, 3, 0, 4, 1, 5, 2}, []string{"v1", "skills", "skill_path"}, "", runtime.WithStrictDeepWildcard()))
+	pattern_CatalogService_ListDiagnostics_0  = runtime.MustPattern(runtime.NewPatternWithOptions(1, []int{2, 0, 2, 1}, []string{"v1", "diagnostics"}, "", runtime.WithStrictDeepWildcard()))
+	pattern_CatalogService_GetCatalogStatus_0 = runtime.MustPattern(runtime.NewPatternWithOptions(1, []int{2, 0, 2, 1}, []string{"v1", "status"}, "", runtime.WithStrictDeepWildcard()))
+	pattern_CatalogService_RefreshSkills_0    = runtime.MustPattern(runtime.NewPatternWithOptions(1, []int{2, 0, 2, 1}, []string{"v1", "skills"}, "refresh", runtime.WithStrictDeepWildcard()))
+	pattern_CatalogService_WatchCatalog_0     = runtime.MustPattern(runtime.NewPatternWithOptions(1, []int{2, 0, 2, 1}, []string{"v1", "catalog"}, "watch", runtime.WithStrictDeepWildcard()))
 )
 
 var (

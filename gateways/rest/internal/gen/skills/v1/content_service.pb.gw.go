@@ -356,10 +356,10 @@ func RegisterContentServiceHandlerClient(ctx context.Context, mux *runtime.Serve
 }
 
 var (
-	pattern_ContentService_ListAgents_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1}, []string{"v1", "agents"}, ""))
-	pattern_ContentService_GetAgent_0   = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2}, []string{"v1", "agents", "name"}, ""))
-	pattern_ContentService_ListDocs_0   = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1}, []string{"v1", "docs"}, ""))
-	pattern_ContentService_GetDoc_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1}, []string{"v1", "docs"}, "get"))
+	pattern_ContentService_ListAgents_0 = runtime.MustPattern(runtime.NewPatternWithOptions(1, []int{2, 0, 2, 1}, []string{"v1", "agents"}, "", runtime.WithStrictDeepWildcard()))
+	pattern_ContentService_GetAgent_0   = runtime.MustPattern(runtime.NewPatternWithOptions(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2}, []string{"v1", "agents", "name"}, "", runtime.WithStrictDeepWildcard()))
+	pattern_ContentService_ListDocs_0   = runtime.MustPattern(runtime.NewPatternWithOptions(1, []int{2, 0, 2, 1}, []string{"v1", "docs"}, "", runtime.WithStrictDeepWildcard()))
+	pattern_ContentService_GetDoc_0     = runtime.MustPattern(runtime.NewPatternWithOptions(1, []int{2, 0, 2, 1}, []string{"v1", "docs"}, "get", runtime.WithStrictDeepWildcard()))
 )
 
 var (

@@ -176,7 +176,7 @@ func RegisterFileServiceHandlerClient(ctx context.Context, mux *runtime.ServeMux
 }
 
 var (
-	pattern_FileService_ReadSkillFile_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 3, 0, 4, 1, 5, 2}, []string{"v1", "files", "skill_path"}, ""))
+	pattern_FileService_ReadSkillFile_0 = runtime.MustPattern(runtime.NewPatternWithOptions(1, []int{2, 0, 2, 1, 3, 0, 4, 1, 5, 2}, []string{"v1", "files", "skill_path"}, "", runtime.WithStrictDeepWildcard()))
 )
 
 var (

@@ -214,8 +214,8 @@ func RegisterRoutingServiceHandlerClient(ctx context.Context, mux *runtime.Serve
 }
 
 var (
-	pattern_RoutingService_SearchSkills_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1}, []string{"v1", "skills"}, "search"))
-	pattern_RoutingService_MatchSkill_0   = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1}, []string{"v1", "skills"}, "match"))
+	pattern_RoutingService_SearchSkills_0 = runtime.MustPattern(runtime.NewPatternWithOptions(1, []int{2, 0, 2, 1}, []string{"v1", "skills"}, "search", runtime.WithStrictDeepWildcard()))
+	pattern_RoutingService_MatchSkill_0   = runtime.MustPattern(runtime.NewPatternWithOptions(1, []int{2, 0, 2, 1}, []string{"v1", "skills"}, "match", runtime.WithStrictDeepWildcard()))
 )
 
 var (

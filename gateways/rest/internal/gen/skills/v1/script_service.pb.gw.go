@@ -150,7 +150,7 @@ func RegisterScriptServiceHandlerClient(ctx context.Context, mux *runtime.ServeM
 }
 
 var (
-	pattern_ScriptService_RunScript_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1}, []string{"v1", "scripts"}, "run"))
+	pattern_ScriptService_RunScript_0 = runtime.MustPattern(runtime.NewPatternWithOptions(1, []int{2, 0, 2, 1}, []string{"v1", "scripts"}, "run", runtime.WithStrictDeepWildcard()))
 )
 
 var (

@@ -286,9 +286,9 @@ func RegisterUsageServiceHandlerClient(ctx context.Context, mux *runtime.ServeMu
 }
 
 var (
-	pattern_UsageService_ReportUsage_0   = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1}, []string{"v1", "usage"}, "report"))
-	pattern_UsageService_GetUsageStats_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "usage", "stats"}, ""))
-	pattern_UsageService_IngestEvents_0  = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "usage", "events"}, ""))
+	pattern_UsageService_ReportUsage_0   = runtime.MustPattern(runtime.NewPatternWithOptions(1, []int{2, 0, 2, 1}, []string{"v1", "usage"}, "report", runtime.WithStrictDeepWildcard()))
+	pattern_UsageService_GetUsageStats_0 = runtime.MustPattern(runtime.NewPatternWithOptions(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "usage", "stats"}, "", runtime.WithStrictDeepWildcard()))
+	pattern_UsageService_IngestEvents_0  = runtime.MustPattern(runtime.NewPatternWithOptions(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "usage", "events"}, "", runtime.WithStrictDeepWildcard()))
 )
 
 var (

@@ -1,0 +1,251 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/skillsd/skillsd/services/skills/skillsd"
+)
+
+// build compiles skills-rest into a temporary folder once per test binary.
+var build = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "skills-rest-test")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "skills-rest")
+	out, err := exec.Command("go", "build", "-ldflags", "-X main.version=9.9.9-test", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		return "", errors.New("go build: " + err.Error() + "\n" + string(out))
+	}
+	return bin, nil
+})
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if bin, err := build(); err == nil {
+		_ = os.RemoveAll(filepath.Dir(bin))
+	}
+	os.Exit(code)
+}
+
+func binary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin, err := build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// skillsDir writes a one-skill catalog.
+func skillsDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "pdf"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	skill := "---\nname: pdf\ndescription: Extract text from PDF files.\n---\n# PDF\n"
+	if err := os.WriteFile(filepath.Join(dir, "pdf", "SKILL.md"), []byte(skill), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// start runs the binary with args and returns its base URL once it has
+// printed where it listens. The process gets SIGTERM at the end of the test
+// and must exit 0.
+func start(t *testing.T, env []string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(binary(t), args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Dir = t.TempDir()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu  sync.Mutex
+		log strings.Builder
+	)
+	found := make(chan string, 1)
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			mu.Lock()
+			log.WriteString(line + "\n")
+			mu.Unlock()
+			if addr, ok := strings.CutPrefix(line, "skills-rest: listening on "); ok {
+				found <- addr
+			}
+		}
+	}()
+	stderrText := func() string { mu.Lock(); defer mu.Unlock(); return log.String() }
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan error, 1)
+		go func() { <-drained; done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("skills-rest after SIGTERM: %v\n%s", err, stderrText())
+			}
+		case <-time.After(15 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Errorf("skills-rest did not stop after SIGTERM\n%s", stderrText())
+		}
+	})
+	select {
+	case addr := <-found:
+		return addr
+	case <-drained:
+		t.Fatalf("skills-rest exited before listening\n%s", stderrText())
+	case <-time.After(30 * time.Second):
+		t.Fatalf("skills-rest did not say where it listens\n%s", stderrText())
+	}
+	return ""
+}
+
+func getJSON(t *testing.T, url string) (int, map[string]any) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var body map[string]any
+	if err := json.Unmarshal(raw, &body); err != nil {
+		t.Fatalf("GET %s: %v\n%s", url, err, raw)
+	}
+	return resp.StatusCode, body
+}
+
+func TestEmbedded(t *testing.T) {
+	base := start(t, nil, "--skills-dir", skillsDir(t), "--http", "127.0.0.1:0", "--log-level", "warn")
+	if !strings.HasPrefix(base, "http://127.0.0.1:") || strings.HasSuffix(base, ":0") {
+		t.Fatalf("listening on %q, want http://127.0.0.1:<port>", base)
+	}
+	status, body := getJSON(t, base+"/v1/skills")
+	if status != http.StatusOK {
+		t.Fatalf("GET /v1/skills: %d %v", status, body)
+	}
+	skills, _ := body["skills"].([]any)
+	if len(skills) != 1 || skills[0].(map[string]any)["skill_path"] != "pdf" {
+		t.Errorf("GET /v1/skills: %v, want the one skill pdf", body)
+	}
+	if status, body := getJSON(t, base+"/healthz"); status != http.StatusOK || body["status"] != "SERVING" {
+		t.Errorf("GET /healthz: %d %v", status, body)
+	}
+	if status, body := getJSON(t, base+"/v1/status"); status != http.StatusOK || body["version"] != "9.9.9-test" {
+		t.Errorf("GET /v1/status: %d %v, want version 9.9.9-test", status, body)
+	}
+}
+
+func TestEmbeddedSkillsDirEnv(t *testing.T) {
+	base := start(t, []string{"SKILLS_DIR=" + skillsDir(t)}, "--http", "127.0.0.1:0")
+	status, body := getJSON(t, base+"/v1/skills")
+	if status != http.StatusOK || body["total_size"] != float64(1) {
+		t.Errorf("GET /v1/skills: %d %v, want the SKILLS_DIR catalog", status, body)
+	}
+}
+
+func TestRemote(t *testing.T) {
+	binary(t)
+	srv, err := skillsd.New(t.Context(), skillsd.Options{SkillsDirs: []string{skillsDir(t)}, AuthTokens: []string{"t0ken"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(t.Context(), lis) }()
+
+	base := start(t, []string{"SKILLSD_TOKEN=t0ken"}, "--server", lis.Addr().String(), "--token-env", "SKILLSD_TOKEN", "--http", "127.0.0.1:0")
+	status, body := getJSON(t, base+"/v1/skills/pdf")
+	if status != http.StatusOK {
+		t.Fatalf("GET /v1/skills/pdf: %d %v", status, body)
+	}
+	if sk, _ := body["skill"].(map[string]any); sk["skill_path"] != "pdf" {
+		t.Errorf("GET /v1/skills/pdf: %v", body)
+	}
+
+	// Without the gateway's token, the service refuses.
+	base = start(t, nil, "--server", lis.Addr().String(), "--http", "127.0.0.1:0")
+	status, body = getJSON(t, base+"/v1/skills")
+	if e, _ := body["error"].(map[string]any); status != http.StatusUnauthorized || e["code"] != "UNAUTHENTICATED" {
+		t.Errorf("GET /v1/skills without a token: %d %v, want 401 UNAUTHENTICATED", status, body)
+	}
+}
+
+func TestCommandLine(t *testing.T) {
+	bin := binary(t)
+	tests := []struct {
+		name     string
+		args     []string
+		env      []string
+		exit     int
+		stdout   string
+		stderrIn string
+	}{
+		{"version", []string{"--version"}, nil, 0, "9.9.9-test\n", ""},
+		{"both modes", []string{"--server", "127.0.0.1:1", "--skills-dir", "x"}, nil, 2, "", "either --server"},
+		{"config with server", []string{"--server", "127.0.0.1:1", "--config", "c.yaml"}, nil, 2, "", "--config"},
+		{"token without server", []string{"--token-env", "X"}, nil, 2, "", "--token-env"},
+		{"empty token", []string{"--server", "127.0.0.1:1", "--token-env", "SKILLS_REST_TEST_UNSET"}, nil, 2, "", "SKILLS_REST_TEST_UNSET"},
+		{"bad log level", []string{"--log-level", "loud"}, nil, 2, "", "log level"},
+		{"bad LOG_LEVEL", nil, []string{"LOG_LEVEL=loud"}, 2, "", "log level"},
+		{"unknown flag", []string{"--nope"}, nil, 2, "", "usage:"},
+		{"extra argument", []string{"serve"}, nil, 2, "", "unexpected argument"},
+		{"bad listen address", []string{"--skills-dir", t.TempDir(), "--http", "127.0.0.1:99999"}, nil, 1, "", "listening on"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(bin, tc.args...)
+			cmd.Env = append(os.Environ(), tc.env...)
+			cmd.Dir = t.TempDir()
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			exit := 0
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				exit = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if exit != tc.exit {
+				t.Errorf("exit %d, want %d; stderr:\n%s", exit, tc.exit, stderr.String())
+			}
+			if tc.exit == 0 && stdout.String() != tc.stdout {
+				t.Errorf("stdout %q, want %q", stdout.String(), tc.stdout)
+			}
+			if !strings.Contains(stderr.String(), tc.stderrIn) {
+				t.Errorf("stderr %q, want it to contain %q", stderr.String(), tc.stderrIn)
+			}
+		})
+	}
+}

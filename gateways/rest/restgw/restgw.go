@@ -1,0 +1,140 @@
+// Package restgw is the REST/JSON gateway of skillsd: an http.Handler that
+// translates the HTTP routes of gateways/rest/http_rules.yaml into calls on a
+// skills.v1 gRPC connection (grpc-gateway), and adds GET /healthz, GET
+// /openapi.json, one JSON error shape, a request body limit and panic recovery.
+//
+// It owns no behaviour of its own: every answer comes from the service over a
+// real gRPC connection (so the service's interceptors run), and errors are mapped
+// exactly once, gRPC code to HTTP status by grpc-gateway's HTTPStatusFromCode.
+// It does not start a service or listen on a port; cmd/skills-rest does.
+//
+// Skill paths hold slashes: GET /v1/skills/ui/react/auth reaches GetSkill with
+// skill_path "ui/react/auth". Path parameters are unescaped exactly once, and an
+// escaped slash (%2F or %2f) is the same as a plain one, so
+// /v1/skills/ui%2Freact%2Fauth names the same skill; a literal '%' in a path is
+// sent as %25.
+package restgw
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/grpc"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	gw "github.com/skillsd/skillsd/gateways/rest/internal/gen/skills/v1"
+	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
+)
+
+// DefaultMaxBodyBytes is the request body limit when Options.MaxBodyBytes is 0.
+const DefaultMaxBodyBytes = 1 << 20
+
+// DefaultHealthTimeout bounds the upstream health check of GET /healthz when
+// Options.HealthTimeout is 0.
+const DefaultHealthTimeout = 2 * time.Second
+
+// Options configures the gateway. The zero value is ready to use.
+type Options struct {
+	// Logger receives one debug line per request and the details of errors
+	// that are not shown to clients. Nil discards everything.
+	Logger *slog.Logger
+	// MaxBodyBytes is the largest request body accepted; a larger one is
+	// refused with 413. Zero means DefaultMaxBodyBytes; negative is an error.
+	MaxBodyBytes int64
+	// HealthTimeout bounds the upstream gRPC health check behind GET /healthz.
+	// Zero means DefaultHealthTimeout.
+	HealthTimeout time.Duration
+}
+
+// New returns the gateway's handler. Every skills.v1 service is served over
+// conn, which the caller owns and closes after the handler is no longer used.
+// ctx is only used while registering the routes.
+func New(ctx context.Context, conn *grpc.ClientConn, opts Options) (http.Handler, error) {
+	if conn == nil {
+		return nil, errors.New("restgw: nil gRPC connection")
+	}
+	if opts.MaxBodyBytes < 0 {
+		return nil, fmt.Errorf("restgw: negative MaxBodyBytes %d", opts.MaxBodyBytes)
+	}
+	if opts.MaxBodyBytes == 0 {
+		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if opts.HealthTimeout <= 0 {
+		opts.HealthTimeout = DefaultHealthTimeout
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	e := &errorWriter{log: log}
+
+	mux := runtime.NewServeMux(
+		runtime.WithMarshalerOption(runtime.MIMEWildcard, &marshaler{
+			JSONPb: &runtime.JSONPb{
+				MarshalOptions: protojson.MarshalOptions{
+					UseProtoNames:   true,
+					EmitUnpopulated: true,
+				},
+				UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: true},
+			},
+			errors: e,
+		}),
+		runtime.WithErrorHandler(e.handleError),
+		runtime.WithRoutingErrorHandler(e.handleRoutingError),
+		runtime.WithUnescapingMode(runtime.UnescapingModeAllCharacters),
+		runtime.WithDisableHTTPMethodOverride(),
+	)
+
+	// Always the …HandlerClient registrations over the generated gRPC
+	// clients, never …HandlerServer: calls must cross the connection so that
+	// the service's interceptors (auth, validation, logging) run.
+	registrations := []struct {
+		service  string
+		register func() error
+	}{
+		{"CatalogService", func() error {
+			return gw.RegisterCatalogServiceHandlerClient(ctx, mux, skillsv1.NewCatalogServiceClient(conn))
+		}},
+		{"RoutingService", func() error {
+			return gw.RegisterRoutingServiceHandlerClient(ctx, mux, skillsv1.NewRoutingServiceClient(conn))
+		}},
+		{"FileService", func() error {
+			return gw.RegisterFileServiceHandlerClient(ctx, mux, skillsv1.NewFileServiceClient(conn))
+		}},
+		{"ScriptService", func() error {
+			return gw.RegisterScriptServiceHandlerClient(ctx, mux, skillsv1.NewScriptServiceClient(conn))
+		}},
+		{"UsageService", func() error {
+			return gw.RegisterUsageServiceHandlerClient(ctx, mux, skillsv1.NewUsageServiceClient(conn))
+		}},
+		{"ContentService", func() error {
+			return gw.RegisterContentServiceHandlerClient(ctx, mux, skillsv1.NewContentServiceClient(conn))
+		}},
+	}
+	for _, r := range registrations {
+		if err := r.register(); err != nil {
+			return nil, fmt.Errorf("restgw: registering %s: %w", r.service, err)
+		}
+	}
+
+	// Routes added after the services are matched before them.
+	extra := []struct {
+		method, path string
+		h            runtime.HandlerFunc
+	}{
+		{http.MethodGet, "/healthz", health(conn, opts.HealthTimeout, log)},
+		{http.MethodGet, "/openapi.json", serveOpenAPI},
+	}
+	for _, x := range extra {
+		if err := mux.HandlePath(x.method, x.path, x.h); err != nil {
+			return nil, fmt.Errorf("restgw: route %s %s: %w", x.method, x.path, err)
+		}
+	}
+
+	return &handler{next: mux, errors: e, maxBody: opts.MaxBodyBytes, log: log}, nil
+}
