@@ -1,0 +1,356 @@
+// Package config is the product's configuration model: the Config struct with a
+// yaml key for every setting, its documented defaults, strict parsing of
+// config.yaml, the environment layer and validation.
+//
+// Layers, lowest first: Default (documented in this file) < config.yaml (Parse,
+// Load) < environment (ApplyEnv) < flags. Flags are applied by each command's
+// main on the exported struct, which then calls Validate. Every error names the
+// key (and the file line or environment variable) so a bad value stops start-up
+// with one clear message.
+//
+// The package holds no secrets: tokens and API keys are only ever named, through
+// *_env keys, and read by the packages that use them. It does not read flags,
+// does not touch the process environment itself (getenv is injected), leaves
+// path expansion (~, $VAR) to source.ExpandPath, and does not decide what a
+// setting does; the packages that own each capability do.
+package config
+
+import "time"
+
+// Matching strategies (matching.strategy, SKILLS_MATCHING_STRATEGY).
+const (
+	// StrategyAuto uses StrategyKeyword when every routable skill declares
+	// keywords, and StrategyRanked otherwise.
+	StrategyAuto = "auto"
+	// StrategyKeyword is seed 000 §5's keyword matcher, exactly.
+	StrategyKeyword = "keyword"
+	// StrategyRanked ranks with the search engine, scores calibrated to 0..1.
+	StrategyRanked = "ranked"
+)
+
+// Embedding providers (embedding.provider, EMBEDDING_PROVIDER).
+const (
+	// ProviderNone disables semantic search: nothing leaves the machine.
+	ProviderNone = "none"
+	// ProviderOpenAI is any OpenAI-compatible embeddings endpoint.
+	ProviderOpenAI = "openai"
+)
+
+// Authentication modes (auth.mode).
+const (
+	// AuthNone accepts every caller (local use).
+	AuthNone = "none"
+	// AuthToken accepts static bearer tokens held in the variable auth.tokens_env names.
+	AuthToken = "token"
+	// AuthGitHub delegates to GitHub: the bearer token is a GitHub token (seed 003).
+	AuthGitHub = "github"
+)
+
+// ProfileNative is the MCP tool set of MCP_TOOLS.md (mcp.profile,
+// SKILLS_MCP_PROFILE). Compatibility profiles are planned; each adds its name
+// to the accepted values here when it lands.
+const ProfileNative = "native"
+
+// DefaultGitRef is the ref a git source or content repository tracks unless told otherwise.
+const DefaultGitRef = "main"
+
+// Config is the whole configuration. The yaml tag of each field is its key in
+// config.yaml; Default documents every default.
+type Config struct {
+	Matching  Matching  `yaml:"matching"`
+	Refresh   Refresh   `yaml:"refresh"`
+	Scripts   Scripts   `yaml:"scripts"`
+	Assets    Assets    `yaml:"assets"`
+	Analytics Analytics `yaml:"analytics"`
+	Search    Search    `yaml:"search"`
+	Filters   Filters   `yaml:"filters"`
+	Embedding Embedding `yaml:"embedding"`
+	MCP       MCP       `yaml:"mcp"`
+	Auth      Auth      `yaml:"auth"`
+	Log       Log       `yaml:"log"`
+	// StateDir holds all local state (git caches, analytics spool, aggregates).
+	// Empty means SKILLSD_HOME, else ~/.skillsd; see StateDir.
+	StateDir string `yaml:"state_dir"`
+	// Sources are the configured skill sources in precedence order (the first
+	// wins a name clash). Empty means the default discovery folders.
+	Sources []Source `yaml:"sources"`
+	// Content holds seed 003's repositories for skills, agents and docs.
+	Content Content `yaml:"content"`
+}
+
+// Matching configures get_skill's context match (seed 000 §5).
+type Matching struct {
+	// MinScore excludes skills scoring below it (0..1).
+	MinScore float64 `yaml:"min_score"`
+	// MaxResults caps the candidates of an ambiguous answer (1..50).
+	MaxResults int `yaml:"max_results"`
+	// AmbiguityThreshold: candidates within this score of the best make the
+	// answer ambiguous (0..1).
+	AmbiguityThreshold float64 `yaml:"ambiguity_threshold"`
+	// Strategy is StrategyAuto, StrategyKeyword or StrategyRanked.
+	Strategy string `yaml:"strategy"`
+}
+
+// Refresh configures the periodic refresh of git sources.
+type Refresh struct {
+	Enabled bool `yaml:"enabled"`
+	// IntervalMinutes between two polls (1..10080, one week).
+	IntervalMinutes int `yaml:"interval_minutes"`
+}
+
+// Interval is IntervalMinutes as a duration.
+func (r Refresh) Interval() time.Duration {
+	return time.Duration(r.IntervalMinutes) * time.Minute
+}
+
+// Scripts configures server-side script execution (seed 000 §8.4).
+type Scripts struct {
+	// Enabled is the global switch.
+	Enabled bool `yaml:"enabled"`
+	// TimeoutSeconds after which the whole process group is killed (1..86400).
+	TimeoutSeconds int `yaml:"timeout_seconds"`
+	// MaxOutputBytes caps stdout and stderr each.
+	MaxOutputBytes int64 `yaml:"max_output_bytes"`
+	// AllowedExtensions lists the script extensions that may run, each with a
+	// leading dot. A list in config.yaml replaces the default list.
+	AllowedExtensions []string `yaml:"allowed_extensions"`
+	// Runners maps an extension to the command that runs it ("npx tsx" is the
+	// program npx with the argument tsx). Entries in config.yaml are merged
+	// over the defaults; leaving an extension out of AllowedExtensions
+	// switches it off.
+	Runners map[string]string `yaml:"runners"`
+	// MaxConcurrent caps scripts running at once (1..1024).
+	MaxConcurrent int `yaml:"max_concurrent"`
+	// CwdAllow lists extra folders a caller may choose as a script's working
+	// directory. Empty means the skill's own folder only.
+	CwdAllow []string `yaml:"cwd_allow"`
+}
+
+// Timeout is TimeoutSeconds as a duration.
+func (s Scripts) Timeout() time.Duration {
+	return time.Duration(s.TimeoutSeconds) * time.Second
+}
+
+// Assets configures file reads.
+type Assets struct {
+	// MaxSizeBytes: a larger file is refused for binary (base64) reads.
+	MaxSizeBytes int64 `yaml:"max_size_bytes"`
+	// InlineTextMaxBytes is accepted for seed 000 compatibility and reserved.
+	InlineTextMaxBytes int64 `yaml:"inline_text_max_bytes"`
+	// MaxFileBytes is the default page size of a read (MAX_FILE_BYTES).
+	MaxFileBytes int64 `yaml:"max_file_bytes"`
+}
+
+// Analytics configures usage events.
+type Analytics struct {
+	// Enabled records events. With no Endpoint they stay local (spool and
+	// aggregates) and nothing is posted.
+	Enabled bool `yaml:"enabled"`
+	// Endpoint receives batches of events (an http or https URL).
+	Endpoint string `yaml:"endpoint"`
+	// FlushIntervalSeconds between two posts (1..86400).
+	FlushIntervalSeconds int `yaml:"flush_interval_seconds"`
+}
+
+// FlushInterval is FlushIntervalSeconds as a duration.
+func (a Analytics) FlushInterval() time.Duration {
+	return time.Duration(a.FlushIntervalSeconds) * time.Second
+}
+
+// Search configures search_skills (seeds 002 and 004).
+type Search struct {
+	// Limit is the default number of hits (1..50).
+	Limit int `yaml:"limit"`
+	// Threshold is seed 004's dynamic cut: keep hits with score/top ≥ Threshold (0..1).
+	Threshold float64 `yaml:"threshold"`
+	// StopWords are added to the built-in English and French list.
+	StopWords []string `yaml:"stop_words"`
+}
+
+// Filters restricts the catalog to a subset (seed 004 §8.3). A skill outside
+// the subset is invisible and refused by every operation.
+type Filters struct {
+	// EnabledSkills, when not empty, enables only these skill names.
+	EnabledSkills []string `yaml:"enabled_skills"`
+	// EnabledCategories, when EnabledSkills is empty, enables only skills of
+	// these categories. Both empty: every skill is enabled.
+	EnabledCategories []string `yaml:"enabled_categories"`
+}
+
+// Embedding configures the optional semantic search. The API key is read from
+// OPENAI_API_KEY by the provider, never stored here.
+type Embedding struct {
+	// Provider is ProviderNone or ProviderOpenAI.
+	Provider string `yaml:"provider"`
+	// BaseURL of an OpenAI-compatible API; empty means the provider's default.
+	BaseURL string `yaml:"base_url"`
+	// Model name; empty means the provider's default.
+	Model string `yaml:"model"`
+}
+
+// MCP configures the MCP gateway.
+type MCP struct {
+	// Profile is the tool set served: ProfileNative.
+	Profile string `yaml:"profile"`
+}
+
+// Auth configures caller authentication on network surfaces.
+type Auth struct {
+	// Mode is AuthNone, AuthToken or AuthGitHub.
+	Mode string `yaml:"mode"`
+	// TokensEnv names the environment variable holding the accepted bearer
+	// tokens (required with AuthToken). The tokens themselves are never stored.
+	TokensEnv string `yaml:"tokens_env"`
+	// GitHubAPIURL is the GitHub API base used by AuthGitHub (GITHUB_API_URL).
+	GitHubAPIURL string `yaml:"github_api_url"`
+}
+
+// Log configures logging (structured, to stderr).
+type Log struct {
+	// Level is debug, info, warn or error; see ParseLogLevel.
+	Level string `yaml:"level"`
+}
+
+// Source is one configured skill source: exactly one of Path and Git is set.
+type Source struct {
+	// Name labels the source in answers and diagnostics; optional, unique.
+	Name string `yaml:"name,omitempty"`
+	// Path is a local folder; ~ and $VAR are expanded by the caller (source.ExpandPath).
+	Path string `yaml:"path,omitempty"`
+	// Git is a git repository.
+	Git *GitSource `yaml:"git,omitempty"`
+}
+
+// GitSource is a git repository serving skills.
+type GitSource struct {
+	// URL of the repository: https://, http://, ssh://, file:// or scp-like
+	// git@host:path. It must not embed credentials.
+	URL string `yaml:"url"`
+	// Ref is the branch, tag or commit to check out (default DefaultGitRef).
+	Ref string `yaml:"ref"`
+	// Path is the sub-folder holding the skills; empty means the repository root.
+	Path string `yaml:"path"`
+	// TokenEnv names the environment variable holding the token for this
+	// repository; empty means GITHUB_TOKEN.
+	TokenEnv string `yaml:"token_env"`
+	// Trusted allows this source's scripts to run (default false).
+	Trusted bool `yaml:"trusted"`
+}
+
+// fillDefaults sets the defaults of a git source the YAML does not mention.
+func (g *GitSource) fillDefaults() { g.Ref = DefaultGitRef }
+
+// Content holds seed 003's repositories (SKILLS_REPO, AGENTS_REPO, DOCS_REPO and
+// their _BRANCH and _PATH). An empty agents or docs repository means the skills
+// repository.
+type Content struct {
+	SkillsRepo   string `yaml:"skills_repo"`
+	SkillsBranch string `yaml:"skills_branch"`
+	SkillsPath   string `yaml:"skills_path"`
+	AgentsRepo   string `yaml:"agents_repo"`
+	// AgentsBranch empty: SkillsBranch when AgentsRepo is empty, else DefaultGitRef.
+	AgentsBranch string `yaml:"agents_branch"`
+	AgentsPath   string `yaml:"agents_path"`
+	DocsRepo     string `yaml:"docs_repo"`
+	// DocsBranch empty: SkillsBranch when DocsRepo is empty, else DefaultGitRef.
+	DocsBranch string `yaml:"docs_branch"`
+	DocsPath   string `yaml:"docs_path"`
+}
+
+// Repo is one resolved content repository; URL is empty when none is configured.
+type Repo struct {
+	URL    string
+	Branch string
+	Path   string
+}
+
+// Skills is the skills repository.
+func (c Content) Skills() Repo {
+	return Repo{URL: c.SkillsRepo, Branch: orDefault(c.SkillsBranch, DefaultGitRef), Path: c.SkillsPath}
+}
+
+// Agents is the agents repository, falling back to the skills repository.
+func (c Content) Agents() Repo { return c.fallback(c.AgentsRepo, c.AgentsBranch, c.AgentsPath) }
+
+// Docs is the docs repository, falling back to the skills repository.
+func (c Content) Docs() Repo { return c.fallback(c.DocsRepo, c.DocsBranch, c.DocsPath) }
+
+func (c Content) fallback(repo, branch, path string) Repo {
+	if repo == "" {
+		s := c.Skills()
+		return Repo{URL: s.URL, Branch: orDefault(branch, s.Branch), Path: path}
+	}
+	return Repo{URL: repo, Branch: orDefault(branch, DefaultGitRef), Path: path}
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// Default returns the built-in configuration. The first five sections are seed
+// 000 §11.2's table, unchanged; the rest are ARCHITECTURE.md's decisions.
+func Default() Config {
+	return Config{
+		Matching: Matching{
+			MinScore:           0.2,
+			MaxResults:         3,
+			AmbiguityThreshold: 0.1,
+			Strategy:           StrategyAuto,
+		},
+		Refresh: Refresh{
+			Enabled:         true,
+			IntervalMinutes: 15,
+		},
+		Scripts: Scripts{
+			Enabled:           true,
+			TimeoutSeconds:    60,
+			MaxOutputBytes:    1 << 20, // 1048576
+			AllowedExtensions: []string{".sh", ".ts", ".js", ".py"},
+			Runners: map[string]string{
+				".sh": "bash",
+				".ts": "npx tsx",
+				".js": "node",
+				".py": "python3",
+			},
+			MaxConcurrent: 4,
+			CwdAllow:      []string{}, // the skill folder only
+		},
+		Assets: Assets{
+			MaxSizeBytes:       1 << 20, // 1048576
+			InlineTextMaxBytes: 10240,
+			MaxFileBytes:       65536, // seed 004's MAX_FILE_BYTES
+		},
+		Analytics: Analytics{
+			Enabled:              false,
+			Endpoint:             "",
+			FlushIntervalSeconds: 30,
+		},
+		Search: Search{
+			Limit:     10,  // seed 004's SEARCH_LIMIT
+			Threshold: 0.2, // seed 004's SEARCH_THRESHOLD
+			StopWords: []string{},
+		},
+		Filters: Filters{
+			EnabledSkills:     []string{}, // every skill
+			EnabledCategories: []string{},
+		},
+		Embedding: Embedding{Provider: ProviderNone},
+		MCP:       MCP{Profile: ProfileNative},
+		Auth: Auth{
+			Mode:         AuthNone,
+			GitHubAPIURL: "https://api.github.com",
+		},
+		Log:      Log{Level: "info"},
+		StateDir: "",         // SKILLSD_HOME, else ~/.skillsd
+		Sources:  []Source{}, // default discovery
+		Content: Content{
+			SkillsBranch: DefaultGitRef,
+			SkillsPath:   "skills",
+			AgentsPath:   "agents",
+			DocsPath:     "docs",
+		},
+	}
+}

@@ -1,0 +1,152 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// EnvVar is one variable of the environment layer.
+type EnvVar struct {
+	// Name of the variable, such as "SEARCH_LIMIT".
+	Name string
+	// Key is the configuration key it sets, such as "search.limit".
+	Key string
+	// Form describes the accepted values, for help text and error messages.
+	Form string
+
+	set func(c *Config, v string) error
+}
+
+// EnvVars lists the variables ApplyEnv reads, in the order it applies them.
+//
+// Secrets are not among them: GITHUB_TOKEN, OPENAI_API_KEY and the variables
+// named by *_env keys are read where they are used. SKILLS_DIR (a list of
+// folders, like the --skills-dir flag) is read by the commands.
+func EnvVars() []EnvVar { return append([]EnvVar(nil), envVars...) }
+
+var envVars = []EnvVar{
+	text("SKILLS_MATCHING_STRATEGY", "matching.strategy", "auto, keyword or ranked",
+		func(c *Config) *string { return &c.Matching.Strategy }),
+	number("SEARCH_LIMIT", "search.limit", "a whole number from 1 to 50",
+		func(c *Config) *int { return &c.Search.Limit }),
+	{Name: "SEARCH_THRESHOLD", Key: "search.threshold", Form: "a number from 0 to 1, such as 0.2",
+		set: func(c *Config, v string) error {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				return envError("SEARCH_THRESHOLD", "search.threshold", "a number from 0 to 1, such as 0.2", v)
+			}
+			c.Search.Threshold = f
+			return nil
+		}},
+	number("MAX_FILE_BYTES", "assets.max_file_bytes", "a whole number of bytes, such as 65536",
+		func(c *Config) *int64 { return &c.Assets.MaxFileBytes }),
+	{Name: "ANALYTICS_ENDPOINT", Key: "analytics.endpoint", Form: "an http:// or https:// URL (setting it enables analytics)",
+		set: func(c *Config, v string) error {
+			c.Analytics.Enabled = true
+			c.Analytics.Endpoint = v
+			return nil
+		}},
+	number("ANALYTICS_FLUSH_SECONDS", "analytics.flush_interval_seconds", "a whole number of seconds, such as 30",
+		func(c *Config) *int { return &c.Analytics.FlushIntervalSeconds }),
+	{Name: "REFRESH_INTERVAL_MINUTES", Key: "refresh.interval_minutes", Form: "a whole number of minutes, such as 15 (setting it enables refresh)",
+		set: func(c *Config, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return envError("REFRESH_INTERVAL_MINUTES", "refresh.interval_minutes", "a whole number of minutes, such as 15", v)
+			}
+			c.Refresh.Enabled = true
+			c.Refresh.IntervalMinutes = n
+			return nil
+		}},
+	list("SKILLHUB_ENABLED_SKILLS", "filters.enabled_skills", func(c *Config) *[]string { return &c.Filters.EnabledSkills }),
+	list("SKILLHUB_ENABLED_CATEGORIES", "filters.enabled_categories", func(c *Config) *[]string { return &c.Filters.EnabledCategories }),
+	text("EMBEDDING_PROVIDER", "embedding.provider", "none or openai", func(c *Config) *string { return &c.Embedding.Provider }),
+	text("EMBEDDING_BASE_URL", "embedding.base_url", "an http:// or https:// URL", func(c *Config) *string { return &c.Embedding.BaseURL }),
+	text("EMBEDDING_MODEL", "embedding.model", "a model name", func(c *Config) *string { return &c.Embedding.Model }),
+	text("LOG_LEVEL", "log.level", "debug, info, warn or error", func(c *Config) *string { return &c.Log.Level }),
+	text("SKILLSD_HOME", "state_dir", "a folder", func(c *Config) *string { return &c.StateDir }),
+	text("SKILLS_MCP_PROFILE", "mcp.profile", "native", func(c *Config) *string { return &c.MCP.Profile }),
+	text("GITHUB_API_URL", "auth.github_api_url", "an http:// or https:// URL", func(c *Config) *string { return &c.Auth.GitHubAPIURL }),
+	text("SKILLS_REPO", "content.skills_repo", "a git URL", func(c *Config) *string { return &c.Content.SkillsRepo }),
+	text("SKILLS_BRANCH", "content.skills_branch", "a branch name", func(c *Config) *string { return &c.Content.SkillsBranch }),
+	text("SKILLS_PATH", "content.skills_path", "a folder inside the repository (. for its root)", func(c *Config) *string { return &c.Content.SkillsPath }),
+	text("AGENTS_REPO", "content.agents_repo", "a git URL", func(c *Config) *string { return &c.Content.AgentsRepo }),
+	text("AGENTS_BRANCH", "content.agents_branch", "a branch name", func(c *Config) *string { return &c.Content.AgentsBranch }),
+	text("AGENTS_PATH", "content.agents_path", "a folder inside the repository (. for its root)", func(c *Config) *string { return &c.Content.AgentsPath }),
+	text("DOCS_REPO", "content.docs_repo", "a git URL", func(c *Config) *string { return &c.Content.DocsRepo }),
+	text("DOCS_BRANCH", "content.docs_branch", "a branch name", func(c *Config) *string { return &c.Content.DocsBranch }),
+	text("DOCS_PATH", "content.docs_path", "a folder inside the repository (. for its root)", func(c *Config) *string { return &c.Content.DocsPath }),
+}
+
+func text(name, key, form string, field func(*Config) *string) EnvVar {
+	return EnvVar{Name: name, Key: key, Form: form, set: func(c *Config, v string) error {
+		*field(c) = v
+		return nil
+	}}
+}
+
+func number[T int | int64](name, key, form string, field func(*Config) *T) EnvVar {
+	return EnvVar{Name: name, Key: key, Form: form, set: func(c *Config, v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || int64(T(n)) != n {
+			return envError(name, key, form, v)
+		}
+		*field(c) = T(n)
+		return nil
+	}}
+}
+
+// list reads a comma-separated list: items are trimmed, empty items dropped
+// (so "," sets an empty list, overriding config.yaml).
+func list(name, key string, field func(*Config) *[]string) EnvVar {
+	return EnvVar{Name: name, Key: key, Form: "names separated by commas", set: func(c *Config, v string) error {
+		out := []string{}
+		for item := range strings.SplitSeq(v, ",") {
+			if item = strings.TrimSpace(item); item != "" {
+				out = append(out, item)
+			}
+		}
+		*field(c) = out
+		return nil
+	}}
+}
+
+func envError(name, key, form, v string) *Error {
+	return &Error{Env: name, Key: key, Msg: fmt.Sprintf("want %s, got %s", form, quote(v))}
+}
+
+// ApplyEnv is the environment layer: it applies every variable of EnvVars
+// that getenv reports non-empty (values are trimmed) over c, then validates.
+// ANALYTICS_ENDPOINT also sets analytics.enabled, and REFRESH_INTERVAL_MINUTES
+// refresh.enabled (seed 000 §11.3). A malformed value, or one Validate
+// refuses, is an *Error naming the variable, its key and the accepted form.
+// A nil getenv reads nothing.
+func (c *Config) ApplyEnv(getenv func(string) string) error {
+	from := map[string]string{} // key → the variable that set it
+	if getenv != nil {
+		for _, v := range envVars {
+			s := strings.TrimSpace(getenv(v.Name))
+			if s == "" {
+				continue
+			}
+			if err := v.set(c, s); err != nil {
+				return err
+			}
+			from[v.Key] = v.Name
+		}
+	}
+	c.normalize()
+	err := c.Validate()
+	var e *Error
+	if errors.As(err, &e) {
+		for k := e.Key; k != ""; k = parentKey(k) {
+			if name, ok := from[k]; ok {
+				e.Env = name
+				break
+			}
+		}
+	}
+	return err
+}

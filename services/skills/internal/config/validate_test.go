@@ -1,0 +1,173 @@
+package config
+
+import (
+	"errors"
+	"log/slog"
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestValidate(t *testing.T) {
+	git := func(u string) []Source { return []Source{{Git: &GitSource{URL: u, Ref: "main"}}} }
+	tests := []struct {
+		name   string
+		change func(c *Config)
+		want   string // "" means valid
+	}{
+		{"defaults", func(*Config) {}, ""},
+		{"min_score below 0", func(c *Config) { c.Matching.MinScore = -0.1 }, "matching.min_score: must be between 0 and 1, got -0.1"},
+		{"min_score NaN", func(c *Config) { c.Matching.MinScore = math.NaN() }, "matching.min_score: must be between 0 and 1, got NaN"},
+		{"min_score bounds", func(c *Config) { c.Matching.MinScore = 1; c.Matching.AmbiguityThreshold = 0 }, ""},
+		{"max_results 0", func(c *Config) { c.Matching.MaxResults = 0 }, "matching.max_results: must be between 1 and 50, got 0"},
+		{"ambiguity_threshold above 1", func(c *Config) { c.Matching.AmbiguityThreshold = 2 }, "matching.ambiguity_threshold: must be between 0 and 1, got 2"},
+		{"strategy", func(c *Config) { c.Matching.Strategy = "bm25" }, `matching.strategy: unknown value "bm25" (want auto, keyword or ranked)`},
+		{"interval 0", func(c *Config) { c.Refresh.IntervalMinutes = 0 }, "refresh.interval_minutes: must be between 1 and 10080, got 0"},
+		{"timeout negative", func(c *Config) { c.Scripts.TimeoutSeconds = -1 }, "scripts.timeout_seconds: must be between 1 and 86400, got -1"},
+		{"max_output_bytes 0", func(c *Config) { c.Scripts.MaxOutputBytes = 0 }, "scripts.max_output_bytes: must be between 1 and 1099511627776, got 0"},
+		{"extension without dot", func(c *Config) { c.Scripts.AllowedExtensions = []string{".sh", "py"} }, `scripts.allowed_extensions[1]: want a file extension with its leading dot, such as .sh, got "py"`},
+		{"extension dot only", func(c *Config) { c.Scripts.AllowedExtensions = []string{"."} }, `scripts.allowed_extensions[0]: want a file extension with its leading dot, such as .sh, got "."`},
+		{"runner key without dot", func(c *Config) { c.Scripts.Runners["rb"] = "ruby" }, `scripts.runners["rb"]: want a file extension with its leading dot, such as .sh, got "rb"`},
+		{"empty runner", func(c *Config) { c.Scripts.Runners[".py"] = " " }, `scripts.runners[".py"]: the runner must not be empty; write the command that runs .py files (for example "bash")`},
+		{"no runners", func(c *Config) { c.Scripts.Runners = nil }, ""},
+		{"max_concurrent 0", func(c *Config) { c.Scripts.MaxConcurrent = 0 }, "scripts.max_concurrent: must be between 1 and 1024, got 0"},
+		{"cwd_allow blank", func(c *Config) { c.Scripts.CwdAllow = []string{""} }, "scripts.cwd_allow[0]: must not be empty"},
+		{"max_size_bytes 0", func(c *Config) { c.Assets.MaxSizeBytes = 0 }, "assets.max_size_bytes: must be between 1 and 1099511627776, got 0"},
+		{"inline_text_max_bytes 0", func(c *Config) { c.Assets.InlineTextMaxBytes = 0 }, "assets.inline_text_max_bytes: must be between 1 and 1099511627776, got 0"},
+		{"max_file_bytes negative", func(c *Config) { c.Assets.MaxFileBytes = -5 }, "assets.max_file_bytes: must be between 1 and 1099511627776, got -5"},
+		{"endpoint not a URL", func(c *Config) { c.Analytics.Endpoint = "collector:9000" }, "analytics.endpoint: want an http:// or https:// URL"},
+		{"endpoint ok", func(c *Config) {
+			c.Analytics.Enabled, c.Analytics.Endpoint = true, "https://collector.example.com/events"
+		}, ""},
+		{"enabled without endpoint", func(c *Config) { c.Analytics.Enabled = true }, ""},
+		{"flush 0", func(c *Config) { c.Analytics.FlushIntervalSeconds = 0 }, "analytics.flush_interval_seconds: must be between 1 and 86400, got 0"},
+		{"search.limit 51", func(c *Config) { c.Search.Limit = 51 }, "search.limit: must be between 1 and 50, got 51"},
+		{"search.threshold", func(c *Config) { c.Search.Threshold = 1.2 }, "search.threshold: must be between 0 and 1, got 1.2"},
+		{"stop word blank", func(c *Config) { c.Search.StopWords = []string{"a", " "} }, "search.stop_words[1]: must not be empty"},
+		{"enabled skill blank", func(c *Config) { c.Filters.EnabledSkills = []string{""} }, "filters.enabled_skills[0]: must not be empty"},
+		{"enabled category blank", func(c *Config) { c.Filters.EnabledCategories = []string{"x", ""} }, "filters.enabled_categories[1]: must not be empty"},
+		{"provider", func(c *Config) { c.Embedding.Provider = "gemini" }, `embedding.provider: unknown value "gemini" (want none or openai)`},
+		{"base_url", func(c *Config) { c.Embedding.BaseURL = "localhost:11434" }, "embedding.base_url: want an http:// or https:// URL"},
+		{"openai with local server", func(c *Config) {
+			c.Embedding = Embedding{Provider: "openai", BaseURL: "http://localhost:11434/v1", Model: "nomic-embed-text"}
+		}, ""},
+		{"profile", func(c *Config) { c.MCP.Profile = "skillhub" }, `mcp.profile: unknown value "skillhub" (want native)`},
+		{"auth mode", func(c *Config) { c.Auth.Mode = "basic" }, `auth.mode: unknown value "basic" (want none, token or github)`},
+		{"token mode without tokens_env", func(c *Config) { c.Auth.Mode = "token" }, "auth.tokens_env: required when auth.mode is token: name the environment variable that holds the accepted tokens"},
+		{"token mode", func(c *Config) { c.Auth.Mode, c.Auth.TokensEnv = "token", "SKILLSD_TOKENS" }, ""},
+		{"tokens_env holds a token", func(c *Config) { c.Auth.TokensEnv = "ghp_0123456789abcdef" }, "auth.tokens_env: looks like a token; put the token in an environment variable and write that variable's name here"},
+		{"tokens_env not a name", func(c *Config) { c.Auth.TokensEnv = "MY-TOKENS" }, "auth.tokens_env: want the name of an environment variable (letters, digits and _), such as SKILLSD_TOKENS"},
+		{"github mode without API", func(c *Config) { c.Auth.Mode, c.Auth.GitHubAPIURL = "github", "" }, `auth.github_api_url: required when auth.mode is github (for example "https://api.github.com")`},
+		{"github API URL", func(c *Config) { c.Auth.GitHubAPIURL = "api.github.com" }, "auth.github_api_url: want an http:// or https:// URL"},
+		{"log level", func(c *Config) { c.Log.Level = "trace" }, `log.level: unknown log level "trace" (want debug, info, warn or error)`},
+		{"source with neither", func(c *Config) { c.Sources = []Source{{Name: "x"}} }, "sources[0]: set one of path (a local folder) or git (a repository)"},
+		{"source with both", func(c *Config) {
+			c.Sources = []Source{{Path: "a", Git: &GitSource{URL: "https://h/r.git", Ref: "main"}}}
+		}, "sources[0]: set only one of path and git; use two entries for two sources"},
+		{"duplicate source names", func(c *Config) { c.Sources = []Source{{Name: "Team", Path: "a"}, {Name: "team", Path: "b"}} }, `sources[1].name: "team" is already the name of sources[0]; names must be unique`},
+		{"blank source path", func(c *Config) { c.Sources = []Source{{Path: "  "}} }, "sources[0].path: want a folder path"},
+		{"git without url", func(c *Config) { c.Sources = []Source{{Git: &GitSource{Ref: "main"}}} }, "sources[0].git.url: required: the repository to clone (https://…, ssh://…, file://… or git@host:path)"},
+		{"git without ref", func(c *Config) { c.Sources = []Source{{Git: &GitSource{URL: "https://h/r.git"}}} }, "sources[0].git.ref: must not be empty (default main)"},
+		{"ref like an option", func(c *Config) { c.Sources = git("https://h/r.git"); c.Sources[0].Git.Ref = "--upload-pack=x" }, `sources[0].git.ref: not a valid branch, tag or commit name: "--upload-pack=x"`},
+		{"ref with a space", func(c *Config) { c.Sources = git("https://h/r.git"); c.Sources[0].Git.Ref = "my branch" }, `sources[0].git.ref: not a valid branch, tag or commit name: "my branch"`},
+		{"git path climbing out", func(c *Config) { c.Sources = git("https://h/r.git"); c.Sources[0].Git.Path = "skills/../../etc" }, `sources[0].git.path: want a folder inside the repository, relative and with /, such as skills; got "skills/../../etc"`},
+		{"git path absolute", func(c *Config) { c.Sources = git("https://h/r.git"); c.Sources[0].Git.Path = "/skills" }, `sources[0].git.path: want a folder inside the repository, relative and with /, such as skills; got "/skills"`},
+		{"git path backslash", func(c *Config) { c.Sources = git("https://h/r.git"); c.Sources[0].Git.Path = `a\b` }, `sources[0].git.path: want a folder inside the repository, relative and with /, such as skills; got "a\\b"`},
+		{"git path ok", func(c *Config) { c.Sources = git("https://h/r.git"); c.Sources[0].Git.Path = "plugins/x/skills" }, ""},
+		{"token_env", func(c *Config) { c.Sources = git("https://h/r.git"); c.Sources[0].Git.TokenEnv = "1TOKEN" }, "sources[0].git.token_env: want the name of an environment variable (letters, digits and _), such as SKILLSD_TOKENS"},
+		{"content repo", func(c *Config) { c.Content.AgentsRepo = "ftp://h/r.git" }, `content.agents_repo: unsupported scheme "ftp://" (want https://, http://, ssh://, file:// or git@host:path)`},
+		{"content repo credentials", func(c *Config) { c.Content.SkillsRepo = "https://ghp_secret@github.com/a/b.git" }, "content.skills_repo: must not embed credentials; put the token in the GITHUB_TOKEN environment variable"},
+		{"content branch", func(c *Config) { c.Content.DocsBranch = "a..b" }, `content.docs_branch: not a valid branch, tag or commit name: "a..b"`},
+		{"content skills branch empty", func(c *Config) { c.Content.SkillsBranch = "" }, "content.skills_branch: must not be empty (default main)"},
+		{"content path", func(c *Config) { c.Content.SkillsPath = "../skills" }, `content.skills_path: want a folder inside the repository, relative and with /, such as skills; got "../skills"`},
+		{"content path root", func(c *Config) { c.Content.SkillsPath, c.Content.DocsPath = ".", "" }, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Default()
+			tt.change(&c)
+			err := c.Validate()
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("Validate() = %v, want nil", err)
+				}
+				return
+			}
+			if err == nil || err.Error() != tt.want {
+				t.Fatalf("Validate() error\n got: %v\nwant: %s", err, tt.want)
+			}
+			var e *Error
+			if !errors.As(err, &e) || e.Key == "" || !strings.HasPrefix(tt.want, e.Key) {
+				t.Errorf("Validate() error %#v does not name its key", err)
+			}
+			if strings.Contains(err.Error(), "secret") || strings.Contains(err.Error(), "ghp_0") {
+				t.Errorf("Validate() error shows a secret: %s", err)
+			}
+		})
+	}
+}
+
+func TestGitURL(t *testing.T) {
+	tests := []struct {
+		url  string
+		want string // "" means accepted; else a substring of the error
+	}{
+		{"https://github.com/acme/skills.git", ""},
+		{"http://git.internal/acme/skills", ""},
+		{"ssh://git@github.com/acme/skills.git", ""},
+		{"ssh://github.com:2222/acme/skills.git", ""},
+		{"file:///srv/git/skills.git", ""},
+		{"git@github.com:acme/skills.git", ""},
+		{"github.com:acme/skills.git", ""},
+		{"deploy@git.example.com:/srv/skills.git", ""},
+		{"https://token@github.com/acme/skills.git", "must not embed credentials"},
+		{"https://user:pass@github.com/acme/skills.git", "must not embed credentials"},
+		{"ssh://git:pass@github.com/acme/skills.git", "must not embed credentials"},
+		{"user:pass@github.com:acme/skills.git", "must not embed credentials"},
+		{"file://me@localhost/srv/skills.git", "must not embed credentials"},
+		{"https://user:p%zz@github.com/x.git", "must not embed credentials"},
+		{"git://github.com/acme/skills.git", "unsupported scheme"},
+		{"/srv/git/skills.git", "want a repository URL"},
+		{"./skills", "want a repository URL"},
+		{`C:\repos\skills`, "want a repository URL"},
+		{"https:///acme/skills.git", "no host"},
+		{"file://", "needs a path"},
+		{"-uhttps://h/x.git", "must not start with -"},
+		{" https://h/x.git", "spaces or control characters"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.url, func(t *testing.T) {
+			err := gitURL("k", tt.url, "advice")
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("gitURL(%q) = %v, want nil", tt.url, err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Errorf("gitURL(%q) = %v, want an error containing %q", tt.url, err, tt.want)
+			case err != nil && (strings.Contains(err.Error(), "pass") || strings.Contains(err.Error(), "token")):
+				t.Errorf("gitURL(%q) error shows the credentials: %v", tt.url, err)
+			}
+		})
+	}
+}
+
+func TestParseLogLevel(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    slog.Level
+		wantErr bool
+	}{
+		{"debug", slog.LevelDebug, false},
+		{"INFO", slog.LevelInfo, false},
+		{"Warn", slog.LevelWarn, false},
+		{"warning", slog.LevelWarn, false},
+		{" error ", slog.LevelError, false},
+		{"", 0, true},
+		{"verbose", 0, true},
+	}
+	for _, tt := range tests {
+		got, err := ParseLogLevel(tt.in)
+		if (err != nil) != tt.wantErr || got != tt.want {
+			t.Errorf("ParseLogLevel(%q) = %v, %v; want %v, error %v", tt.in, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
