@@ -13,6 +13,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -288,4 +289,13 @@ func (s *Server) stop() {
 	case <-time.After(5 * time.Second):
 		s.grpc.Stop()
 	}
+}
+
+// ParseLogLevel reads a log level the way every binary accepts it (the flag, or
+// LOG_LEVEL): debug, info, warn (or warning) or error, in any case; empty is info.
+func ParseLogLevel(s string) (slog.Level, error) {
+	if strings.TrimSpace(s) == "" {
+		return slog.LevelInfo, nil
+	}
+	return config.ParseLogLevel(s)
 }

@@ -72,7 +72,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		fmt.Fprintln(os.Stdout, version)
 		return nil
 	}
-	level, err := parseLevel(*logLevel, getenv("LOG_LEVEL"))
+	if *logLevel == "" {
+		*logLevel = getenv("LOG_LEVEL")
+	}
+	level, err := skillsd.ParseLogLevel(*logLevel)
 	if err != nil {
 		return usageError{err}
 	}
@@ -108,22 +111,4 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	log.Info("serving gRPC", "addr", lis.Addr().String(), "version", version)
 	return srv.Serve(ctx, lis)
-}
-
-func parseLevel(flagValue, envValue string) (slog.Level, error) {
-	v := flagValue
-	if v == "" {
-		v = envValue
-	}
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "", "info":
-		return slog.LevelInfo, nil
-	case "debug":
-		return slog.LevelDebug, nil
-	case "warn", "warning":
-		return slog.LevelWarn, nil
-	case "error":
-		return slog.LevelError, nil
-	}
-	return 0, fmt.Errorf("log level %q: want debug, info, warn or error", v)
 }
