@@ -105,6 +105,10 @@ type Frontmatter struct {
 	// Raw is the whole frontmatter as parsed YAML, converted to JSON-compatible
 	// values (map[string]any, []any, string, float64/int, bool, nil).
 	Raw map[string]any
+	// KeyLines maps each top-level key of the frontmatter to the 1-based file
+	// line it is written on, for diagnostics about a field (a name that does
+	// not match its folder, …). Nil when there is no frontmatter.
+	KeyLines map[string]int
 
 	Name          string
 	Description   string
