@@ -1,0 +1,364 @@
+// Command skills-mcp serves Agent Skills to AI agents over MCP: on stdio by
+// default (for hosts that spawn it, like Claude Code), or over Streamable HTTP
+// with --http. By default it embeds the skillsd service, loading the catalog
+// from --skills-dir folders (or SKILLS_DIR, or the default discovery folders);
+// with --server it talks to a shared skillsd over gRPC instead.
+//
+// Usage:
+//
+//	skills-mcp [--skills-dir DIR]... [--config FILE]   embedded service (default)
+//	skills-mcp --server ADDR [--token-env NAME]        remote skillsd over gRPC
+//	skills-mcp ... --http ADDR                         Streamable HTTP on ADDR (/mcp, /healthz)
+//
+// Logs go to stderr only; on stdio, stdout carries nothing but the protocol.
+// It exits with status 0 when stdin closes (stdio) or on SIGINT/SIGTERM, 1 when
+// it cannot start, and 2 on a usage error.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/skillsd/skillsd/gateways/mcp/mcpgw"
+	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
+	"github.com/skillsd/skillsd/services/skills/skillsd"
+)
+
+// version is the build's version, set with -ldflags "-X main.version=…"; empty
+// falls back to the module version of the build, then to skillsd's default.
+var version string
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+	stop()
+	os.Exit(code)
+}
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+)
+
+// options is the parsed command line.
+type options struct {
+	skillsDirs []string
+	configFile string
+	server     string
+	tokenEnv   string
+	httpAddr   string
+	logLevel   slog.Level
+	version    bool
+}
+
+// usageError is a command-line mistake: reported with a hint, exit status 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// stringList is a flag that may repeat.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, string(os.PathListSeparator)) }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+// parseArgs parses the command line; getenv supplies LOG_LEVEL.
+func parseArgs(args []string, getenv func(string) string, stderr io.Writer) (options, error) {
+	var (
+		o        options
+		dirs     stringList
+		logLevel string
+	)
+	fs := flag.NewFlagSet("skills-mcp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Var(&dirs, "skills-dir", "a skills `folder` (repeat for more, first wins on a name clash); default SKILLS_DIR, then discovery")
+	fs.StringVar(&o.configFile, "config", "", "the config.yaml `file` of the embedded service")
+	fs.StringVar(&o.server, "server", "", "use the skillsd gRPC server at `ADDR` (host:port) instead of an embedded one")
+	fs.StringVar(&o.tokenEnv, "token-env", "", "with --server: the environment variable `NAME` holding the bearer token to send")
+	fs.StringVar(&o.httpAddr, "http", "", "serve Streamable HTTP on `ADDR` (/mcp and /healthz) instead of stdio")
+	fs.StringVar(&logLevel, "log-level", "", "log level: debug, info, warn or error (default LOG_LEVEL, then info)")
+	fs.BoolVar(&o.version, "version", false, "print the version and exit")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "Usage:\n"+
+			"  skills-mcp [--skills-dir DIR]... [--config FILE]   embedded service (default)\n"+
+			"  skills-mcp --server ADDR [--token-env NAME]        remote skillsd over gRPC\n"+
+			"  skills-mcp ... --http ADDR                         Streamable HTTP instead of stdio\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, usagef("unexpected argument %q", fs.Arg(0))
+	}
+	o.skillsDirs = dirs
+	if o.server != "" {
+		if len(o.skillsDirs) > 0 {
+			return o, usagef("--skills-dir and --server exclude each other: --skills-dir starts an embedded service, --server uses a remote one")
+		}
+		if o.configFile != "" {
+			return o, usagef("--config and --server exclude each other: --config configures the embedded service")
+		}
+	} else if o.tokenEnv != "" {
+		return o, usagef("--token-env needs --server: the token is sent to a remote skillsd")
+	}
+	source := "--log-level"
+	if logLevel == "" {
+		logLevel, source = getenv("LOG_LEVEL"), "LOG_LEVEL"
+	}
+	level, err := parseLevel(logLevel)
+	if err != nil {
+		return o, usagef("%s: %v", source, err)
+	}
+	o.logLevel = level
+	return o, nil
+}
+
+// parseLevel parses a log level name; empty is info.
+func parseLevel(s string) (slog.Level, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "debug":
+		return slog.LevelDebug, nil
+	case "", "info":
+		return slog.LevelInfo, nil
+	case "warn", "warning":
+		return slog.LevelWarn, nil
+	case "error":
+		return slog.LevelError, nil
+	}
+	return 0, fmt.Errorf("invalid log level %q: want debug, info, warn or error", s)
+}
+
+// run is the whole command: it returns the exit status.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	o, err := parseArgs(args, getenv, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		var ue *usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintf(stderr, "skills-mcp: %v\nRun 'skills-mcp -h' for usage.\n", err)
+		}
+		// The flag package has already reported its own errors.
+		return exitUsage
+	}
+	if o.version {
+		fmt.Fprintf(stdout, "skills-mcp %s\n", buildVersion())
+		return exitOK
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: o.logLevel}))
+	if err := serve(ctx, o, stdin, stdout, getenv, log); err != nil {
+		var ue *usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintf(stderr, "skills-mcp: %v\n", err)
+			return exitUsage
+		}
+		log.Error("skills-mcp stopped", "error", err)
+		return exitFailure
+	}
+	return exitOK
+}
+
+// serve connects to the service, builds the MCP server and serves it until
+// the client leaves (stdio) or ctx ends.
+func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, getenv func(string) string, log *slog.Logger) error {
+	conn, closeConn, err := connect(ctx, o, getenv, log)
+	if err != nil {
+		return err
+	}
+	defer closeConn()
+	server, err := mcpgw.New(conn, mcpgw.Options{Logger: log, Version: buildVersion()})
+	if err != nil {
+		return err
+	}
+	if o.httpAddr != "" {
+		return serveHTTP(ctx, server, o.httpAddr, log)
+	}
+	log.Info("serving MCP on stdio")
+	err = server.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})
+	if ctx.Err() != nil {
+		return nil // stopped by a signal
+	}
+	return err
+}
+
+// connect returns a connection to the service: an embedded one, or a remote
+// one with --server, and the function that closes it.
+func connect(ctx context.Context, o options, getenv func(string) string, log *slog.Logger) (grpc.ClientConnInterface, func(), error) {
+	if o.server != "" {
+		return dialRemote(ctx, o, getenv, log)
+	}
+	return startEmbedded(ctx, o, getenv, log)
+}
+
+// startEmbedded starts skillsd in this process and connects to it over bufconn.
+func startEmbedded(ctx context.Context, o options, getenv func(string) string, log *slog.Logger) (grpc.ClientConnInterface, func(), error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, nil, fmt.Errorf("finding the working directory: %w", err)
+	}
+	home, _ := os.UserHomeDir() // empty: the service goes without the home folders
+	for _, d := range o.skillsDirs {
+		if _, err := os.Stat(expandPath(d, home, getenv)); err != nil {
+			log.Warn("skills folder not readable; serving without it", "dir", d, "error", err)
+		}
+	}
+	start := time.Now()
+	srv, err := skillsd.New(ctx, skillsd.Options{
+		SkillsDirs: o.skillsDirs,
+		ConfigFile: o.configFile,
+		Cwd:        cwd,
+		Home:       home,
+		Getenv:     getenv,
+		Logger:     log,
+		Version:    buildVersion(),
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("starting the embedded skills service: %w", err)
+	}
+	conn, err := srv.DialInProcess(ctx)
+	if err != nil {
+		_ = srv.Close()
+		return nil, nil, fmt.Errorf("connecting to the embedded skills service: %w", err)
+	}
+	logStatus(ctx, conn, log, "embedded skills service ready", "took", time.Since(start).Round(time.Millisecond))
+	return conn, func() {
+		_ = conn.Close()
+		_ = srv.Close()
+	}, nil
+}
+
+// dialRemote connects to the skillsd at o.server.
+func dialRemote(ctx context.Context, o options, getenv func(string) string, log *slog.Logger) (grpc.ClientConnInterface, func(), error) {
+	dialOpts := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
+	if o.tokenEnv != "" {
+		token := strings.TrimSpace(getenv(o.tokenEnv))
+		if token == "" {
+			return nil, nil, usagef("--token-env %s: the environment variable %s is empty or unset", o.tokenEnv, o.tokenEnv)
+		}
+		dialOpts = append(dialOpts, grpc.WithPerRPCCredentials(bearerToken(token)))
+	}
+	conn, err := grpc.NewClient(o.server, dialOpts...)
+	if err != nil {
+		return nil, nil, usagef("--server %s: %v", o.server, err)
+	}
+	logStatus(ctx, conn, log, "connected to skillsd", "server", o.server)
+	return conn, func() { _ = conn.Close() }, nil
+}
+
+// logStatus logs the catalog's status, or a warning when the service does not
+// answer (a remote one may come up later: tool calls then say it is unreachable).
+func logStatus(ctx context.Context, conn grpc.ClientConnInterface, log *slog.Logger, msg string, attrs ...any) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	st, err := skillsv1.NewCatalogServiceClient(conn).GetCatalogStatus(ctx, &skillsv1.GetCatalogStatusRequest{})
+	if err != nil {
+		log.Warn("skills service not answering yet", append(attrs, "error", err)...)
+		return
+	}
+	log.Info(msg, append(attrs,
+		"skills", st.GetSkillCount(),
+		"errors", st.GetErrorCount(),
+		"warnings", st.GetWarningCount(),
+		"version", st.GetVersion())...)
+	if st.GetSkillCount() == 0 {
+		log.Warn("the catalog has no skills: every query will answer no match", "sources", len(st.GetSources()))
+	}
+}
+
+// serveHTTP serves the MCP server over Streamable HTTP on addr (/mcp), with a
+// health check (/healthz), until ctx ends.
+func serveHTTP(ctx context.Context, server *mcp.Server, addr string, log *slog.Logger) error {
+	lis, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("--http %s: %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(
+		func(*http.Request) *mcp.Server { return server },
+		&mcp.StreamableHTTPOptions{Logger: log}, // DNS-rebinding protection stays on
+	))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]string{"status": "ok"})
+	})
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(lis) }()
+	log.Info("serving MCP over Streamable HTTP", "url", "http://"+lis.Addr().String()+"/mcp")
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(shutdownCtx); err != nil {
+		// Long-lived streams (server-sent events) may outlast the grace period:
+		// close them; stopping on a signal is still a clean exit.
+		log.Warn("closing HTTP connections still open after the grace period", "err", err)
+		_ = hs.Close()
+	}
+	return nil
+}
+
+// bearerToken sends "authorization: Bearer <token>" with every call.
+type bearerToken string
+
+func (t bearerToken) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+	return map[string]string{"authorization": "Bearer " + string(t)}, nil
+}
+
+// RequireTransportSecurity is false: the connection has no TLS yet.
+func (bearerToken) RequireTransportSecurity() bool { return false }
+
+// nopWriteCloser is stdout for the MCP transport: closing the session must not
+// close the process's stdout.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// expandPath expands a leading "~" and $VAR as the service does, only to warn
+// about missing folders early.
+func expandPath(p, home string, getenv func(string) string) string {
+	if home != "" && (p == "~" || strings.HasPrefix(p, "~/") || strings.HasPrefix(p, `~\`)) {
+		p = filepath.Join(home, p[1:])
+	}
+	return os.Expand(p, getenv)
+}
+
+// buildVersion is the version reported to clients.
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return info.Main.Version
+	}
+	return skillsd.DefaultVersion
+}

@@ -1,0 +1,155 @@
+package mcpgw
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
+)
+
+// ListSkillsInput is the input of list_skills.
+type ListSkillsInput struct {
+	Path string `json:"path,omitempty" jsonschema:"Only this branch of the tree: a folder (like \"ui\") or a skill path (like \"ui/_index\"). Leave out for the whole catalog."`
+}
+
+// ListSkillsOutput is the answer of list_skills (seed 000 §8.2). Truncated and
+// Message are added only when the answer had to be bounded.
+type ListSkillsOutput struct {
+	Skills    []SkillNode `json:"skills" jsonschema:"The top-level skills of the tree, sorted by path."`
+	Truncated bool        `json:"truncated,omitempty" jsonschema:"True when the tree was too large for one answer: descriptions were shortened or skills left out; message says how to see the rest."`
+	Message   string      `json:"message,omitempty" jsonschema:"Present when truncated: what was left out and how to list one branch at a time."`
+}
+
+// maxListBytes bounds a list_skills answer. Hosts cap tool output (Claude Code
+// at about 25k tokens), and a catalog of hundreds of skills is larger than that:
+// past the bound, descriptions are shortened, then skills are left out.
+const maxListBytes = 64 << 10
+
+// shortDescription is the length descriptions are cut to when the whole tree
+// does not fit.
+const shortDescription = 120
+
+// SkillNode is one skill of the tree, with the skills that inherit from it.
+// Its JSON names are seed 000's (camelCase).
+type SkillNode struct {
+	Name        string      `json:"name" jsonschema:"The skill's name."`
+	Path        string      `json:"path" jsonschema:"The skill's path in the catalog; pass it to load_skill."`
+	Description string      `json:"description" jsonschema:"What the skill does and when to use it."`
+	Keywords    []string    `json:"keywords" jsonschema:"The skill's routing keywords; often empty."`
+	AssetCount  int         `json:"assetCount" jsonschema:"How many asset files the skill declares."`
+	ScriptCount int         `json:"scriptCount" jsonschema:"How many scripts the skill declares."`
+	Children    []SkillNode `json:"children" jsonschema:"The skills that inherit from this one, sorted by path."`
+}
+
+// listSkillsTool describes list_skills.
+func (g *gateway) listSkillsTool(schemas *outputSchemaSet) *mcp.Tool {
+	return &mcp.Tool{
+		Name:  toolListSkills,
+		Title: "List skills",
+		Description: "Browse the skill catalog as a tree: each skill with its name, path, description, keywords, " +
+			"counts of declared assets and scripts, and the skills that inherit from it (children). " +
+			"Give path to list one branch only.",
+		OutputSchema: schemas.listSkills,
+		Annotations:  readOnly(),
+	}
+}
+
+// listSkills serves list_skills.
+func (g *gateway) listSkills(ctx context.Context, _ *mcp.CallToolRequest, in ListSkillsInput) (*mcp.CallToolResult, ListSkillsOutput, error) {
+	path := strings.Trim(strings.TrimSpace(in.Path), "/")
+	ctx, cancel := context.WithTimeout(ctx, g.timeout)
+	defer cancel()
+	resp, err := g.catalog.GetSkillTree(ctx, &skillsv1.GetSkillTreeRequest{Path: path})
+	if err != nil {
+		return nil, ListSkillsOutput{}, g.toolError(err, path)
+	}
+	return nil, bound(nodes(resp.GetSkills()), maxListBytes), nil
+}
+
+// bound returns the tree as the answer, shortened to fit in limit bytes of JSON:
+// first descriptions are cut to shortDescription characters, then, walking the
+// tree in order, skills past the limit are left out (a parent is kept whenever
+// one of its children is).
+func bound(tree []SkillNode, limit int) ListSkillsOutput {
+	total := countNodes(tree)
+	if size(tree) <= limit {
+		return ListSkillsOutput{Skills: tree}
+	}
+	shorten(tree)
+	if size(tree) <= limit {
+		return ListSkillsOutput{Skills: tree, Truncated: true, Message: fmt.Sprintf(
+			"All %d skills are listed, with descriptions shortened to fit; load_skill gives a skill's full description.", total)}
+	}
+	budget := limit - 512 // room for the message and the envelope
+	kept := keep(tree, &budget)
+	return ListSkillsOutput{Skills: kept, Truncated: true, Message: fmt.Sprintf(
+		"Showing %d of %d skills (descriptions shortened) to keep this answer small. "+
+			"Call list_skills with path set to a folder or skill path to list one branch.", countNodes(kept), total)}
+}
+
+// keep returns the nodes of tree, in order, while their JSON fits in budget.
+func keep(tree []SkillNode, budget *int) []SkillNode {
+	out := make([]SkillNode, 0, len(tree))
+	for _, n := range tree {
+		self := n
+		self.Children = []SkillNode{}
+		cost := size(self) + 2
+		if cost > *budget {
+			break
+		}
+		*budget -= cost
+		self.Children = keep(n.Children, budget)
+		out = append(out, self)
+	}
+	return out
+}
+
+func shorten(tree []SkillNode) {
+	for i := range tree {
+		if r := []rune(tree[i].Description); len(r) > shortDescription {
+			cut := string(r[:shortDescription])
+			if sp := strings.LastIndexByte(cut, ' '); sp > shortDescription/2 {
+				cut = cut[:sp]
+			}
+			tree[i].Description = strings.TrimRight(cut, " ,;:.") + "…"
+		}
+		shorten(tree[i].Children)
+	}
+}
+
+func countNodes(tree []SkillNode) int {
+	n := len(tree)
+	for _, c := range tree {
+		n += countNodes(c.Children)
+	}
+	return n
+}
+
+func size(v any) int {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return 0
+	}
+	return len(b)
+}
+
+// nodes converts tree nodes, giving empty lists rather than nil ones.
+func nodes(in []*skillsv1.SkillNode) []SkillNode {
+	out := make([]SkillNode, 0, len(in))
+	for _, n := range in {
+		out = append(out, SkillNode{
+			Name:        n.GetName(),
+			Path:        n.GetPath(),
+			Description: n.GetDescription(),
+			Keywords:    append(make([]string, 0, len(n.GetKeywords())), n.GetKeywords()...),
+			AssetCount:  int(n.GetAssetCount()),
+			ScriptCount: int(n.GetScriptCount()),
+			Children:    nodes(n.GetChildren()),
+		})
+	}
+	return out
+}

@@ -1,0 +1,187 @@
+package mcpgw
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
+)
+
+// maxTextBytes caps the text of a load_skill answer, instructions and content
+// together, so that hosts that cap tool output (about 25k tokens) take it whole.
+const maxTextBytes = 96 << 10
+
+// LoadSkillInput is the input of load_skill.
+type LoadSkillInput struct {
+	Name string `json:"name" jsonschema:"The skill to load: its path (skill_path or path in other answers, like \"pdf\" or \"ui/react/auth\") or its name, case-insensitive."`
+}
+
+// LoadSkillOutput is the answer of load_skill.
+type LoadSkillOutput struct {
+	Name         string         `json:"name" jsonschema:"The skill's name."`
+	SkillPath    string         `json:"skill_path" jsonschema:"The skill's path in the catalog, the stable way to name it in other calls."`
+	Description  string         `json:"description" jsonschema:"What the skill does and when to use it."`
+	Instructions string         `json:"instructions" jsonschema:"The skill's own markdown body, without frontmatter."`
+	Content      string         `json:"content" jsonschema:"What to follow: the skill's body preceded by the rules it inherits from its parent skills (root first, each part under a === banner ===), or the body alone when it inherits nothing."`
+	Directory    string         `json:"directory" jsonschema:"The absolute path of the skill's folder on the server; empty when the skill has none."`
+	Source       string         `json:"source" jsonschema:"The source (folder or repository) the skill comes from."`
+	LoadedAt     string         `json:"loaded_at" jsonschema:"When the skill was last read from its source (RFC 3339)."`
+	Files        []SkillFile    `json:"files" jsonschema:"The files of the skill's folder."`
+	Frontmatter  map[string]any `json:"frontmatter" jsonschema:"The skill's frontmatter, verbatim."`
+	Truncated    bool           `json:"truncated" jsonschema:"True when instructions or content were cut to keep the answer under 96 KiB; message then says what was cut and where the rest is."`
+	Message      string         `json:"message,omitempty" jsonschema:"Only when truncated: what was cut and how to read the rest."`
+}
+
+// SkillFile is one file of a skill's folder, in a load_skill answer.
+type SkillFile struct {
+	Path      string `json:"path" jsonschema:"The path relative to the skill's folder, with / separators."`
+	SizeBytes int64  `json:"size_bytes" jsonschema:"The size in bytes."`
+	Digest    string `json:"digest" jsonschema:"The content digest: sha256: followed by lower-case hex."`
+}
+
+// loadSkillTool describes load_skill.
+func (g *gateway) loadSkillTool(schemas *outputSchemaSet) *mcp.Tool {
+	return &mcp.Tool{
+		Name:  toolLoadSkill,
+		Title: "Load a skill",
+		Description: "Load one skill to follow it for the task at hand: its content (the skill's instructions with the rules it inherits), " +
+			"its folder and the list of its files. Call it once a skill fits the task, before doing the task. " +
+			"Text beyond 96 KiB is cut (truncated is then true and message says how to read the rest).",
+		OutputSchema: schemas.loadSkill,
+		Annotations:  readOnly(),
+	}
+}
+
+// loadSkill serves load_skill.
+func (g *gateway) loadSkill(ctx context.Context, _ *mcp.CallToolRequest, in LoadSkillInput) (*mcp.CallToolResult, LoadSkillOutput, error) {
+	name := strings.TrimSpace(in.Name)
+	if name == "" {
+		return nil, LoadSkillOutput{}, &toolError{msg: joinSentences(
+			"name is required: give a skill path (like \"pdf\" or \"ui/react/auth\") or a skill name.",
+			findHint(g.has))}
+	}
+	ctx, cancel := context.WithTimeout(ctx, g.timeout)
+	defer cancel()
+	resp, err := g.catalog.GetSkill(ctx, &skillsv1.GetSkillRequest{SkillPath: name})
+	if err != nil {
+		return nil, LoadSkillOutput{}, g.toolError(err, name)
+	}
+	return nil, loadOutput(resp, g.has), nil
+}
+
+// loadOutput converts a GetSkill answer to the load_skill answer, cutting its
+// text to maxTextBytes.
+func loadOutput(resp *skillsv1.GetSkillResponse, has func(string) bool) LoadSkillOutput {
+	skill := resp.GetSkill()
+	out := LoadSkillOutput{
+		Name:        skill.GetName(),
+		SkillPath:   skill.GetSkillPath(),
+		Description: skill.GetDescription(),
+		Directory:   resp.GetDirectory(),
+		Source:      skill.GetSource(),
+		Files:       make([]SkillFile, 0, len(resp.GetFiles())),
+		Frontmatter: resp.GetFrontmatter().AsMap(), // never nil, even for a nil Struct
+	}
+	if ts := skill.GetLoadedAt(); ts != nil && ts.IsValid() {
+		out.LoadedAt = ts.AsTime().UTC().Format(time.RFC3339)
+	}
+	for _, f := range resp.GetFiles() {
+		out.Files = append(out.Files, SkillFile{Path: f.GetPath(), SizeBytes: f.GetSizeBytes(), Digest: f.GetDigest()})
+	}
+	out.Instructions, out.Content, out.Truncated = capText(resp.GetInstructions(), resp.GetContent(), maxTextBytes)
+	if out.Truncated {
+		out.Message = truncationMessage(resp, out.Instructions, out.Content, has)
+	}
+	return out
+}
+
+// capText cuts instructions and content so that together they hold at most
+// limit bytes, each at a UTF-8 boundary. Instructions keep their room first:
+// the skill's own text is what content ends with, and when the skill inherits
+// nothing, content only repeats it.
+func capText(instructions, content string, limit int) (string, string, bool) {
+	if len(instructions)+len(content) <= limit {
+		return instructions, content, false
+	}
+	i := cutUTF8(instructions, limit)
+	c := cutUTF8(content, limit-len(i))
+	return i, c, true
+}
+
+// cutUTF8 returns the longest prefix of s of at most n bytes that does not
+// split a UTF-8 sequence.
+func cutUTF8(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// truncationMessage says what capText cut and where the model finds the rest,
+// naming only tools the server serves.
+func truncationMessage(resp *skillsv1.GetSkillResponse, instructions, content string, has func(string) bool) string {
+	fullInstr, fullContent := resp.GetInstructions(), resp.GetContent()
+	parts := []string{"Text cut to keep this answer under 96 KiB."}
+	if len(instructions) < len(fullInstr) {
+		parts = append(parts, fmt.Sprintf("instructions holds the first %d of %d bytes.", len(instructions), len(fullInstr)))
+		if rest := restOfFile(resp, len(instructions), has); rest != "" {
+			parts = append(parts, rest)
+		}
+	}
+	if len(content) < len(fullContent) {
+		parts = append(parts, fmt.Sprintf("content holds the first %d of %d bytes.", len(content), len(fullContent)))
+		switch chain := resp.GetInheritanceChain(); {
+		case len(chain) <= 1 || strings.TrimSpace(fullContent) == strings.TrimSpace(fullInstr):
+			parts = append(parts, "content equals instructions (nothing is inherited), so read the skill from instructions.")
+		default:
+			parts = append(parts, fmt.Sprintf(
+				"The rest of content is the inherited rules of %s, then this skill's instructions: load_skill on those paths gives each one's text.",
+				strings.Join(chain[:len(chain)-1], ", ")))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// restOfFile says how to read the skill file from where instructions was cut.
+func restOfFile(resp *skillsv1.GetSkillResponse, kept int, has func(string) bool) string {
+	file, dir := resp.GetFile(), resp.GetDirectory()
+	rel := ""
+	if dir != "" && len(file) > len(dir)+1 && strings.HasPrefix(file, dir) && strings.ContainsRune(`/\`, rune(file[len(dir)])) {
+		rel = strings.ReplaceAll(file[len(dir)+1:], `\`, "/")
+	}
+	if has(toolReadSkillFile) && rel != "" {
+		offset := -1
+		for _, f := range resp.GetFiles() {
+			if f.GetPath() == rel && f.GetSizeBytes() >= int64(len(resp.GetInstructions())) {
+				offset = int(f.GetSizeBytes()) - len(resp.GetInstructions()) + kept
+			}
+		}
+		if offset >= 0 {
+			return fmt.Sprintf("Read the rest with read_skill_file (skill_path %q, file %q, offset %d), a page at a time.",
+				resp.GetSkill().GetSkillPath(), rel, offset)
+		}
+		return fmt.Sprintf("Read the rest with read_skill_file (skill_path %q, file %q), paging with offset.",
+			resp.GetSkill().GetSkillPath(), rel)
+	}
+	if file != "" {
+		return fmt.Sprintf("The whole text is in the skill file %s.", file)
+	}
+	return ""
+}
+
+// readOnly returns the annotations of a tool that only reads the catalog.
+func readOnly() *mcp.ToolAnnotations {
+	closed := false
+	return &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &closed}
+}

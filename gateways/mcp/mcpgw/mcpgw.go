@@ -1,0 +1,137 @@
+// Package mcpgw is the MCP face of skillsd: it builds an MCP server whose tools
+// translate calls into requests to the skillsd gRPC services, through the
+// generated skillsv1 clients only, and their answers into the tool results of
+// the public contract (design/MCP_TOOLS.md).
+//
+// It owns the tool input and output types, their JSON schemas, the server
+// instructions and the mapping of gRPC errors to tool errors. It does not own
+// transports (stdio, HTTP), the connection to the service or the service itself:
+// the caller brings a grpc.ClientConnInterface (a network connection to a shared
+// skillsd, or an in-process one to an embedded service) and runs the returned
+// server on the transport of its choice.
+package mcpgw
+
+import (
+	"cmp"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"google.golang.org/grpc"
+
+	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
+)
+
+// Names of the tools of the contract (MCP_TOOLS.md) that texts for models may
+// mention. search_skills and read_skill_file are not served yet: they come with
+// the service features they need, and the texts name them once they are.
+const (
+	toolSearchSkills  = "search_skills"
+	toolLoadSkill     = "load_skill"
+	toolListSkills    = "list_skills"
+	toolReadSkillFile = "read_skill_file"
+)
+
+// serverName is the name the server gives in its serverInfo.
+const serverName = "skillsd"
+
+// defaultCallTimeout bounds each call to the service when Options.CallTimeout is zero.
+const defaultCallTimeout = 30 * time.Second
+
+// Options configures the MCP server. The zero value is usable.
+type Options struct {
+	// Logger receives the server's logs. Nil discards them.
+	Logger *slog.Logger
+	// Version is the version reported in serverInfo. Empty means "devel".
+	Version string
+	// CallTimeout bounds each call to the service. Zero means 30 seconds.
+	CallTimeout time.Duration
+}
+
+// gateway holds what the tool handlers share.
+type gateway struct {
+	catalog skillsv1.CatalogServiceClient
+	log     *slog.Logger
+	timeout time.Duration
+	// tools is the set of tools this server serves, so that texts meant for
+	// models (instructions, error hints) only name tools that exist.
+	tools map[string]bool
+}
+
+// New returns an MCP server whose tools call the skillsd services over conn.
+// The server does not own conn: closing it is the caller's job, after the
+// server has stopped.
+func New(conn grpc.ClientConnInterface, opts Options) (*mcp.Server, error) {
+	if conn == nil {
+		return nil, fmt.Errorf("mcpgw: nil gRPC connection")
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	g := &gateway{
+		catalog: skillsv1.NewCatalogServiceClient(conn),
+		log:     logger,
+		timeout: cmp.Or(opts.CallTimeout, defaultCallTimeout),
+		tools:   map[string]bool{toolLoadSkill: true, toolListSkills: true},
+	}
+	schemas, err := outputSchemas()
+	if err != nil {
+		return nil, fmt.Errorf("mcpgw: %w", err)
+	}
+	server := mcp.NewServer(&mcp.Implementation{
+		Name:    serverName,
+		Version: cmp.Or(opts.Version, "devel"),
+	}, &mcp.ServerOptions{
+		Instructions: instructions(g.has),
+		Logger:       logger,
+		// No logging capability: this server sends no log notifications.
+		Capabilities: &mcp.ServerCapabilities{},
+	})
+	mcp.AddTool(server, g.loadSkillTool(schemas), g.loadSkill)
+	mcp.AddTool(server, g.listSkillsTool(schemas), g.listSkills)
+	return server, nil
+}
+
+// has reports whether the server serves the named tool.
+func (g *gateway) has(tool string) bool { return g.tools[tool] }
+
+// instructions returns the server instructions for a server serving the tools
+// for which has answers true: how to find, load and read skills, naming only
+// tools that exist.
+func instructions(has func(string) bool) string {
+	var b strings.Builder
+	b.WriteString("This server provides skills: expert instructions, with scripts and reference files, for specific tasks. Before a task that a skill may cover:\n")
+	switch {
+	case has(toolSearchSkills) && has(toolListSkills):
+		b.WriteString("1. Find: call search_skills with the task in a few words (list_skills browses the whole catalog).\n")
+	case has(toolSearchSkills):
+		b.WriteString("1. Find: call search_skills with the task in a few words.\n")
+	case has(toolListSkills):
+		b.WriteString("1. Find: call list_skills to see the catalog (pass path to see one branch) and pick the skill whose description fits the task.\n")
+	}
+	b.WriteString("2. Load: call load_skill with the skill's name or path, then follow its content.\n")
+	if has(toolReadSkillFile) {
+		b.WriteString("3. Read a file of the skill with read_skill_file only when the skill's content points to it or the task needs it.\n")
+	} else {
+		b.WriteString("3. Read the skill's other files only when its content points to them or the task needs them.\n")
+	}
+	b.WriteString("If no skill fits the task, go on without one.")
+	return b.String()
+}
+
+// findHint is the sentence that tells a model how to find skills, naming only
+// the tools that exist.
+func findHint(has func(string) bool) string {
+	switch {
+	case has(toolSearchSkills) && has(toolListSkills):
+		return "Use search_skills to find a skill for the task, or list_skills to see all skills."
+	case has(toolSearchSkills):
+		return "Use search_skills to find a skill for the task."
+	case has(toolListSkills):
+		return "Use list_skills to see all skills."
+	}
+	return ""
+}

@@ -1,0 +1,61 @@
+package mcpgw
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// outputSchemaSet holds the output schemas of the tools.
+type outputSchemaSet struct {
+	loadSkill  *jsonschema.Schema
+	listSkills *jsonschema.Schema
+}
+
+// outputSchemas builds the output schemas from the output types. They are
+// built here rather than by mcp.AddTool because SkillNode is recursive (the
+// inferrer refuses cycles) and because every list is always an array: the
+// answers never hold null where a list is expected, and the schemas say so.
+func outputSchemas() (*outputSchemaSet, error) {
+	load, err := jsonschema.For[LoadSkillOutput](nil)
+	if err != nil {
+		return nil, fmt.Errorf("load_skill output schema: %w", err)
+	}
+	nodeList := &jsonschema.Schema{Type: "array", Items: &jsonschema.Schema{Ref: "#/$defs/SkillNode"}}
+	opts := &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[[]SkillNode](): nodeList,
+	}}
+	node, err := jsonschema.For[SkillNode](opts)
+	if err != nil {
+		return nil, fmt.Errorf("SkillNode schema: %w", err)
+	}
+	list, err := jsonschema.For[ListSkillsOutput](opts)
+	if err != nil {
+		return nil, fmt.Errorf("list_skills output schema: %w", err)
+	}
+	list.Defs = map[string]*jsonschema.Schema{"SkillNode": node}
+	for _, s := range []*jsonschema.Schema{load, list} {
+		arraysNotNull(s)
+	}
+	return &outputSchemaSet{loadSkill: load, listSkills: list}, nil
+}
+
+// arraysNotNull turns the inferred type ["null", "array"] of every slice in s
+// into "array".
+func arraysNotNull(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if len(s.Types) == 2 && s.Types[0] == "null" && s.Types[1] == "array" {
+		s.Types, s.Type = nil, "array"
+	}
+	arraysNotNull(s.Items)
+	arraysNotNull(s.AdditionalProperties)
+	for _, p := range s.Properties {
+		arraysNotNull(p)
+	}
+	for _, d := range s.Defs {
+		arraysNotNull(d)
+	}
+}
