@@ -60,7 +60,7 @@ func repairFrontmatter(fm string) (string, []repair) {
 				i = skipFlow(lines, i, d)
 				continue
 			}
-		case v[0] == '*' && strings.IndexAny(v, " \t") < 0:
+		case v[0] == '*' && !strings.ContainsAny(v, " \t"):
 			continue // an alias
 		}
 
@@ -279,7 +279,7 @@ func continuation(lines []string, i, col int) (last int, ambiguous bool) {
 			ambiguous = true
 		} else if vl, ok := parseValueLine(l); ok && vl.key != "" {
 			ambiguous = true
-		} else if strings.HasSuffix(t, ":") && strings.IndexAny(t, " \t") < 0 {
+		} else if strings.HasSuffix(t, ":") && !strings.ContainsAny(t, " \t") {
 			ambiguous = true // `key:` opening a nested mapping
 		}
 		last = j
