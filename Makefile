@@ -83,15 +83,19 @@ $(NPM_DIR)/node_modules/.installed: $(NPM_DIR)/package.json $(NPM_DIR)/package-l
 	touch $@
 
 .PHONY: unit
-unit: npm-deps ## go test every module (race detector on)
-	go test $(GO_TEST_FLAGS) $(PKGS)
+unit: npm-deps ## go test every module on its own (GOWORK=off, as a consumer builds it), race detector on
+	for m in $(MODULES); do (cd $$m && GOWORK=off go test $(GO_TEST_FLAGS) ./...) || exit 1; done
 
-.PHONY: test-isolated
-test-isolated: ## build and vet each module alone (GOWORK=off), as a consumer would
-	for m in $(MODULES); do (cd $$m && GOWORK=off go build ./... && GOWORK=off go vet ./...) || exit 1; done
+.PHONY: fuzz
+FUZZTIME ?= 30s
+fuzz: ## run every fuzz target for FUZZTIME each (default 30s)
+	@set -e; for pkg in $$(grep -rl --include='*_test.go' '^func Fuzz' services gateways clients | xargs -n1 dirname | sort -u); do \
+	  for f in $$(grep -h '^func Fuzz' $$pkg/*_test.go | sed 's/func \(Fuzz[A-Za-z0-9_]*\).*/\1/'); do \
+	    echo "== $$pkg $$f"; (cd $$pkg && go test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) .); \
+	  done; done
 
 .PHONY: test
-test: checkgenerate lint breaking test-isolated unit ## everything CI checks
+test: checkgenerate lint breaking build unit ## everything CI checks
 	@echo "make test: all checks passed"
 
 .PHONY: ci

@@ -14,9 +14,10 @@ pids+=($!)
 "$bin/skills-rest" --server "$grpc_addr" --http "$http_addr" &
 pids+=($!)
 
-# Wait until REST answers (the gateway dials skillsd lazily).
-for _ in $(seq 1 50); do
-  if curl -fsS "http://$http_addr/healthz" >/dev/null 2>&1; then break; fi
+# Wait until the REST port accepts connections (bash's /dev/tcp: no curl needed).
+host=${http_addr%:*} port=${http_addr##*:}
+for _ in $(seq 1 100); do
+  if (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null; then break; fi
   sleep 0.1
 done
 
