@@ -1,0 +1,595 @@
+package catalog
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"path"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/skillsd/skillsd/services/skills/internal/skill"
+	"github.com/skillsd/skillsd/services/skills/internal/source"
+)
+
+// Diagnostic codes produced by Build (package source and package skill add
+// their own).
+const (
+	CodeSourceMissing      = "source-missing"
+	CodeSourceUnreadable   = "source-unreadable"
+	CodeSourceDuplicate    = "source-duplicate"
+	CodeShadowed           = "shadowed"
+	CodePathDuplicate      = "path-duplicate"
+	CodeNameDuplicate      = "name-duplicate"
+	CodeNameMissing        = "name-missing"
+	CodeNameMismatch       = "name-mismatch"
+	CodeNameInvalid        = "name-invalid"
+	CodeNotRoutable        = "not-routable"
+	CodeResourceDirMissing = "resource-dir-missing"
+	CodeDeclaredPath       = "declared-path-invalid"
+	CodeDeclaredMissing    = "declared-file-missing"
+	CodeFileUnreadable     = source.CodeFileUnreadable
+	CodeSkillUnreadable    = "skill-unreadable"
+)
+
+// Options configure Build. The zero value is ready to use.
+type Options struct {
+	// Logger receives a debug line per build; nil discards.
+	Logger *slog.Logger
+	// Limits bound the walk of each root (zero fields mean package source's
+	// defaults).
+	Limits source.Limits
+	// Now is the clock (LoadedAt, BuiltAt); nil means time.Now.
+	Now func() time.Time
+	// Workers is how many goroutines parse skill files and hash companion
+	// files; 0 means runtime.GOMAXPROCS(0).
+	Workers int
+	// Previous, when set, is the snapshot this build replaces: skill files and
+	// companion files whose size and modification time did not change are
+	// taken from it instead of being parsed and hashed again.
+	Previous *Snapshot
+}
+
+// Build walks roots in precedence order and returns the snapshot of their
+// skills. It fails only when ctx is done: a root that is missing or unreadable
+// is a diagnostic (so a server still starts with an empty catalog), and so is
+// every problem with a skill.
+//
+// Precedence: of two skills with the same path, or the same name
+// (case-insensitively), in different sources, the first source's wins and the
+// other is left out with a "shadowed" diagnostic; two skills of one source
+// with the same name are both kept (the name refers to the first in path
+// order) with a "name-duplicate" diagnostic. Parents (seed 000 §4.4) are
+// resolved within each source, among the skills kept.
+func Build(ctx context.Context, roots []*source.Root, opts Options) (*Snapshot, error) {
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	start, clock := now(), time.Now()
+	b := &builder{
+		snap: &Snapshot{
+			byPath:   map[string]*Skill{},
+			byName:   map[string]*Skill{},
+			srcOrder: map[string]int{},
+		},
+		now: start,
+	}
+
+	// 1. Walk the roots.
+	seenRoots := map[string]string{}
+	for _, r := range roots {
+		if r == nil {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		src := &Source{Name: r.Name, Dir: r.Dir, Kind: r.Kind, Trusted: r.Trusted}
+		b.snap.sources = append(b.snap.sources, src)
+		if _, ok := b.snap.srcOrder[src.Name]; !ok {
+			b.snap.srcOrder[src.Name] = len(b.snap.srcOrder)
+		}
+		if real, err := filepath.EvalSymlinks(r.Dir); err == nil {
+			if first, dup := seenRoots[real]; dup {
+				b.diag(src.Name, "", skill.SeverityInfo, CodeSourceDuplicate,
+					"source %s is the same folder as source %s: read once", src.Name, first)
+				continue
+			}
+			seenRoots[real] = src.Name
+		}
+		entries, diags, err := source.Walk(ctx, r, opts.Limits)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if errors.Is(err, fs.ErrNotExist) {
+				b.diag(src.Name, "", skill.SeverityWarning, CodeSourceMissing,
+					"source %s does not exist (%s): it holds no skills until it is created", src.Name, r.Dir)
+			} else {
+				b.diag(src.Name, "", skill.SeverityError, CodeSourceUnreadable,
+					"source %s cannot be read: %v", src.Name, err)
+			}
+			continue
+		}
+		b.diags = append(b.diags, diags...)
+		b.walks = append(b.walks, walked{src: src, entries: entries})
+	}
+
+	// 2. Parse the SKILL.md files and hash the companion files, in parallel.
+	if err := b.load(ctx, workers, opts.Previous); err != nil {
+		return nil, err
+	}
+
+	// 3. Assemble: paths, names, precedence, parents.
+	for i := range b.walks {
+		b.assemble(&b.walks[i])
+	}
+	b.finish()
+	s := b.snap
+	s.builtAt = now()
+	s.stats.Duration = time.Since(clock)
+	log.Debug("catalog built", "sources", s.stats.Sources, "skills", s.stats.Skills,
+		"files", s.stats.Files, "reused", s.stats.Reused, "errors", s.stats.Errors,
+		"warnings", s.stats.Warnings, "duration", s.stats.Duration)
+	return s, nil
+}
+
+type builder struct {
+	snap  *Snapshot
+	now   time.Time
+	walks []walked
+	diags []skill.Diagnostic
+	// files are the companion files by absolute path, hashed once each.
+	files map[string]*hashed
+}
+
+// walked is one root's walk and what the load phase made of its entries.
+type walked struct {
+	src     *Source
+	entries []source.Entry
+	loaded  []loaded // by entry index
+}
+
+type loaded struct {
+	doc      *skill.Document
+	diags    []skill.Diagnostic
+	loadedAt time.Time
+	reused   bool
+}
+
+type hashed struct {
+	abs, name string
+	size      int64
+	modTime   time.Time
+	file      File
+	err       error
+	done      bool
+	// src and rel name the file in a diagnostic.
+	src, rel string
+}
+
+func (b *builder) diag(src, file string, sev skill.Severity, code, format string, args ...any) {
+	b.diagAt(src, file, 0, sev, code, format, args...)
+}
+
+func (b *builder) diagAt(src, file string, line int, sev skill.Severity, code, format string, args ...any) {
+	b.diags = append(b.diags, skill.Diagnostic{
+		Source: src, File: file, Line: line, Severity: sev, Code: code, Message: fmt.Sprintf(format, args...),
+	})
+}
+
+// load parses the layout-A skill files and hashes every companion file once,
+// reusing what prev already holds for unchanged files.
+func (b *builder) load(ctx context.Context, workers int, prev *Snapshot) error {
+	prevSkills := map[string]*Skill{}
+	prevFiles := map[string]File{}
+	if prev != nil {
+		for _, sk := range prev.skills {
+			prevSkills[sk.File] = sk
+			if sk.Dir == "" {
+				continue
+			}
+			for _, f := range sk.Files {
+				prevFiles[filepath.Join(sk.Dir, filepath.FromSlash(f.Path))] = f
+			}
+		}
+	}
+
+	type parseJob struct {
+		w *walked
+		i int
+	}
+	var parses []parseJob
+	var hashes []*hashed
+	b.files = map[string]*hashed{}
+	for wi := range b.walks {
+		w := &b.walks[wi]
+		w.loaded = make([]loaded, len(w.entries))
+		for i := range w.entries {
+			e := &w.entries[i]
+			if p := prevSkills[e.AbsFile]; p != nil && p.Size == e.Size && p.ModTime.Equal(e.ModTime) &&
+				p.Layout == e.Layout && p.Source.Name == w.src.Name {
+				w.loaded[i] = loaded{doc: p.Doc, diags: p.parseDiags, loadedAt: p.LoadedAt, reused: true}
+			} else if e.Doc != nil {
+				w.loaded[i] = loaded{doc: e.Doc, diags: e.Diagnostics, loadedAt: b.now}
+			} else {
+				parses = append(parses, parseJob{w, i})
+			}
+			for _, f := range e.Files {
+				if _, ok := b.files[f.Abs]; ok {
+					continue
+				}
+				h := &hashed{abs: f.Abs, name: path.Base(f.Path), size: f.Size, modTime: f.ModTime, src: w.src.Name}
+				if rel, err := filepath.Rel(w.src.Dir, f.Abs); err == nil {
+					h.rel = filepath.ToSlash(rel)
+				}
+				b.files[f.Abs] = h
+				if pf, ok := prevFiles[f.Abs]; ok && pf.Size == f.Size && pf.ModTime.Equal(f.ModTime) {
+					h.file, h.done = pf, true
+					continue
+				}
+				hashes = append(hashes, h)
+			}
+		}
+	}
+	// Big files first, so that one large file does not finish last alone.
+	slices.SortStableFunc(hashes, func(a, b *hashed) int { return cmp.Compare(b.size, a.size) })
+
+	total := len(parses) + len(hashes)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, max(total, 1)) {
+		wg.Go(func() {
+			buf := make([]byte, hashBufSize)
+			for {
+				if ctx.Err() != nil {
+					return
+				}
+				n := int(next.Add(1)) - 1
+				if n >= total {
+					return
+				}
+				if n < len(parses) {
+					j := parses[n]
+					e := &j.w.entries[j.i]
+					doc, diags := skill.Parse(e.RelFile, e.Data)
+					j.w.loaded[j.i] = loaded{doc: doc, diags: fillDiags(diags, j.w.src.Name, e.RelFile), loadedAt: b.now}
+					continue
+				}
+				h := hashes[n-len(parses)]
+				f, err := hashFile(h.abs, h.name, buf)
+				f.ModTime = h.modTime
+				h.file, h.err, h.done = f, err, true
+			}
+		})
+	}
+	wg.Wait()
+	return ctx.Err()
+}
+
+func fillDiags(ds []skill.Diagnostic, src, rel string) []skill.Diagnostic {
+	for i := range ds {
+		ds[i].Source = src
+		if ds[i].File == "" {
+			ds[i].File = rel
+		}
+	}
+	return ds
+}
+
+// assemble turns one source's entries into skills and adds those that no
+// earlier source shadows.
+func (b *builder) assemble(w *walked) {
+	var drafts []*Skill
+	for i := range w.entries {
+		e := &w.entries[i]
+		l := w.loaded[i]
+		b.diags = append(b.diags, l.diags...)
+		if l.doc == nil {
+			if !hasError(l.diags) {
+				b.diag(w.src.Name, e.RelFile, skill.SeverityError, CodeSkillUnreadable, "%s cannot be read as a skill: skipped", e.RelFile)
+			}
+			continue
+		}
+		if l.reused {
+			b.snap.stats.Reused++
+		}
+		drafts = append(drafts, b.newSkill(w.src, e, l))
+	}
+	slices.SortStableFunc(drafts, func(a, c *Skill) int {
+		return cmp.Or(strings.Compare(a.Path, c.Path), strings.Compare(a.RelFile, c.RelFile))
+	})
+
+	kept := map[string]*Skill{}
+	var order []*Skill
+	for _, sk := range drafts {
+		if first := kept[sk.Path]; first != nil {
+			b.diag(w.src.Name, sk.RelFile, skill.SeverityWarning, CodePathDuplicate,
+				"%s is not loaded: its catalog path %q is already %s's", sk.RelFile, sk.Path, first.RelFile)
+			continue
+		}
+		if win := b.snap.byPath[sk.Path]; win != nil {
+			b.shadow(sk, win, "path")
+			continue
+		}
+		key := strings.ToLower(sk.Name)
+		if win := b.snap.byName[key]; win != nil {
+			if win.Source != sk.Source {
+				b.shadow(sk, win, "name")
+				continue
+			}
+			b.diag(w.src.Name, sk.RelFile, skill.SeverityWarning, CodeNameDuplicate,
+				"%s has the same name %q as %s; the name refers to %s (first in path order), use the path %q for this one",
+				sk.RelFile, sk.Name, win.RelFile, win.Path, sk.Path)
+		} else {
+			b.snap.byName[key] = sk
+		}
+		kept[sk.Path] = sk
+		b.snap.byPath[sk.Path] = sk
+		order = append(order, sk)
+	}
+
+	// Parents, within the source, among the skills kept.
+	for _, sk := range order {
+		for p := deriveParent(sk.Path); p != ""; p = deriveParent(p) {
+			if par := kept[p]; par != nil && par != sk {
+				sk.Parent = par
+				break
+			}
+		}
+	}
+	b.snap.skills = append(b.snap.skills, order...)
+}
+
+func (b *builder) shadow(loser, winner *Skill, by string) {
+	b.snap.stats.Shadowed++
+	b.diag(loser.Source.Name, loser.RelFile, skill.SeverityWarning, CodeShadowed,
+		"%s (%q) is shadowed by %s of source %s, which has the same %s and comes first",
+		loser.RelFile, loser.Name, winner.RelFile, winner.Source.Name, by)
+}
+
+// newSkill makes the skill of one entry and reports what is off with it.
+func (b *builder) newSkill(src *Source, e *source.Entry, l loaded) *Skill {
+	fm := &l.doc.Frontmatter
+	sk := &Skill{
+		Description: strings.TrimSpace(fm.Description),
+		Layout:      e.Layout,
+		Source:      src,
+		File:        e.AbsFile,
+		RelFile:     e.RelFile,
+		Dir:         e.Dir,
+		Doc:         l.doc,
+		Size:        e.Size,
+		ModTime:     e.ModTime,
+		LoadedAt:    l.loadedAt,
+		parseDiags:  l.diags,
+	}
+	if e.Layout == skill.LayoutTree {
+		sk.Path = strings.TrimSuffix(e.RelFile, ".md")
+		sk.Name = sk.Path
+	} else {
+		folder := path.Dir(e.RelFile)
+		if folder == "." {
+			folder = filepath.Base(src.Dir)
+			sk.Path = folder
+		} else {
+			sk.Path = folder
+			folder = path.Base(folder)
+		}
+		sk.Name = strings.TrimSpace(fm.Name)
+		b.checkFolderSkill(sk, folder, l.doc)
+	}
+	sk.Routable = l.doc.HasFrontmatter && sk.Description != "" && !fm.DisableModelInvocation
+	sk.Files = b.companions(e)
+	b.declared(sk, fm)
+	return sk
+}
+
+// checkFolderSkill names a layout-A skill and reports a missing description or
+// a name that breaks the rules; the skill is loaded either way.
+func (b *builder) checkFolderSkill(sk *Skill, folder string, doc *skill.Document) {
+	src := sk.Source.Name
+	if !doc.HasFrontmatter {
+		// The parser already warned about the frontmatter itself.
+		sk.Name = folder
+		b.diag(src, sk.RelFile, skill.SeverityInfo, CodeNotRoutable,
+			"%s has no usable frontmatter: it is listed and loadable as %q, but never routed (search, match)", sk.RelFile, folder)
+		return
+	}
+	line := func(key string) int { return doc.Frontmatter.KeyLines[key] }
+	if sk.Description == "" {
+		b.diagAt(src, sk.RelFile, line("description"), skill.SeverityWarning, CodeNotRoutable,
+			"%s has no description: it is listed and loadable, but never routed (search, match)", sk.RelFile)
+	}
+	if sk.Name == "" {
+		sk.Name = folder
+		b.diagAt(src, sk.RelFile, line("name"), skill.SeverityWarning, CodeNameMissing,
+			"%s has no name: it is loaded as %q, its folder's name", sk.RelFile, folder)
+		return
+	}
+	if sk.Name != folder {
+		b.diagAt(src, sk.RelFile, line("name"), skill.SeverityWarning, CodeNameMismatch,
+			"name %q does not match the skill's folder %q (the Agent Skills spec asks for the same)", sk.Name, folder)
+	}
+	if probs := skill.ValidateName(sk.Name); len(probs) > 0 {
+		b.diagAt(src, sk.RelFile, line("name"), skill.SeverityWarning, CodeNameInvalid,
+			"name %q breaks the Agent Skills naming rules: %s", sk.Name, strings.Join(probs, "; "))
+	}
+}
+
+// companions returns the hashed files of an entry, leaving out (with a
+// diagnostic, once) those that cannot be read.
+func (b *builder) companions(e *source.Entry) []File {
+	out := make([]File, 0, len(e.Files))
+	for _, f := range e.Files {
+		h := b.files[f.Abs]
+		if h == nil || !h.done {
+			continue
+		}
+		if h.err != nil {
+			if h.src != "" { // report once
+				b.diag(h.src, h.rel, skill.SeverityError, CodeFileUnreadable, "cannot read %s: %v", h.rel, errText(h.err))
+				h.src = ""
+			}
+			continue
+		}
+		file := h.file
+		file.Path = f.Path
+		out = append(out, file)
+	}
+	return out
+}
+
+// declared keeps the assets and scripts a skill declares that it can serve
+// (seed 000 §7.1): none when a layout-B skill has no resource folder, and none
+// whose path leaves the folder. A declared file that is not there is kept (it
+// fails when read) with a warning.
+func (b *builder) declared(sk *Skill, fm *skill.Frontmatter) {
+	n := len(fm.Assets) + len(fm.Scripts)
+	if n == 0 {
+		return
+	}
+	src := sk.Source.Name
+	if sk.Dir == "" {
+		b.diag(src, sk.RelFile, skill.SeverityWarning, CodeResourceDirMissing,
+			"%s declares %d assets and scripts, but its resource folder %s/ does not exist: they are ignored", sk.RelFile, n, sk.Path)
+		return
+	}
+	have := make(map[string]bool, len(sk.Files))
+	for _, f := range sk.Files {
+		have[f.Path] = true
+	}
+	check := func(kind, file string) (string, bool) {
+		clean, ok := cleanDeclared(file)
+		if !ok {
+			b.diag(src, sk.RelFile, skill.SeverityWarning, CodeDeclaredPath,
+				"%s %q is ignored: a declared path must stay inside the skill's folder (relative, no \"..\", \"/\" separators)", kind, file)
+			return "", false
+		}
+		if !have[clean] {
+			b.diag(src, sk.RelFile, skill.SeverityWarning, CodeDeclaredMissing,
+				"%s %q is declared but is not among the skill's files", kind, clean)
+		}
+		return clean, true
+	}
+	for _, a := range fm.Assets {
+		if clean, ok := check("asset", a.File); ok {
+			a.File = clean
+			sk.assets = append(sk.assets, a)
+		}
+	}
+	for _, sc := range fm.Scripts {
+		if clean, ok := check("script", sc.File); ok {
+			sc.File = clean
+			sk.scripts = append(sk.scripts, sc)
+		}
+	}
+}
+
+// cleanDeclared validates a declared asset or script path and cleans it
+// ("./a//b" → "a/b").
+func cleanDeclared(p string) (string, bool) {
+	if p == "" || strings.ContainsAny(p, "\\\x00") || strings.HasPrefix(p, "/") || filepath.IsAbs(p) ||
+		(len(p) >= 2 && p[1] == ':') {
+		return "", false
+	}
+	c := path.Clean(p)
+	if c == "." || c == ".." || strings.HasPrefix(c, "../") {
+		return "", false
+	}
+	return c, true
+}
+
+// finish sorts and indexes the snapshot.
+func (b *builder) finish() {
+	s := b.snap
+	slices.SortFunc(s.skills, func(a, c *Skill) int { return strings.Compare(a.Path, c.Path) })
+	for _, sk := range s.skills {
+		if sk.Parent == nil {
+			s.roots = append(s.roots, sk)
+		} else {
+			sk.Parent.children = append(sk.Parent.children, sk)
+		}
+	}
+	slices.SortStableFunc(b.diags, func(x, y skill.Diagnostic) int {
+		return cmp.Or(
+			cmp.Compare(s.srcRank(x.Source), s.srcRank(y.Source)),
+			strings.Compare(x.File, y.File),
+			cmp.Compare(x.Line, y.Line),
+			strings.Compare(x.Code, y.Code),
+			strings.Compare(x.Message, y.Message),
+		)
+	})
+	s.diags = b.diags
+	st := &s.stats
+	st.Sources = len(s.sources)
+	st.Skills = len(s.skills)
+	for _, sk := range s.skills {
+		if sk.Routable {
+			st.Routable++
+		}
+		if sk.Layout == skill.LayoutTree {
+			st.Tree++
+		} else {
+			st.Folder++
+		}
+	}
+	for _, h := range b.files {
+		if h.done && h.err == nil {
+			st.Files++
+			st.Bytes += h.file.Size
+		}
+	}
+	for _, d := range s.diags {
+		switch d.Severity {
+		case skill.SeverityError:
+			st.Errors++
+		case skill.SeverityWarning:
+			st.Warnings++
+		}
+	}
+}
+
+// srcRank orders diagnostics by source precedence (unknown sources first).
+func (s *Snapshot) srcRank(name string) int {
+	if i, ok := s.srcOrder[name]; ok {
+		return i + 1
+	}
+	return 0
+}
+
+func hasError(ds []skill.Diagnostic) bool {
+	for _, d := range ds {
+		if d.Severity == skill.SeverityError {
+			return true
+		}
+	}
+	return false
+}
+
+// errText is an error's text without the absolute path the os package puts in
+// it (diagnostics name files relative to the root).
+func errText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Op + ": " + pe.Err.Error()
+	}
+	return err.Error()
+}

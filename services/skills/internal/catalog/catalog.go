@@ -1,0 +1,194 @@
+// Package catalog owns the immutable snapshot of every skill the service
+// serves: skills by path and by name (first source wins, case-insensitive
+// names), the parent relation and tree of seed 000, resolved inheritance
+// (content with banners, assets and scripts), each skill's files with digests
+// and MIME types, the load diagnostics, and the Store that swaps snapshots
+// atomically under a generation number.
+//
+// It does not walk folders (package source), parse skill files (package
+// skill), rank or search (package search), read file contents for callers
+// (package assets), or watch for changes (package watch). A Snapshot is never
+// changed after Build returns it, so it is read without locks.
+package catalog
+
+import (
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/skillsd/skillsd/services/skills/internal/skill"
+)
+
+// Source describes one root of the catalog.
+type Source struct {
+	// Name is what users see (the folder as given, "./.claude/skills", …).
+	Name string
+	// Dir is the root's absolute folder.
+	Dir string
+	// Kind is where it comes from ("local", "git").
+	Kind string
+	// Trusted says whether its scripts may run.
+	Trusted bool
+}
+
+// Skill is one skill of a snapshot. It is shared by every reader: treat it as
+// read-only.
+type Skill struct {
+	// Path is the catalog path, unique in a snapshot: for layout A the folder
+	// relative to the root ("pdf", "plugins/x/skills/pdf"; a SKILL.md at the
+	// root itself gets the root folder's base name), for layout B the file
+	// without .md ("ui/react/auth", "_root", "ui/_index").
+	Path string
+	// Name is the frontmatter name; for layout B the path; for layout A with no
+	// name, the folder name.
+	Name string
+	// Description is the frontmatter description ("" when missing).
+	Description string
+	Layout      skill.Layout
+	Source      *Source
+	// File is the skill file's absolute path; RelFile is relative to the
+	// source root, '/' separated.
+	File    string
+	RelFile string
+	// Dir is the skill's folder (layout A) or resource folder (layout B, ""
+	// when it has none), absolute.
+	Dir string
+	// Doc is the parsed skill file; never nil.
+	Doc *skill.Document
+	// Routable is false when the skill has no frontmatter, no description, or
+	// disable-model-invocation: such a skill is listed and loadable, but never
+	// routed (search, match, prompts).
+	Routable bool
+	// Parent is the nearest existing _index (then _root) up the folders, in the
+	// same source; nil for a top-level skill.
+	Parent *Skill
+	// Files are the skill's companion files, sorted by Path.
+	Files   []File
+	Size    int64
+	ModTime time.Time
+	// LoadedAt is when the skill file was last read and parsed (a rebuild that
+	// reuses an unchanged file keeps the earlier time).
+	LoadedAt time.Time
+
+	// Declared assets and scripts, validated (seed 000 §7.1), in declaration
+	// order.
+	assets  []skill.Asset
+	scripts []skill.Script
+	// parseDiags are the parser's diagnostics, kept for reuse by a rebuild.
+	parseDiags []skill.Diagnostic
+	// children are the skills whose Parent this is, sorted by path.
+	children []*Skill
+}
+
+// Inherits reports whether the skill's content, assets and scripts include
+// its ancestors' (frontmatter inherit, default true).
+func (s *Skill) Inherits() bool {
+	return !s.Doc.HasFrontmatter || s.Doc.Frontmatter.Inherit
+}
+
+// File is one companion file of a skill.
+type File struct {
+	// Path is relative to the skill's folder, '/' separated.
+	Path    string
+	Size    int64
+	ModTime time.Time
+	// Digest is "sha256:" and the hex digest of the content.
+	Digest string
+	// MIME is the media type, without parameters (see mimeType).
+	MIME string
+	// Text is false for binary files.
+	Text bool
+}
+
+// AssetRef is one declared asset as a skill sees it.
+type AssetRef struct {
+	skill.Asset
+	// From is the path of the ancestor that declares it; "" for the skill's own.
+	From string
+	// Owner is the skill that declares it (its Dir holds the file).
+	Owner *Skill
+}
+
+// ScriptRef is one declared script as a skill sees it.
+type ScriptRef struct {
+	skill.Script
+	// From is the path of the ancestor that declares it; "" for the skill's own.
+	From string
+	// Owner is the skill that declares it (its Dir holds the file).
+	Owner *Skill
+}
+
+// Stats counts what a snapshot holds.
+type Stats struct {
+	Sources int
+	Skills  int
+	// Routable skills are the ones search and match may return.
+	Routable int
+	// Folder and Tree count the skills of each layout.
+	Folder, Tree int
+	// Files and Bytes count the companion files of all skills (a file shared
+	// by nested skills counts once).
+	Files int
+	Bytes int64
+	// Shadowed counts skills hidden by a skill of an earlier source.
+	Shadowed int
+	Errors   int
+	Warnings int
+	// Reused counts skill files taken from the previous snapshot unparsed.
+	Reused int
+	// Duration is how long Build took.
+	Duration time.Duration
+}
+
+// Snapshot is an immutable catalog. All its methods are safe for concurrent
+// use.
+type Snapshot struct {
+	gen      atomic.Uint64
+	builtAt  time.Time
+	sources  []*Source
+	skills   []*Skill // sorted by path
+	byPath   map[string]*Skill
+	byName   map[string]*Skill // lower-cased name → first in precedence, then path order
+	roots    []*Skill          // skills without a parent, sorted by path
+	diags    []skill.Diagnostic
+	stats    Stats
+	srcOrder map[string]int
+}
+
+// Generation is the number the Store gave the snapshot (1, 2, …); 0 before it
+// is swapped in.
+func (s *Snapshot) Generation() uint64 { return s.gen.Load() }
+
+// BuiltAt is when Build finished.
+func (s *Snapshot) BuiltAt() time.Time { return s.builtAt }
+
+// Skills returns every skill, sorted by path.
+func (s *Snapshot) Skills() []*Skill { return slices.Clone(s.skills) }
+
+// Len is the number of skills.
+func (s *Snapshot) Len() int { return len(s.skills) }
+
+// Get returns the skill with this exact path, or nil.
+func (s *Snapshot) Get(path string) *Skill { return s.byPath[path] }
+
+// Sources returns the sources in precedence order, including those that could
+// not be read.
+func (s *Snapshot) Sources() []*Source { return slices.Clone(s.sources) }
+
+// Diagnostics returns the load diagnostics, sorted by source (precedence
+// order), file, line.
+func (s *Snapshot) Diagnostics() []skill.Diagnostic { return slices.Clone(s.diags) }
+
+// Stats returns the snapshot's counts.
+func (s *Snapshot) Stats() Stats { return s.stats }
+
+// Chain returns sk's ancestors and sk, root first (seed 000 §6.1), whatever
+// sk's inherit setting.
+func (s *Snapshot) Chain(sk *Skill) []*Skill {
+	var chain []*Skill
+	for c := sk; c != nil; c = c.Parent {
+		chain = append(chain, c)
+	}
+	slices.Reverse(chain)
+	return chain
+}

@@ -1,0 +1,172 @@
+package catalog
+
+import (
+	"strings"
+
+	"github.com/skillsd/skillsd/services/skills/internal/skill"
+)
+
+const (
+	rootPath     = "_root"
+	indexSegment = "_index"
+)
+
+// deriveParent is seed 000 §4.3's deriveParentPath: the path the parent of
+// skill path p would have. "_root" has none (""); "<dir>/_index" has
+// "<parent of dir>/_index", or "_root" at the top; any other path has
+// "<its dir>/_index", or "_root" at the top. Empty segments are ignored, so
+// the result is never p itself, and repeating it always reaches "".
+func deriveParent(p string) string {
+	segs := strings.FieldsFunc(p, func(r rune) bool { return r == '/' })
+	if len(segs) == 0 {
+		return ""
+	}
+	if len(segs) == 1 && segs[0] == rootPath {
+		return ""
+	}
+	dir := segs[:len(segs)-1]
+	if segs[len(segs)-1] == indexSegment {
+		if len(dir) <= 1 {
+			return rootPath
+		}
+		return strings.Join(dir[:len(dir)-1], "/") + "/" + indexSegment
+	}
+	if len(dir) == 0 {
+		return rootPath
+	}
+	return strings.Join(dir, "/") + "/" + indexSegment
+}
+
+// header is a section title of seed 000 §6.2: "GLOBAL RULES" for _root;
+// otherwise the path upper-cased, "/" shown as " > ", "_index" segments left
+// out, white space collapsed.
+func header(p string) string {
+	if p == rootPath {
+		return "GLOBAL RULES"
+	}
+	var parts []string
+	for _, seg := range strings.Split(p, "/") {
+		if seg == "" || seg == indexSegment {
+			continue
+		}
+		parts = append(parts, strings.ToUpper(strings.Join(strings.Fields(seg), " ")))
+	}
+	if len(parts) == 0 { // a top-level "_index"
+		return strings.ToUpper(p)
+	}
+	return strings.Join(parts, " > ")
+}
+
+// trimBody drops the blank lines before a body and the white space after it,
+// keeping the first line's indentation.
+func trimBody(body string) string {
+	body = strings.TrimRight(body, " \t\n\r")
+	for {
+		line, rest, ok := strings.Cut(body, "\n")
+		if !ok || strings.TrimSpace(line) != "" {
+			if !ok && strings.TrimSpace(line) == "" {
+				return ""
+			}
+			return body
+		}
+		body = rest
+	}
+}
+
+// Content returns what an agent reads for sk (seed 000 §6.2). With inherit
+// (the default) it is one section per skill of Chain(sk), root first, each
+//
+//	=== <HEADER> (from <file relative to the source root>) ===
+//
+//	<body>
+//
+// joined by a blank line ("\n\n"); a body is trimmed of its leading blank lines
+// and trailing white space, and an empty body leaves the banner alone. Without
+// inherit, or for a layout-A skill with no ancestor, it is the skill's own
+// body, trimmed the same way, with no banner.
+func (s *Snapshot) Content(sk *Skill) string {
+	if !sk.Inherits() || (sk.Parent == nil && sk.Layout != skill.LayoutTree) {
+		return trimBody(sk.Doc.Body)
+	}
+	var b strings.Builder
+	for i, c := range s.Chain(sk) {
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString("=== ")
+		b.WriteString(header(c.Path))
+		b.WriteString(" (from ")
+		b.WriteString(c.RelFile)
+		b.WriteString(") ===")
+		if body := trimBody(c.Doc.Body); body != "" {
+			b.WriteString("\n\n")
+			b.WriteString(body)
+		}
+	}
+	return b.String()
+}
+
+// Assets returns the assets sk declares (own, From "") and, with inherit, those
+// its ancestors declare that it does not override (inherited, From set), per
+// seed 000 §7.3: the chain is read root → leaf into a table keyed by file, a
+// more specific skill replacing an entry in place. Both lists keep declaration
+// order and are never nil. Declarations of a layout-B skill without a resource
+// folder, and paths that leave the folder, were dropped at build time (§7.1).
+func (s *Snapshot) Assets(sk *Skill) (own, inherited []AssetRef) {
+	own = make([]AssetRef, 0, len(sk.assets))
+	mine := make(map[string]bool, len(sk.assets))
+	for _, a := range sk.assets {
+		own = append(own, AssetRef{Asset: a, Owner: sk})
+		mine[a.File] = true
+	}
+	inherited = []AssetRef{}
+	if !sk.Inherits() {
+		return own, inherited
+	}
+	idx := map[string]int{}
+	for _, c := range s.Chain(sk.Parent) {
+		for _, a := range c.assets {
+			if mine[a.File] {
+				continue
+			}
+			r := AssetRef{Asset: a, From: c.Path, Owner: c}
+			if i, ok := idx[a.File]; ok {
+				inherited[i] = r
+				continue
+			}
+			idx[a.File] = len(inherited)
+			inherited = append(inherited, r)
+		}
+	}
+	return own, inherited
+}
+
+// Scripts is Assets for scripts.
+func (s *Snapshot) Scripts(sk *Skill) (own, inherited []ScriptRef) {
+	own = make([]ScriptRef, 0, len(sk.scripts))
+	mine := make(map[string]bool, len(sk.scripts))
+	for _, sc := range sk.scripts {
+		own = append(own, ScriptRef{Script: sc, Owner: sk})
+		mine[sc.File] = true
+	}
+	inherited = []ScriptRef{}
+	if !sk.Inherits() {
+		return own, inherited
+	}
+	idx := map[string]int{}
+	for _, c := range s.Chain(sk.Parent) {
+		for _, sc := range c.scripts {
+			if mine[sc.File] {
+				continue
+			}
+			r := ScriptRef{Script: sc, From: c.Path, Owner: c}
+			if i, ok := idx[sc.File]; ok {
+				inherited[i] = r
+				continue
+			}
+			idx[sc.File] = len(inherited)
+			inherited = append(inherited, r)
+		}
+	}
+	return own, inherited
+}

@@ -1,0 +1,99 @@
+package source
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestDiscover(t *testing.T) {
+	base := t.TempDir()
+	cwd := filepath.Join(base, "project")
+	home := filepath.Join(base, "home")
+	client := filepath.Join(base, "client")
+	for _, d := range []string{
+		filepath.Join(cwd, ".claude", "skills"),
+		filepath.Join(cwd, ".agents", "skills"),
+		filepath.Join(home, ".agent", "skills"),
+		filepath.Join(client, ".agents", "skills"),
+		filepath.Join(client, ".agent"), // no skills inside
+	} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// ~/.claude/skills is the project's folder through a link: listed once.
+	if err := os.MkdirAll(filepath.Join(home, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	symlink(t, filepath.Join(cwd, ".claude", "skills"), filepath.Join(home, ".claude", "skills"))
+	// ~/.agents/skills is a file, not a folder.
+	writeTree(t, home, map[string]string{".agents/skills": "not a folder"})
+
+	got := Discover(cwd, home, []string{client, "", cwd})
+	type rootView struct{ Name, Dir, Kind string }
+	var views []rootView
+	for _, r := range got {
+		if !r.Trusted {
+			t.Errorf("%s is not trusted", r.Name)
+		}
+		views = append(views, rootView{r.Name, r.Dir, r.Kind})
+	}
+	want := []rootView{
+		{filepath.ToSlash(filepath.Join(client, ".agents", "skills")), filepath.Join(client, ".agents", "skills"), KindLocal},
+		{filepath.ToSlash(filepath.Join(cwd, ".agents", "skills")), filepath.Join(cwd, ".agents", "skills"), KindLocal},
+		{filepath.ToSlash(filepath.Join(cwd, ".claude", "skills")), filepath.Join(cwd, ".claude", "skills"), KindLocal},
+		{"~/.agent/skills", filepath.Join(home, ".agent", "skills"), KindLocal},
+	}
+	if diff := cmp.Diff(want, views); diff != "" {
+		t.Errorf("Discover (-want +got):\n%s", diff)
+	}
+
+	// Without client roots, the working folder's roots are named relatively.
+	got = Discover(cwd, "", nil)
+	var names []string
+	for _, r := range got {
+		names = append(names, r.Name)
+	}
+	if diff := cmp.Diff([]string{"./.agents/skills", "./.claude/skills"}, names); diff != "" {
+		t.Errorf("Discover(cwd) names (-want +got):\n%s", diff)
+	}
+	if got := Discover("", "", nil); len(got) != 0 {
+		t.Errorf("Discover with nothing = %v", got)
+	}
+}
+
+func TestExpandPath(t *testing.T) {
+	env := map[string]string{"HOME": "/home/me", "PROJ": "/src/proj", "EMPTY": ""}
+	getenv := func(k string) string { return env[k] }
+	for _, tc := range []struct{ in, want string }{
+		{"", ""},
+		{"~", "/home/me"},
+		{"~/skills", "/home/me/skills"},
+		{"~other/skills", "~other/skills"},
+		{"a/~/b", "a/~/b"},
+		{"$HOME/.claude/skills", "/home/me/.claude/skills"},
+		{"${PROJ}/skills", "/src/proj/skills"},
+		{"${PROJ}x/$UNSET/y", "/src/projx/y"},
+		{"$EMPTY/rel", "/rel"},
+		{"cost$5/x", "cost$5/x"},
+		{"a/${bad-name}/b", "a/${bad-name}/b"},
+		{"a/${unclosed", "a/${unclosed"},
+		{"trailing$", "trailing$"},
+		{"./rel//dir/../x", "rel/x"},
+		{"relative/dir", "relative/dir"},
+	} {
+		if got := ExpandPath(tc.in, "/home/me", getenv); got != filepath.FromSlash(tc.want) {
+			t.Errorf("ExpandPath(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	if got := ExpandPath("~/x", "", getenv); got != filepath.FromSlash("~/x") {
+		t.Errorf("ExpandPath with no home = %q, want ~/x", got)
+	}
+	t.Setenv("SKILLSD_TEST_EXPAND", "/from/env")
+	if got := ExpandPath("$SKILLSD_TEST_EXPAND/s", "", nil); got != filepath.FromSlash("/from/env/s") {
+		t.Errorf("ExpandPath with os.Getenv = %q", got)
+	}
+}

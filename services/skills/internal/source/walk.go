@@ -1,0 +1,755 @@
+package source
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/skillsd/skillsd/services/skills/internal/skill"
+)
+
+// skillFileName is the exact name of a layout-A skill file.
+const skillFileName = "SKILL.md"
+
+// spawnDepth is the deepest folder level handed to another goroutine: deeper
+// folders are small, and walking them inline costs less than a hand-off.
+const spawnDepth = 2
+
+// stubMaxSize bounds the size of a file that may be a Windows symlink stub.
+const stubMaxSize = 256
+
+// Walk walks root and returns its skill files, sorted by RelFile, and the
+// diagnostics of the walk, sorted by file (skipped links, unreadable folders,
+// limits, files that look like broken skills; the parser's diagnostics for an
+// entry are in Entry.Diagnostics, not repeated here).
+//
+// It returns an error only when the root itself cannot be read (a missing root
+// wraps fs.ErrNotExist) or ctx is done; everything below the root that cannot
+// be read becomes a diagnostic and the walk goes on. Hidden files and folders
+// (a name starting with "."), and node_modules folders, are skipped; the root
+// itself may be hidden. Symlinks are followed only when their real path stays
+// inside the root's real path, and never back into one of their own parent
+// folders.
+//
+// Folders are read by up to GOMAXPROCS goroutines; the result does not depend
+// on it, except which files were counted before MaxFiles stopped the walk.
+func Walk(ctx context.Context, root *Root, lim Limits) ([]Entry, []skill.Diagnostic, error) {
+	if root == nil {
+		return nil, nil, errors.New("source: nil root")
+	}
+	info, err := os.Stat(root.Dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("source %s: %w", root.Name, err)
+	}
+	if !info.IsDir() {
+		return nil, nil, fmt.Errorf("source %s: %s is not a folder", root.Name, root.Dir)
+	}
+	realRoot, err := filepath.EvalSymlinks(root.Dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("source %s: %w", root.Name, err)
+	}
+	w := &walker{
+		ctx:      ctx,
+		root:     root,
+		lim:      lim.withDefaults(),
+		realRoot: realRoot,
+		spare:    make(chan struct{}, max(runtime.GOMAXPROCS(0)-1, 0)),
+	}
+	if err := w.walkDir(dirTask{abs: root.Dir, real: realRoot, path: &ancestor{real: realRoot}}); err != nil {
+		w.wg.Wait()
+		return nil, nil, err
+	}
+	w.wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	entries := w.finish()
+	sort.SliceStable(w.diags, func(i, j int) bool {
+		a, b := w.diags[i], w.diags[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Code != b.Code {
+			return a.Code < b.Code
+		}
+		return a.Message < b.Message
+	})
+	return entries, w.diags, nil
+}
+
+type walker struct {
+	ctx      context.Context
+	root     *Root
+	lim      Limits
+	realRoot string
+	// spare holds a token per goroutine that may walk a folder besides the
+	// caller's.
+	spare   chan struct{}
+	wg      sync.WaitGroup
+	visited atomic.Int64
+	stopped atomic.Bool
+
+	mu      sync.Mutex // guards the results below
+	files   []fileRec
+	pending []pendingEntry
+	diags   []skill.Diagnostic
+}
+
+// dirTask is one folder to walk: rel is its path from the root ("" for the
+// root), real its real path, path the real paths from the root down to it (a
+// link to one of them is a loop); contained says it lies in a skill folder or
+// a resource folder (no layout-B skill there), viaLink that a symlink led to it.
+type dirTask struct {
+	abs, rel, real string
+	depth          int
+	contained      bool
+	viaLink        bool
+	path           *ancestor
+}
+
+type ancestor struct {
+	real string
+	up   *ancestor
+}
+
+func (a *ancestor) has(real string) bool {
+	for ; a != nil; a = a.up {
+		if a.real == real {
+			return true
+		}
+	}
+	return false
+}
+
+// batch collects what walking one folder finds; it is merged into the walker
+// once, under its lock.
+type batch struct {
+	files   []fileRec
+	pending []pendingEntry
+	diags   []skill.Diagnostic
+}
+
+func (w *walker) merge(b *batch) {
+	if len(b.files)+len(b.pending)+len(b.diags) == 0 {
+		return
+	}
+	w.mu.Lock()
+	w.files = append(w.files, b.files...)
+	w.pending = append(w.pending, b.pending...)
+	w.diags = append(w.diags, b.diags...)
+	w.mu.Unlock()
+}
+
+// fileRec is one file recorded by the walk, with its path relative to the root.
+type fileRec struct {
+	rel string
+	f   File
+}
+
+// pendingEntry is an entry whose companion files are collected once the walk
+// is over; scope is the root-relative folder whose files are its companions.
+// real is the real path of the skill (its folder for layout A, its file for
+// layout B), and viaLink says it was reached through a symlink: a skill
+// reached twice is listed once, preferably by its own path.
+type pendingEntry struct {
+	e        Entry
+	scope    string
+	hasScope bool
+	real     string
+	viaLink  bool
+}
+
+// item is one folder entry after symlinks are resolved.
+type item struct {
+	name, abs, rel string
+	// real is the entry's real path (symlinks resolved).
+	real    string
+	dir     bool
+	link    bool
+	size    int64
+	modTime time.Time
+}
+
+func (w *walker) diag(b *batch, file string, sev skill.Severity, code, format string, args ...any) {
+	b.diags = append(b.diags, skill.Diagnostic{
+		Source:   w.root.Name,
+		File:     file,
+		Severity: sev,
+		Code:     code,
+		Message:  fmt.Sprintf(format, args...),
+	})
+}
+
+// count charges one file or folder to the MaxFiles budget; false once spent.
+func (w *walker) count(b *batch, rel string) bool {
+	if w.stopped.Load() {
+		return false
+	}
+	if w.visited.Add(1) > int64(w.lim.MaxFiles) {
+		if w.stopped.CompareAndSwap(false, true) {
+			w.diag(b, rel, skill.SeverityError, CodeLimitFiles,
+				"the walk stopped at %s: the root holds more than %d files and folders (limit); the rest is not loaded", rel, w.lim.MaxFiles)
+		}
+		return false
+	}
+	return true
+}
+
+func joinRel(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}
+
+func relOrDot(rel string) string {
+	if rel == "" {
+		return "."
+	}
+	return rel
+}
+
+// within reports whether p is root or below it (both real, clean paths).
+func within(p, root string) bool {
+	if p == root {
+		return true
+	}
+	prefix := root
+	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
+		prefix += string(filepath.Separator)
+	}
+	return strings.HasPrefix(p, prefix)
+}
+
+func hidden(name string) bool {
+	return strings.HasPrefix(name, ".") || name == "node_modules"
+}
+
+// walkDir walks one folder, then its subfolders (some on other goroutines). It
+// fails only when the root folder cannot be read or ctx is done.
+func (w *walker) walkDir(t dirTask) error {
+	if err := w.ctx.Err(); err != nil {
+		return err
+	}
+	b := &batch{}
+	ents, err := readDir(t.abs)
+	if err != nil {
+		if t.depth == 0 && len(ents) == 0 {
+			return fmt.Errorf("source %s: %w", w.root.Name, err)
+		}
+		w.diag(b, relOrDot(t.rel), skill.SeverityError, CodeDirUnreadable, "cannot read folder %s: %v", relOrDot(t.rel), errText(err))
+	}
+	var files, dirs []item
+	for _, de := range ents {
+		if hidden(de.Name()) {
+			continue
+		}
+		it, ok := w.classify(b, t, de)
+		if !ok {
+			continue
+		}
+		if it.dir {
+			dirs = append(dirs, it)
+		} else {
+			files = append(files, it)
+		}
+	}
+
+	// Files first: a folder's own SKILL.md, and the .md files that make their
+	// sibling folders resource folders, decide how the subfolders are read.
+	var kept []item
+	skillIdx := -1
+	for _, f := range files {
+		if !f.link && f.size > 0 && f.size < stubMaxSize {
+			if target, ok := stubTarget(f, t.abs); ok {
+				w.diag(b, f.rel, skill.SeverityWarning, CodeSymlinkStub,
+					"%s looks like a symlink checked out as a plain file (it holds only the path %q): not followed; check it out with symlinks enabled (git config core.symlinks true) or replace it with the real file", f.rel, target)
+				continue
+			}
+		}
+		if !w.count(b, f.rel) {
+			w.merge(b)
+			return nil
+		}
+		b.files = append(b.files, fileRec{rel: f.rel, f: File{Abs: f.abs, Size: f.size, ModTime: f.modTime}})
+		if f.name == skillFileName {
+			skillIdx = len(kept)
+		} else if strings.EqualFold(f.name, skillFileName) {
+			w.diag(b, f.rel, skill.SeverityWarning, CodeSkillFileName,
+				"%s is not read as a skill: a skill file must be named exactly SKILL.md", f.rel)
+		}
+		kept = append(kept, f)
+	}
+
+	hasSkill := skillIdx >= 0
+	if hasSkill {
+		w.addFolderSkill(b, kept[skillIdx], t)
+	}
+	var resDirs map[string]bool
+	if !t.contained && !hasSkill {
+		dirByName := make(map[string]item, len(dirs))
+		for _, d := range dirs {
+			dirByName[d.name] = d
+		}
+		for _, f := range kept {
+			if path.Ext(f.name) != ".md" || strings.EqualFold(f.name, skillFileName) {
+				continue
+			}
+			base := strings.TrimSuffix(f.name, ".md")
+			resDir, hasRes := dirByName[base]
+			if w.addTreeSkill(b, f, resDir, hasRes, t.viaLink) && hasRes {
+				if resDirs == nil {
+					resDirs = map[string]bool{}
+				}
+				resDirs[base] = true
+			}
+		}
+	}
+
+	var subs []dirTask
+	for _, d := range dirs {
+		if t.path.has(d.real) {
+			w.diag(b, d.rel, skill.SeverityWarning, CodeSymlinkLoop,
+				"symlink %s is not followed: it leads back to one of its own parent folders (a loop)", d.rel)
+			continue
+		}
+		if t.depth+1 > w.lim.MaxDepth {
+			w.diag(b, d.rel, skill.SeverityError, CodeLimitDepth,
+				"folder %s is not read: it is more than %d folders below the root (limit)", d.rel, w.lim.MaxDepth)
+			continue
+		}
+		if !w.count(b, d.rel) {
+			break
+		}
+		subs = append(subs, dirTask{
+			abs: d.abs, rel: d.rel, real: d.real, depth: t.depth + 1,
+			contained: t.contained || hasSkill || resDirs[d.name],
+			viaLink:   t.viaLink || d.link,
+			path:      &ancestor{real: d.real, up: t.path},
+		})
+	}
+	w.merge(b)
+	for _, sub := range subs {
+		if sub.depth > spawnDepth {
+			if err := w.walkDir(sub); err != nil {
+				return err
+			}
+			continue
+		}
+		select {
+		case w.spare <- struct{}{}:
+			w.wg.Go(func() {
+				defer func() { <-w.spare }()
+				_ = w.walkDir(sub) // below the root, only ctx fails, and Walk checks it
+			})
+		default:
+			if err := w.walkDir(sub); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// classify resolves one folder entry; false when it is skipped.
+func (w *walker) classify(b *batch, parent dirTask, de fs.DirEntry) (item, bool) {
+	name := de.Name()
+	it := item{name: name, abs: filepath.Join(parent.abs, name), rel: joinRel(parent.rel, name)}
+	t := de.Type()
+	switch {
+	case t&fs.ModeSymlink != 0:
+		return w.followLink(b, it)
+	case t.IsDir():
+		it.dir = true
+		it.real = filepath.Join(parent.real, name)
+		return it, true
+	case t.IsRegular():
+		info, err := de.Info()
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) { // gone since the listing: nothing to say
+				w.diag(b, it.rel, skill.SeverityError, CodeFileUnreadable, "cannot read %s: %v", it.rel, errText(err))
+			}
+			return it, false
+		}
+		it.size, it.modTime = info.Size(), info.ModTime()
+		it.real = filepath.Join(parent.real, name)
+		return it, true
+	}
+	// Devices, pipes and sockets are never opened.
+	return it, false
+}
+
+func (w *walker) followLink(b *batch, it item) (item, bool) {
+	linkText, _ := os.Readlink(it.abs)
+	target, err := filepath.EvalSymlinks(it.abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			w.diag(b, it.rel, skill.SeverityWarning, CodeSymlinkBroken,
+				"symlink %s is not followed: its target %s does not exist", it.rel, linkTarget(linkText))
+		} else {
+			w.diag(b, it.rel, skill.SeverityWarning, CodeSymlinkLoop,
+				"symlink %s is not followed: it cannot be resolved (%v)", it.rel, errText(err))
+		}
+		return it, false
+	}
+	if !within(target, w.realRoot) {
+		w.diag(b, it.rel, skill.SeverityWarning, CodeSymlinkEscape,
+			"symlink %s is not followed: its target %s is outside the root", it.rel, linkTarget(linkText))
+		return it, false
+	}
+	info, err := os.Stat(target)
+	if err != nil {
+		w.diag(b, it.rel, skill.SeverityWarning, CodeSymlinkBroken,
+			"symlink %s is not followed: %v", it.rel, errText(err))
+		return it, false
+	}
+	it.link = true
+	it.real = target
+	switch {
+	case info.IsDir():
+		it.dir = true
+	case info.Mode().IsRegular():
+		it.size, it.modTime = info.Size(), info.ModTime()
+	default:
+		return it, false
+	}
+	return it, true
+}
+
+// linkTarget shows a link's target in a diagnostic: quoted when relative (it
+// is part of the skills' content), but never an absolute path of the machine.
+func linkTarget(text string) string {
+	if text == "" || filepath.IsAbs(text) {
+		return "(an absolute path)"
+	}
+	return strconv.Quote(text)
+}
+
+func (w *walker) addFolderSkill(b *batch, f item, t dirTask) {
+	data, ok := w.readSkillFile(b, f)
+	if !ok {
+		return
+	}
+	b.pending = append(b.pending, pendingEntry{
+		e: Entry{
+			Root: w.root, Layout: skill.LayoutFolder,
+			RelFile: f.rel, AbsFile: f.abs, Dir: t.abs,
+			Data: data, Size: f.size, ModTime: f.modTime,
+		},
+		scope:    t.rel,
+		hasScope: true,
+		real:     t.real,
+		viaLink:  t.viaLink,
+	})
+}
+
+// addTreeSkill decides whether the .md file f is a layout-B skill and records
+// it; it reports whether it is one.
+func (w *walker) addTreeSkill(b *batch, f item, resDir item, hasRes, viaLink bool) bool {
+	if f.size > w.lim.MaxSkillFileBytes {
+		// Big markdown is usually documentation: complain only when it starts
+		// like a skill.
+		if head, err := readHead(f.abs, 4096); err == nil && frontmatterStart(head) >= 0 {
+			w.tooLarge(b, f)
+		}
+		return false
+	}
+	data, err := readFile(f.abs, f.size)
+	if err != nil {
+		w.diag(b, f.rel, skill.SeverityError, CodeFileUnreadable, "cannot read %s: %v", f.rel, errText(err))
+		return false
+	}
+	if frontmatterStart(data) < 0 {
+		return false
+	}
+	if int64(len(data)) > w.lim.MaxSkillFileBytes {
+		w.tooLarge(b, f)
+		return false
+	}
+	doc, pdiags := skill.Parse(f.rel, data)
+	if doc == nil {
+		return false
+	}
+	fm := &doc.Frontmatter
+	hasKeywords := len(fm.Keywords) > 0
+	hasDesc := strings.TrimSpace(fm.Description) != ""
+	if !doc.HasFrontmatter || !hasKeywords || !hasDesc {
+		if reason := brokenTreeReason(doc, data, hasKeywords, hasDesc); reason != "" {
+			w.diag(b, f.rel, skill.SeverityWarning, CodeTreeSkillInvalid,
+				"%s looks like a seed-000 skill but is not loaded: %s", f.rel, reason)
+			b.diags = append(b.diags, w.fill(pdiags, f.rel)...)
+		}
+		return false
+	}
+	pe := pendingEntry{
+		e: Entry{
+			Root: w.root, Layout: skill.LayoutTree,
+			RelFile: f.rel, AbsFile: f.abs,
+			Data: data, Size: f.size, ModTime: f.modTime,
+			Doc: doc, Diagnostics: w.fill(pdiags, f.rel),
+		},
+		real:    f.real,
+		viaLink: viaLink || f.link,
+	}
+	if hasRes {
+		pe.e.Dir = resDir.abs
+		pe.scope, pe.hasScope = resDir.rel, true
+	}
+	b.pending = append(b.pending, pe)
+	return true
+}
+
+// fill sets the Source and File of parser diagnostics.
+func (w *walker) fill(ds []skill.Diagnostic, rel string) []skill.Diagnostic {
+	for i := range ds {
+		ds[i].Source = w.root.Name
+		if ds[i].File == "" {
+			ds[i].File = rel
+		}
+	}
+	return ds
+}
+
+func (w *walker) tooLarge(b *batch, f item) {
+	w.diag(b, f.rel, skill.SeverityError, CodeSkillFileTooLarge,
+		"%s is not loaded: it is %d bytes, over the %d-byte limit for a skill file", f.rel, f.size, w.lim.MaxSkillFileBytes)
+}
+
+func (w *walker) readSkillFile(b *batch, f item) ([]byte, bool) {
+	if f.size > w.lim.MaxSkillFileBytes {
+		w.tooLarge(b, f)
+		return nil, false
+	}
+	data, err := readFile(f.abs, f.size)
+	if err != nil {
+		w.diag(b, f.rel, skill.SeverityError, CodeFileUnreadable, "cannot read %s: %v", f.rel, errText(err))
+		return nil, false
+	}
+	if int64(len(data)) > w.lim.MaxSkillFileBytes {
+		w.tooLarge(b, f)
+		return nil, false
+	}
+	return data, true
+}
+
+// finish drops the skills reached twice, attaches the companion files to the
+// entries and sorts them.
+func (w *walker) finish() []Entry {
+	sort.Slice(w.files, func(i, j int) bool { return w.files[i].rel < w.files[j].rel })
+	sort.SliceStable(w.pending, func(i, j int) bool { return w.pending[i].e.RelFile < w.pending[j].e.RelFile })
+	// Of the entries with the same real path, keep the first reached without a
+	// symlink, or else the first.
+	best := map[string]int{}
+	for i, pe := range w.pending {
+		j, ok := best[pe.real]
+		if !ok || (w.pending[j].viaLink && !pe.viaLink) {
+			best[pe.real] = i
+		}
+	}
+	b := &batch{}
+	out := make([]Entry, 0, len(w.pending))
+	for i, pe := range w.pending {
+		if j := best[pe.real]; j != i {
+			w.diag(b, pe.e.RelFile, skill.SeverityWarning, CodeDuplicateFolder,
+				"%s is the same skill as %s, reached again through a symlink: listed once", pe.e.RelFile, w.pending[j].e.RelFile)
+			continue
+		}
+		e := pe.e
+		if pe.hasScope {
+			e.Files = w.filesUnder(pe.scope, e.RelFile)
+		}
+		out = append(out, e)
+	}
+	w.diags = append(w.diags, b.diags...)
+	return out
+}
+
+// filesUnder returns the recorded files below the root-relative folder scope
+// ("" is the root), except the file skip, with paths relative to scope.
+func (w *walker) filesUnder(scope, skip string) []File {
+	prefix := ""
+	if scope != "" {
+		prefix = scope + "/"
+	}
+	i := sort.Search(len(w.files), func(i int) bool { return w.files[i].rel >= prefix })
+	var out []File
+	for ; i < len(w.files) && strings.HasPrefix(w.files[i].rel, prefix); i++ {
+		r := w.files[i]
+		if r.rel == skip {
+			continue
+		}
+		f := r.f
+		f.Path = r.rel[len(prefix):]
+		out = append(out, f)
+	}
+	return out
+}
+
+// stubTarget reports whether the small regular file f is a symlink checked out
+// as a plain file (git with core.symlinks=false): one line, no line break, that
+// is a relative path to something that exists.
+func stubTarget(f item, dirAbs string) (string, bool) {
+	data, err := readFile(f.abs, f.size)
+	if err != nil || len(data) == 0 || len(data) >= stubMaxSize || !utf8.Valid(data) {
+		return "", false
+	}
+	s := string(data)
+	if strings.TrimSpace(s) != s || strings.Contains(s, "://") ||
+		strings.HasPrefix(s, "/") || strings.HasPrefix(s, `\`) || filepath.IsAbs(s) ||
+		(len(s) >= 2 && s[1] == ':') {
+		return "", false
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return "", false
+		}
+	}
+	target := filepath.Join(dirAbs, filepath.FromSlash(s))
+	if target == f.abs || target == dirAbs {
+		return "", false
+	}
+	if _, err := os.Lstat(target); err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+var bom = []byte("\ufeff")
+
+// frontmatterStart returns the offset just after the opening "---" line of a
+// frontmatter block (leading blank lines allowed), or -1 when data does not
+// start with one. It is a cheap filter before the real parser.
+func frontmatterStart(data []byte) int {
+	off := 0
+	if bytes.HasPrefix(data, bom) {
+		off = len(bom)
+	}
+	for off < len(data) {
+		line := data[off:]
+		next := len(data)
+		if i := bytes.IndexByte(line, '\n'); i >= 0 {
+			line, next = line[:i], off+i+1
+		}
+		t := bytes.TrimSpace(line)
+		if len(t) == 0 {
+			off = next
+			continue
+		}
+		if bytes.Equal(t, []byte("---")) && bytes.HasPrefix(line, []byte("---")) {
+			return next
+		}
+		return -1
+	}
+	return -1
+}
+
+// brokenTreeReason says why a .md file that looks like a seed-000 skill is not
+// one, or "" when it does not look like one (plain markdown).
+func brokenTreeReason(doc *skill.Document, data []byte, hasKeywords, hasDesc bool) string {
+	if !doc.HasFrontmatter {
+		if frontmatterMentions(data, "keywords", "description") {
+			return "its frontmatter does not parse"
+		}
+		return ""
+	}
+	_, kw := doc.Frontmatter.Raw["keywords"]
+	_, desc := doc.Frontmatter.Raw["description"]
+	if !kw && !desc {
+		return ""
+	}
+	switch {
+	case !hasKeywords && !hasDesc:
+		return "keywords must be a non-empty list and description a non-empty string"
+	case !hasKeywords:
+		return "keywords must be a non-empty list"
+	default:
+		return "description must be a non-empty string"
+	}
+}
+
+// frontmatterMentions reports whether a top-level key of the (unparseable)
+// frontmatter block of data is one of keys.
+func frontmatterMentions(data []byte, keys ...string) bool {
+	start := frontmatterStart(data)
+	if start < 0 {
+		return false
+	}
+	for _, line := range strings.Split(string(data[start:]), "\n") {
+		line = strings.TrimRight(line, " \t\r")
+		if line == "---" || line == "..." {
+			return false
+		}
+		for _, k := range keys {
+			if strings.HasPrefix(line, k+":") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func readHead(abs string, n int) ([]byte, error) {
+	f, err := Open(abs)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := make([]byte, n)
+	m, err := f.Read(buf)
+	if m > 0 {
+		err = nil
+	}
+	return buf[:m], err
+}
+
+// errText is an error's text without the absolute path the os package puts in
+// it (diagnostics name files relative to the root).
+func errText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Op + ": " + pe.Err.Error()
+	}
+	return err.Error()
+}
+
+func sortDirEntries(ents []fs.DirEntry) {
+	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
+}
+
+// readFile reads a whole file through Open; size is its expected size.
+func readFile(name string, size int64) ([]byte, error) {
+	f, err := Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := make([]byte, 0, max(size, 0)+1)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
