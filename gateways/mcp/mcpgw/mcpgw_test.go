@@ -3,8 +3,8 @@ package mcpgw
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"flag"
+	"fmt"
 	"os"
 	"path"
 	"path/filepath"
