@@ -24,14 +24,15 @@ type ListSkillsOutput struct {
 	Message   string      `json:"message,omitempty" jsonschema:"Present when truncated: what was left out and how to list one branch at a time."`
 }
 
-// maxListBytes bounds a list_skills answer. Hosts cap tool output (Claude Code
-// at about 25k tokens), and a catalog of hundreds of skills is larger than that:
-// past the bound, descriptions are shortened, then skills are left out.
-const maxListBytes = 64 << 10
+// maxListBytes bounds a list_skills answer, like load_skill's text (ARCHITECTURE
+// §11). Hosts cap tool output (Claude Code at about 25k tokens), and a catalog
+// of hundreds of skills is larger than that: past the bound, descriptions are
+// shortened, then skills are left out.
+const maxListBytes = 96 << 10
 
-// shortDescription is the length descriptions are cut to when the whole tree
-// does not fit.
-const shortDescription = 120
+// descriptionCuts are the lengths descriptions are cut to, in turn, while the
+// whole tree does not fit.
+var descriptionCuts = []int{120, 60}
 
 // SkillNode is one skill of the tree, with the skills that inherit from it.
 // Its JSON names are seed 000's (camelCase).
@@ -79,10 +80,12 @@ func bound(tree []SkillNode, limit int) ListSkillsOutput {
 	if size(tree) <= limit {
 		return ListSkillsOutput{Skills: tree}
 	}
-	shorten(tree)
-	if size(tree) <= limit {
-		return ListSkillsOutput{Skills: tree, Truncated: true, Message: fmt.Sprintf(
-			"All %d skills are listed, with descriptions shortened to fit; load_skill gives a skill's full description.", total)}
+	for _, n := range descriptionCuts {
+		shorten(tree, n)
+		if size(tree) <= limit {
+			return ListSkillsOutput{Skills: tree, Truncated: true, Message: fmt.Sprintf(
+				"All %d skills are listed, with descriptions shortened to fit; load_skill gives a skill's full description.", total)}
+		}
 	}
 	budget := limit - 512 // room for the message and the envelope
 	kept := keep(tree, &budget)
@@ -108,16 +111,18 @@ func keep(tree []SkillNode, budget *int) []SkillNode {
 	return out
 }
 
-func shorten(tree []SkillNode) {
+// shorten cuts every description of tree to at most n characters, at a word
+// boundary where there is one, marking the cut with "…".
+func shorten(tree []SkillNode, n int) {
 	for i := range tree {
-		if r := []rune(tree[i].Description); len(r) > shortDescription {
-			cut := string(r[:shortDescription])
-			if sp := strings.LastIndexByte(cut, ' '); sp > shortDescription/2 {
+		if r := []rune(tree[i].Description); len(r) > n {
+			cut := string(r[:n])
+			if sp := strings.LastIndexByte(cut, ' '); sp > n/2 {
 				cut = cut[:sp]
 			}
 			tree[i].Description = strings.TrimRight(cut, " ,;:.") + "…"
 		}
-		shorten(tree[i].Children)
+		shorten(tree[i].Children, n)
 	}
 }
 
