@@ -108,3 +108,8 @@ bench: ## Go benchmarks (catalog build, parsing)
 .PHONY: clean
 clean: ## remove ./bin and the npm packages
 	rm -rf $(BIN) $(NPM_DIR)/node_modules
+
+.PHONY: bench-startup
+bench-startup: build ## time skills-mcp from start to its tools/list answer (demo catalog, and ../shared/bench/corpus when present)
+	python3 scripts/startup-time.py ./bin/skills-mcp --skills-dir examples/skills
+	@if [ -d ../shared/bench/corpus ]; then python3 scripts/startup-time.py ./bin/skills-mcp --skills-dir ../shared/bench/corpus; fi
