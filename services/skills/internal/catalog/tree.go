@@ -1,9 +1,10 @@
 package catalog
 
 import (
-	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/skillsd/skillsd/services/skills/internal/failure"
 )
 
 // Node is one skill in the tree of seed 000 §8.2 (SkillNode).
@@ -34,7 +35,7 @@ type Node struct {
 func (s *Snapshot) Tree(sub string) ([]*Node, error) {
 	sub = strings.Trim(strings.TrimSpace(sub), "/")
 	if strings.ContainsAny(sub, "\\\x00") || hasDotDot(sub) {
-		return nil, fmt.Errorf("catalog: %q is not a skill path", sub)
+		return nil, failure.New(failure.InvalidArgument, "INVALID_PATH", "%q is not a skill path (no \"..\" segments, backslashes or NUL)", sub)
 	}
 	out := []*Node{}
 	var visit func(sk *Skill)

@@ -72,11 +72,7 @@ func (s *Service) ListSkills(ctx context.Context, req *skillsv1.ListSkillsReques
 
 // GetSkillTree returns the inheritance tree, or one sub-tree.
 func (s *Service) GetSkillTree(ctx context.Context, req *skillsv1.GetSkillTreeRequest) (*skillsv1.GetSkillTreeResponse, error) {
-	sub := strings.Trim(strings.TrimSpace(req.GetPath()), "/")
-	if strings.ContainsRune(sub, 0) || strings.Contains(sub, "\\") {
-		return nil, toStatus(ctx, s.log, failure.New(failure.InvalidArgument, "INVALID_PATH", "path %q is not a valid skill path", req.GetPath()))
-	}
-	nodes, err := s.snapshot().Tree(sub)
+	nodes, err := s.snapshot().Tree(req.GetPath())
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}

@@ -79,8 +79,12 @@ func toSkillDetail(snap *catalog.Snapshot, sk *catalog.Skill) *skillsv1.GetSkill
 	out.Assets, out.InheritedAssets = toAssets(own), toAssets(inherited)
 	ownS, inheritedS := snap.Scripts(sk)
 	out.Scripts, out.InheritedScripts = toScripts(ownS), toScripts(inheritedS)
-	for _, p := range snap.Chain(sk) {
-		out.InheritanceChain = append(out.InheritanceChain, p.Path)
+	if inherits(sk) {
+		for _, p := range snap.Chain(sk) {
+			out.InheritanceChain = append(out.InheritanceChain, p.Path)
+		}
+	} else {
+		out.InheritanceChain = append(out.InheritanceChain, sk.Path)
 	}
 	for _, d := range snap.Diagnostics() {
 		if d.Source == sk.Source.Name && d.File == sk.RelFile {

@@ -1,0 +1,63 @@
+package contract
+
+import (
+	"testing"
+
+	"google.golang.org/grpc"
+)
+
+// surface is one way to reach the service. Every surface loads a skill and
+// returns the tree; the operations only some surfaces have are the optional
+// interfaces lister, diagnoser and statuser.
+//
+// An adapter reports, with t.Errorf, what breaks its own surface's rules
+// (an HTTP status that does not go with the error code, MCP text content that
+// is not the structured content) and returns the answer as an Outcome.
+type surface interface {
+	name() string
+	// load loads one skill by path or name.
+	load(t *testing.T, ref string) Outcome
+	// tree returns the catalog tree, or the sub-tree at path.
+	tree(t *testing.T, path string) Outcome
+	// mask zeroes, in an outcome of the reference surface (gRPC), what this
+	// surface does not carry, so that the rest can be compared.
+	mask(o Outcome) Outcome
+}
+
+// lister lists skills (ListSkills).
+type lister interface {
+	list(t *testing.T) Outcome
+}
+
+// diagnoser lists load diagnostics (ListDiagnostics).
+type diagnoser interface {
+	diagnostics(t *testing.T) Outcome
+}
+
+// statuser reports the catalog status (GetCatalogStatus).
+type statuser interface {
+	status(t *testing.T) Outcome
+}
+
+// transport says how the gateways are reached.
+type transport int
+
+const (
+	// inMemory calls the REST handler directly and speaks MCP over in-memory
+	// transports.
+	inMemory transport = iota
+	// loopback serves REST and MCP (Streamable HTTP) on 127.0.0.1:0.
+	loopback
+)
+
+// surfaces returns the three surfaces over one connection to one service:
+// gRPC first (the reference the golden files are written from), then REST and
+// MCP, both gateways calling the service over conn.
+func surfaces(t *testing.T, conn *grpc.ClientConn, tr transport) []surface {
+	t.Helper()
+	return []surface{
+		newGRPCSurface(conn),
+		newRESTSurface(t, conn, tr),
+		newMCPSurface(t, conn, tr),
+	}
+}
