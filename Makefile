@@ -94,8 +94,12 @@ fuzz: ## run every fuzz target for FUZZTIME each (default 30s)
 	    echo "== $$pkg $$f"; (cd $$pkg && go test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) .); \
 	  done; done
 
+.PHONY: cross
+cross: ## build every module for macOS and Windows too (scripts aside, both are supported)
+	for os in darwin windows; do GOOS=$$os GOARCH=amd64 go build $(PKGS) || exit 1; done
+
 .PHONY: test
-test: checkgenerate lint breaking build unit ## everything CI checks
+test: checkgenerate lint breaking build cross unit ## everything CI checks
 	@echo "make test: all checks passed"
 
 .PHONY: ci
