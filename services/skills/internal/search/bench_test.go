@@ -1,0 +1,86 @@
+package search
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/skillsd/skillsd/services/skills/internal/catalog"
+)
+
+// syntheticSkills replicates the benchmark corpus under new names until it
+// has n skills (the performance targets are for 3,000).
+func syntheticSkills(tb testing.TB, n int) []*catalog.Skill {
+	base := corpusSkills(tb)
+	out := make([]*catalog.Skill, 0, n)
+	for i := 0; len(out) < n; i++ {
+		for _, sk := range base {
+			if len(out) == n {
+				break
+			}
+			if i == 0 {
+				out = append(out, sk)
+				continue
+			}
+			c := *sk
+			c.Name = fmt.Sprintf("%s-copy%d", sk.Name, i)
+			c.Path = fmt.Sprintf("copy%d/%s", i, sk.Path)
+			out = append(out, &c)
+		}
+	}
+	return out
+}
+
+func benchCatalogs(tb testing.TB) []struct {
+	name   string
+	skills []*catalog.Skill
+} {
+	return []struct {
+		name   string
+		skills []*catalog.Skill
+	}{
+		{"corpus", corpusSkills(tb)},
+		{"3000", syntheticSkills(tb, 3000)},
+	}
+}
+
+func BenchmarkIndexBuild(b *testing.B) {
+	for _, c := range benchCatalogs(b) {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				New(c.skills, Options{})
+			}
+		})
+	}
+}
+
+// BenchmarkSearch runs the development queries in turn (limit 10, ranked),
+// and reports the median and 99th percentile latency.
+func BenchmarkSearch(b *testing.B) {
+	qs := devQueries(b)
+	for _, c := range benchCatalogs(b) {
+		b.Run(c.name, func(b *testing.B) {
+			ix := New(c.skills, Options{})
+			var lat []time.Duration
+			i := 0
+			for b.Loop() {
+				q := qs[i%len(qs)]
+				i++
+				start := time.Now()
+				ix.Search(Query{Text: q.Query, Limit: 10})
+				lat = append(lat, time.Since(start))
+			}
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "p50-µs")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds())/1e3, "p99-µs")
+		})
+	}
+}
+
+func BenchmarkSearchAllTerms(b *testing.B) {
+	ix := New(syntheticSkills(b, 3000), Options{})
+	for b.Loop() {
+		ix.Search(Query{Text: "pdf form", AllTerms: true})
+	}
+}

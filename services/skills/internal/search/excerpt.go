@@ -1,0 +1,191 @@
+package search
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// excerptLen is the target length of an excerpt, in characters.
+const excerptLen = 160
+
+// excerpt picks the ~160 characters of skill d that best show why it
+// matched: the window of its description with the most (idf-weighted)
+// matched terms when the description has any, else the window of the body;
+// the description's start when neither has a matched word (the skill
+// matched by name only).
+func (ix *Index) excerpt(d *doc, r *result, di int32) string {
+	// The skill's matched terms (→ idf), in the description and the body.
+	inDesc, inBody := map[int32]float64{}, map[int32]float64{}
+	m := r.s.mask[di]
+	for gi, g := range r.groups {
+		if m&groupBit(gi) == 0 {
+			continue
+		}
+		for _, a := range g.alts {
+			ps := ix.terms[a.term].postings
+			if i, ok := searchPostings(ps, di); ok {
+				if ps[i].fields&(1<<fieldDesc) != 0 {
+					inDesc[a.term] = ix.terms[a.term].idf
+				}
+				if ps[i].fields&(1<<fieldBody|1<<fieldCode) != 0 {
+					inBody[a.term] = ix.terms[a.term].idf
+				}
+			}
+		}
+	}
+	sk := d.skill
+	if len(inDesc) > 0 {
+		if ex, ok := ix.bestWindow(sk.Description, inDesc, false); ok {
+			return ex
+		}
+	}
+	if len(inBody) > 0 {
+		if ex, ok := ix.bestWindow(sk.Doc.Body, inBody, true); ok {
+			return ex
+		}
+	}
+	return window(sk.Description, 0, 0)
+}
+
+// searchPostings finds skill d in a posting list.
+func searchPostings(ps []posting, d int32) (int, bool) {
+	lo, hi := 0, len(ps)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if ps[mid].doc < d {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo, lo < len(ps) && ps[lo].doc == d
+}
+
+// occurrence is a matched term found in a text.
+type occurrence struct {
+	start, end int
+	term       int32
+}
+
+// bestWindow finds the excerptLen-character window of text with the largest
+// idf sum of distinct wanted terms. With early, it stops reading once every
+// wanted term has been seen (bodies are long; their first mentions are
+// good enough).
+func (ix *Index) bestWindow(text string, want map[int32]float64, early bool) (string, bool) {
+	var occ []occurrence
+	seen := map[int32]bool{}
+	sc := scanner{text: text}
+	for {
+		start, end, kind, ok := sc.next()
+		if !ok {
+			break
+		}
+		raw := text[start:end]
+		var t int32
+		var found bool
+		if kind == tokCJK {
+			// Locate the run by its first wanted bigram.
+			cjkBigrams(raw, func(g string) {
+				if id, ok := ix.vocab[g]; ok && !found {
+					if _, w := want[id]; w {
+						t, found = id, true
+					}
+				}
+			})
+		} else if len(raw) <= maxWordLen {
+			t, found = ix.surfaces[foldWord(raw)]
+			if found {
+				_, found = want[t]
+			}
+		}
+		if !found {
+			continue
+		}
+		occ = append(occ, occurrence{start, end, t})
+		seen[t] = true
+		if early && len(seen) == len(want) {
+			break
+		}
+	}
+	if len(occ) == 0 {
+		return "", false
+	}
+	// Slide over the occurrences: the window starting a little before
+	// occurrence i holds those that end within excerptLen bytes.
+	best, bestScore := 0, -1.0
+	for i := range occ {
+		score := 0.0
+		in := map[int32]bool{}
+		for j := i; j < len(occ) && occ[j].end-occ[i].start <= excerptLen*3/4; j++ {
+			if !in[occ[j].term] {
+				in[occ[j].term] = true
+				score += want[occ[j].term]
+			}
+		}
+		if score > bestScore {
+			best, bestScore = i, score
+		}
+	}
+	return window(text, occ[best].start, occ[best].end), true
+}
+
+// window returns about excerptLen characters of text around [start, end),
+// cut at word boundaries, white space collapsed, with "…" where text was cut.
+func window(text string, start, end int) string {
+	if utf8.RuneCountInString(text) <= excerptLen {
+		return collapseSpace(text)
+	}
+	// Start a quarter of the window before the match.
+	from := start
+	for n := 0; from > 0 && n < excerptLen/4; n++ {
+		_, size := utf8.DecodeLastRuneInString(text[:from])
+		from -= size
+	}
+	to := from
+	n := 0
+	for ; to < len(text) && n < excerptLen; n++ {
+		_, size := utf8.DecodeRuneInString(text[to:])
+		to += size
+	}
+	// Near the end of the text, start earlier to fill the window.
+	for ; from > 0 && n < excerptLen; n++ {
+		_, size := utf8.DecodeLastRuneInString(text[:from])
+		from -= size
+	}
+	to = max(to, min(end, len(text)))
+	// Word boundaries: drop the partial words at both ends.
+	if from > 0 && !isSpaceBefore(text, from) {
+		if i := strings.IndexFunc(text[from:start], unicode.IsSpace); i >= 0 {
+			from += i
+		}
+	}
+	if to < len(text) && !isSpaceAt(text, to) {
+		if i := strings.LastIndexFunc(text[end:to], unicode.IsSpace); i >= 0 {
+			to = end + i
+		}
+	}
+	out := collapseSpace(text[from:to])
+	if from > 0 {
+		out = "…" + out
+	}
+	if to < len(text) {
+		out += "…"
+	}
+	return out
+}
+
+func isSpaceBefore(s string, i int) bool {
+	r, _ := utf8.DecodeLastRuneInString(s[:i])
+	return unicode.IsSpace(r)
+}
+
+func isSpaceAt(s string, i int) bool {
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return unicode.IsSpace(r)
+}
+
+// collapseSpace trims s and turns each run of white space into one space.
+func collapseSpace(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

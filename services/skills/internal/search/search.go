@@ -1,0 +1,100 @@
+package search
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/skillsd/skillsd/services/skills/internal/catalog"
+)
+
+// Query is one search.
+type Query struct {
+	// Text is the user's words: a task description, a few keywords, a
+	// question.
+	Text string
+	// Limit is the most hits returned; 0 means DefaultLimit.
+	Limit int
+	// AllTerms selects seed 002's mode: only skills whose name, description,
+	// keywords, tags, category and body together contain every token of Text
+	// (lower-cased, split at white space; substrings count) hit, scored by
+	// the number of tokens. Otherwise search is ranked.
+	AllTerms bool
+	// Category, when set, keeps only skills of this category (case
+	// insensitive).
+	Category string
+	// Tags, when set, keeps only skills that have every one of these tags
+	// (case insensitive).
+	Tags []string
+	// Allow, when set, keeps only the skills it returns true for (the
+	// enabled subset of seed 004 §8.3).
+	Allow func(*catalog.Skill) bool
+}
+
+// Hit is one skill found.
+type Hit struct {
+	Skill *catalog.Skill
+	// Score is, in ranked mode, in 0..1: for the best hit, the calibrated
+	// probability that it is the right skill (1 = certain); for the others,
+	// that times their raw relevance relative to the best's. In all-terms
+	// mode it is the number of query tokens matched.
+	Score float64
+	// Matched are the query's words that the skill matched (lower case;
+	// for a misspelt word, the skill's spelling), in query order.
+	Matched []string
+	// Excerpt is about 160 characters of the skill's text around the best
+	// match, cut at word boundaries, with "…" where cut.
+	Excerpt string
+}
+
+// Search returns the skills for q, best first. In ranked mode it returns no
+// hits when nothing applies: when the best skill's calibrated score is below
+// the threshold (Options.Threshold).
+func (ix *Index) Search(q Query) []Hit {
+	if q.Limit <= 0 {
+		q.Limit = DefaultLimit
+	}
+	if q.AllTerms {
+		return ix.searchAllTerms(q)
+	}
+	// Seed 004: rank limit×4 candidates; when more than 5 hit, keep those
+	// with at least CutRatio of the best score; then limit.
+	r := ix.rank(q, q.Limit*4)
+	defer ix.release(r)
+	if len(r.cands) == 0 || r.cands[0].score < ix.threshold {
+		return []Hit{}
+	}
+	cands := r.cands
+	if len(cands) > 5 && ix.cutRatio > 0 {
+		top := cands[0].score
+		n := 0
+		for n < len(cands) && cands[n].score >= top*ix.cutRatio {
+			n++
+		}
+		cands = cands[:n]
+	}
+	cands = cands[:min(len(cands), q.Limit)]
+	hits := make([]Hit, len(cands))
+	for i, c := range cands {
+		d := &ix.docs[c.doc]
+		hits[i] = Hit{
+			Skill:   d.skill,
+			Score:   c.score,
+			Matched: r.matched(ix, c.doc),
+			Excerpt: ix.excerpt(d, r, c.doc),
+		}
+	}
+	return hits
+}
+
+// allowed applies q's filters.
+func (ix *Index) allowed(q Query, sk *catalog.Skill) bool {
+	if q.Category != "" && !strings.EqualFold(q.Category, sk.Doc.Frontmatter.Category) {
+		return false
+	}
+	for _, t := range q.Tags {
+		if !slices.ContainsFunc(sk.Doc.Frontmatter.Tags, func(have string) bool { return strings.EqualFold(have, t) }) {
+			return false
+		}
+	}
+	return q.Allow == nil || q.Allow(sk)
+}
