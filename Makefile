@@ -117,3 +117,15 @@ clean: ## remove ./bin and the npm packages
 bench-startup: build ## time skills-mcp from start to its tools/list answer (demo catalog, and ../shared/bench/corpus when present)
 	python3 scripts/startup-time.py ./bin/skills-mcp --skills-dir examples/skills
 	@if [ -d ../shared/bench/corpus ]; then python3 scripts/startup-time.py ./bin/skills-mcp --skills-dir ../shared/bench/corpus; fi
+
+BENCH     ?= ../shared/bench
+BENCH_TMP ?= $(or $(TMPDIR),/tmp)/skillsd-bench-quality
+.PHONY: bench-quality
+bench-quality: ## routing quality: skills eval over ../shared/bench (corpus, dev queries), scored by its eval.py by query kind
+	@if [ ! -d "$(BENCH)/corpus" ] || [ ! -f "$(BENCH)/queries.dev.jsonl" ] || [ ! -f "$(BENCH)/eval.py" ]; then \
+	  echo "bench-quality: no routing benchmark at $(BENCH) (corpus/, queries.dev.jsonl and eval.py); nothing to measure"; exit 0; fi; \
+	go build -ldflags "$(LDFLAGS)" -o $(BIN)/skills ./clients/go/cmd/skills; \
+	mkdir -p "$(BENCH_TMP)"; \
+	$(BIN)/skills eval --skills-dir "$(BENCH)/corpus" --queries "$(BENCH)/queries.dev.jsonl" > "$(BENCH_TMP)/results.jsonl"; \
+	echo "bench-quality: rankings in $(BENCH_TMP)/results.jsonl"; \
+	python3 "$(BENCH)/eval.py" --queries "$(BENCH)/queries.dev.jsonl" "$(BENCH_TMP)/results.jsonl" --by-kind

@@ -14,6 +14,8 @@ nontest() { gofiles | grep -v '_test\.go$' || true; }
 # Processes are started only by the sandbox package.
 rule "exec.Command only in services/skills/internal/sandbox (and tests)" \
   "$(nontest | grep -v '^services/skills/internal/sandbox/' | xargs -r grep -n 'exec\.Command' || true)"
+rule "no other way to start a process outside services/skills/internal/sandbox" \
+  "$(nontest | grep -v '^services/skills/internal/sandbox/' | xargs -r grep -nE '"os/exec"|os\.StartProcess|syscall\.(ForkExec|StartProcess|Exec)\(' || true)"
 
 # No global loggers outside main packages.
 rule "no slog.Default / log.Print / log.Fatal outside cmd/" \

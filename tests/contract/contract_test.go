@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io/fs"
+	"math"
 	"net"
 	"os"
 	"path/filepath"
@@ -26,7 +27,28 @@ const (
 	fixture = "fixture"
 	// empty is an empty folder.
 	empty = "empty"
+	// keyword is the fixture served with matching.strategy keyword (seed
+	// 000's matcher; under auto the SKILL.md folders, which declare no
+	// keywords, make the fixture ranked).
+	keyword = "keyword"
 )
+
+// catalogs are the catalogs of the scenarios, in the order they run.
+var catalogs = []string{fixture, keyword, empty, sandboxCat, noScripts}
+
+// serviceOptions are the options of the service serving a catalog.
+func serviceOptions(catalog, root string) skillsd.Options {
+	opts := skillsd.Options{SkillsDirs: []string{root}, Getenv: scriptEnv(catalog, root)}
+	if catalog == keyword {
+		opts.Getenv = func(name string) string {
+			if name == "SKILLS_MATCHING_STRATEGY" {
+				return "keyword"
+			}
+			return scriptEnv(catalog, root)(name)
+		}
+	}
+	return opts
+}
 
 // op is one operation a scenario performs on a surface. run reports false
 // when the surface does not have the operation.
@@ -61,6 +83,14 @@ func opDiagnostics() op {
 		}
 		return d.diagnostics(t), true
 	}}
+}
+
+func opSearch(q SearchQuery) op {
+	return op{fmt.Sprintf("search %+v", q), func(t *testing.T, s surface) (Outcome, bool) { return s.search(t, q), true }}
+}
+
+func opMatch(context string) op {
+	return op{fmt.Sprintf("match %q", context), func(t *testing.T, s surface) (Outcome, bool) { return s.match(t, context), true }}
 }
 
 func opStatus() op {
@@ -240,13 +270,156 @@ var scenarios = []scenario{
 		check: func(t *testing.T, _ string, o Outcome) { wantFailure(t, o) },
 	},
 	{name: "empty-catalog-status", catalog: empty, op: opStatus()},
+	{
+		name: "empty-catalog-search", catalog: empty, op: opSearch(SearchQuery{Query: "extract text from PDF files"}),
+		check: func(t *testing.T, _ string, o Outcome) { wantNoHits(t, o) },
+	},
+	{
+		name: "empty-catalog-match", catalog: empty, op: opMatch("extract text from PDF files"),
+		check: func(t *testing.T, _ string, o Outcome) { wantNoMatch(t, o) },
+	},
+
+	// Search (seeds 002 and 004) on the fixture.
+	{
+		name: "search-ranked", catalog: fixture, op: opSearch(SearchQuery{Query: "extract the tables of a PDF file"}),
+		check: func(t *testing.T, _ string, o Outcome) {
+			hits := wantHits(t, o, "pdf-tools")
+			checkEqual(t, "query", o.Search.Query, "extract the tables of a PDF file")
+			for i, h := range hits {
+				if h.Score <= 0 || h.Score > 1 || (i > 0 && h.Score > hits[i-1].Score) {
+					t.Errorf("hit %s: score %v; want 0..1, best first", h.SkillPath, h.Score)
+				}
+			}
+			checkEqual(t, "category", hits[0].Category, "documents")
+			checkEqual(t, "name", hits[0].Name, "pdf-tools")
+			if len(hits[0].MatchedTerms) == 0 || hits[0].Excerpt == "" {
+				t.Errorf("best hit: got matched_terms %v, excerpt %q; want both", hits[0].MatchedTerms, hits[0].Excerpt)
+			}
+		},
+	},
+	{
+		name: "search-all-terms", catalog: fixture, op: opSearch(SearchQuery{Query: "release notes", AllTerms: true}),
+		check: func(t *testing.T, _ string, o Outcome) {
+			hits := wantHits(t, o, "writing/release-notes")
+			for _, h := range hits {
+				if h.Score != 2 {
+					t.Errorf("hit %s: score %v, want 2 (both terms)", h.SkillPath, h.Score)
+				}
+			}
+		},
+	},
+	{
+		name: "search-category-filter", catalog: fixture, op: opSearch(SearchQuery{Query: "tables in PDF documents", Category: "Documents"}),
+		check: func(t *testing.T, _ string, o Outcome) {
+			for _, h := range wantHits(t, o, "pdf-tools") {
+				checkEqual(t, "category of "+h.SkillPath, h.Category, "documents")
+			}
+		},
+	},
+	{
+		name: "search-limit", catalog: fixture, op: opSearch(SearchQuery{Query: "React component rules", Limit: 1}),
+		check: func(t *testing.T, _ string, o Outcome) {
+			if hits := wantHits(t, o); len(hits) != 1 {
+				t.Errorf("got %d hits, want 1", len(hits))
+			}
+		},
+	},
+	{
+		name: "search-nothing-applies", catalog: fixture, op: opSearch(SearchQuery{Query: "bake a sourdough bread with rye flour"}),
+		check: func(t *testing.T, _ string, o Outcome) { wantNoHits(t, o) },
+	},
+	{
+		name: "search-empty-query", catalog: fixture, op: opSearch(SearchQuery{Query: "  "}),
+		check: func(t *testing.T, _ string, o Outcome) { wantInvalid(t, o) },
+	},
+
+	// Match (seed 000 get_skill): ranked on the fixture, seed 000's keyword
+	// matcher on the keyword catalog, with scores worked out by hand from
+	// the fixture's keywords and priorities.
+	{
+		name: "match-ranked", catalog: fixture, op: opMatch("Extract the tables from a PDF file"),
+		check: func(t *testing.T, _ string, o Outcome) {
+			m := wantMatch(t, o, "pdf-tools")
+			if m.Strategy != "" { // MCP does not carry it
+				checkEqual(t, "strategy", m.Strategy, "ranked")
+			}
+			if m.Score <= 0 || m.Score > 1 {
+				t.Errorf("score: got %v, want 0..1", m.Score)
+			}
+		},
+	},
+	{
+		name: "match-ranked-no-match", catalog: fixture, op: opMatch("bake a sourdough bread with rye flour"),
+		check: func(t *testing.T, _ string, o Outcome) { wantNoMatch(t, o) },
+	},
+	{
+		name: "match-keyword", catalog: keyword, op: opMatch("Create a React component for the authentication"),
+		check: func(t *testing.T, _ string, o Outcome) {
+			m := wantMatch(t, o, "ui/react/auth")
+			checkScore(t, "score", m.Score, 3.0/6+10*0.001)
+			checkEqual(t, "matched_keywords", strings.Join(m.MatchedKeywords, ","), "react,auth,authentication")
+			if m.Strategy != "" {
+				checkEqual(t, "strategy", m.Strategy, "keyword")
+			}
+			checkBanners(t, m.Content, []string{
+				"=== GLOBAL RULES (from _root.md) ===",
+				"=== UI (from ui/_index.md) ===",
+				"=== UI > REACT (from ui/react/_index.md) ===",
+				"=== UI > REACT > AUTH (from ui/react/auth.md) ===",
+			})
+			checkEqual(t, "assets", len(m.Assets), 2)
+			checkEqual(t, "scripts", len(m.Scripts), 2)
+			checkEqual(t, "inherited_assets", len(m.InheritedAssets), 1)
+			checkEqual(t, "inherited_scripts", len(m.InheritedScripts), 1)
+			if len(m.InheritedAssets) == 1 {
+				checkEqual(t, "inherited asset from", m.InheritedAssets[0].From, "ui/react/_index")
+			}
+			if len(m.Scripts) == 2 {
+				checkEqual(t, "scaffold-auth.sh args", len(m.Scripts[0].Args), 2)
+			}
+		},
+	},
+	{
+		name: "match-keyword-ambiguous", catalog: keyword, op: opMatch("auth"),
+		check: func(t *testing.T, _ string, o Outcome) {
+			m := wantAmbiguous(t, o)
+			var got []string
+			for _, c := range m.Candidates {
+				got = append(got, c.SkillPath+" "+strings.Join(c.MatchedKeywords, ","))
+			}
+			checkEqual(t, "candidates", strings.Join(got, "; "), "ui/react/auth auth,authentication; api/auth auth,authentication")
+			if len(m.Candidates) == 2 {
+				checkScore(t, "ui/react/auth score", m.Candidates[0].Score, 2.0/6+10*0.001)
+				checkScore(t, "api/auth score", m.Candidates[1].Score, 2.0/6+5*0.001)
+				checkEqual(t, "description", m.Candidates[1].Description, "API authentication with JWT middleware")
+			}
+		},
+	},
+	{
+		name: "match-keyword-short-token", catalog: keyword, op: opMatch("go"),
+		check: func(t *testing.T, _ string, o Outcome) { wantNoMatch(t, o) },
+	},
+	{
+		name: "match-keyword-no-match", catalog: keyword, op: opMatch("bake a sourdough bread with rye flour"),
+		check: func(t *testing.T, _ string, o Outcome) { wantNoMatch(t, o) },
+	},
+	{
+		name: "match-empty-context", catalog: keyword, op: opMatch(""),
+		check: func(t *testing.T, _ string, o Outcome) { wantInvalid(t, o) },
+	},
 }
 
 // catalogDir returns the folder of a catalog.
 func catalogDir(t *testing.T, catalog string) string {
 	t.Helper()
-	if catalog == empty {
+	switch catalog {
+	case empty:
 		return t.TempDir()
+	case sandboxCat, noScripts:
+		if !scriptCatalogsSupported() {
+			t.Skip("scripts do not run on this platform")
+		}
+		return writeScriptCatalog(t, catalog)
 	}
 	dir, err := filepath.Abs(filepath.Join("testdata", "catalog"))
 	if err != nil {
@@ -258,10 +431,10 @@ func catalogDir(t *testing.T, catalog string) string {
 // TestContract runs every scenario on gRPC, REST and MCP, in memory, over one
 // real service per catalog.
 func TestContract(t *testing.T) {
-	for _, catalog := range []string{fixture, empty} {
+	for _, catalog := range catalogs {
 		t.Run(catalog, func(t *testing.T) {
 			root := catalogDir(t, catalog)
-			conn := skillstest.Start(t, skillsd.Options{SkillsDirs: []string{root}})
+			conn := skillstest.Start(t, serviceOptions(catalog, root))
 			run(t, catalog, root, surfaces(t, conn, inMemory), *update)
 		})
 	}
@@ -271,10 +444,12 @@ func TestContract(t *testing.T) {
 // on 127.0.0.1:0, with REST and MCP (Streamable HTTP) served on loopback too:
 // the whole network stack, with the same golden files.
 func TestContractOverTCP(t *testing.T) {
-	for _, catalog := range []string{fixture, empty} {
+	for _, catalog := range catalogs {
 		t.Run(catalog, func(t *testing.T) {
 			root := catalogDir(t, catalog)
-			conn := serveTCP(t, skillsd.Options{SkillsDirs: []string{root}, Cwd: t.TempDir(), Home: t.TempDir()})
+			opts := serviceOptions(catalog, root)
+			opts.Cwd, opts.Home = t.TempDir(), t.TempDir()
+			conn := serveTCP(t, opts)
 			run(t, catalog, root, surfaces(t, conn, loopback), false)
 		})
 	}
@@ -313,11 +488,19 @@ func serveTCP(t *testing.T, opts skillsd.Options) *grpc.ClientConn {
 // run runs the scenarios of catalog on the surfaces. The first surface is
 // the reference: with write, its answers become the golden files.
 func run(t *testing.T, catalog, root string, surfs []surface, write bool) {
-	for _, sc := range scenarios {
+	for _, sc := range slices.Concat(scenarios, fileScenarios) {
 		if sc.catalog != catalog {
 			continue
 		}
 		t.Run(sc.name, func(t *testing.T) {
+			// asGolden is an answer as the golden file holds it.
+			asGolden := func(o Outcome) Outcome {
+				o = scrub(t, o, root)
+				if catalog != keyword {
+					o = scrubRanking(o)
+				}
+				return o
+			}
 			var ref *Outcome
 			for _, s := range surfs {
 				t.Run(s.name(), func(t *testing.T) {
@@ -328,13 +511,13 @@ func run(t *testing.T, catalog, root string, surfs []surface, write bool) {
 					if ref == nil {
 						ref = &got
 						if write {
-							writeGolden(t, sc.name, scrub(t, got, root))
+							writeGolden(t, sc.name, asGolden(got))
 						}
 					} else if diff := diffOutcomes(s.mask(clone(t, *ref)), got); diff != "" {
 						t.Errorf("%s: %s answers differently from %s (-%s +%s):\n%s", sc.op.desc, s.name(), surfs[0].name(), surfs[0].name(), s.name(), diff)
 					}
 					golden := readGolden(t, sc.name)
-					if diff := diffOutcomes(s.mask(clone(t, golden)), scrub(t, got, root)); diff != "" {
+					if diff := diffOutcomes(s.mask(clone(t, golden)), asGolden(got)); diff != "" {
 						t.Errorf("%s: %s differs from %s (-golden +got):\n%s", sc.op.desc, s.name(), goldenPath(sc.name), diff)
 					}
 					if golden.Error != nil && got.Error != nil {
@@ -397,6 +580,95 @@ func expect(t *testing.T, bug string, ok bool, format string, args ...any) {
 		t.Errorf(format, args...)
 	case known:
 		t.Errorf("known bug %s is fixed: delete it from knownBugs (and review the golden files with -update)", bug)
+	}
+}
+
+// wantHits checks that o is a search answer (results [], never null) whose
+// first hits are first, and returns the hits.
+func wantHits(t *testing.T, o Outcome, first ...string) []SearchHit {
+	t.Helper()
+	if o.Search == nil || o.Search.Results == nil {
+		t.Fatalf("got %+v, want a search answer with a results list", o)
+	}
+	var paths []string
+	for _, h := range o.Search.Results {
+		paths = append(paths, h.SkillPath)
+		if h.SkillPath == "broken" {
+			t.Errorf("hit %q: a skill without description is never routed", h.SkillPath)
+		}
+		if h.MatchedTerms == nil {
+			t.Errorf("hit %q: matched_terms is null, want a list", h.SkillPath)
+		}
+	}
+	if len(paths) < len(first) || !slices.Equal(paths[:len(first)], first) {
+		t.Errorf("results: got %v, want %v first", paths, first)
+	}
+	return o.Search.Results
+}
+
+// wantNoHits checks that o is an empty search answer: nothing applies.
+func wantNoHits(t *testing.T, o Outcome) {
+	t.Helper()
+	if hits := wantHits(t, o); len(hits) > 0 {
+		t.Errorf("results: got %d hits (first %s), want none", len(hits), hits[0].SkillPath)
+	}
+}
+
+// wantMatch checks that o matches the skill at path, with every list of the
+// match shape present.
+func wantMatch(t *testing.T, o Outcome, path string) *Matched {
+	t.Helper()
+	if o.Match == nil || o.Match.Outcome != "match" {
+		t.Fatalf("got %+v, want a match of %s", o, path)
+	}
+	m := o.Match
+	checkEqual(t, "skill_path", m.SkillPath, path)
+	checkEqual(t, "message", m.Message, "")
+	if m.MatchedKeywords == nil || m.Assets == nil || m.Scripts == nil || m.InheritedAssets == nil || m.InheritedScripts == nil {
+		t.Errorf("match: a list is null, want []: %+v", m)
+	}
+	if m.Content == "" {
+		t.Errorf("match: empty content")
+	}
+	return m
+}
+
+// wantAmbiguous checks that o is an ambiguous answer with seed 000's message.
+func wantAmbiguous(t *testing.T, o Outcome) *Matched {
+	t.Helper()
+	if o.Match == nil || o.Match.Outcome != "ambiguous" {
+		t.Fatalf("got %+v, want an ambiguous answer", o)
+	}
+	checkEqual(t, "message", o.Match.Message, "Multiple skills match. Specify your need or pick a skill_path.")
+	if n := len(o.Match.Candidates); n < 2 || n > 3 {
+		t.Errorf("candidates: got %d, want 2 to max_results (3)", n)
+	}
+	return o.Match
+}
+
+// wantNoMatch checks that o is seed 000's no_match answer.
+func wantNoMatch(t *testing.T, o Outcome) {
+	t.Helper()
+	if o.Match == nil || o.Match.Outcome != "no_match" {
+		t.Fatalf("got %+v, want no_match", o)
+	}
+	checkEqual(t, "message", o.Match.Message, "No skill matches the given context.")
+}
+
+// wantInvalid checks that o is an InvalidArgument error (MCP: a tool error
+// that does not call the caller's mistake a server failure).
+func wantInvalid(t *testing.T, o Outcome) {
+	t.Helper()
+	f := wantFailure(t, o)
+	ok := f.Code == "InvalidArgument" || (f.Code == "" && !strings.Contains(f.Message, "internal error") && f.Message != "")
+	expect(t, "invalid-argument", ok, "got code %q, message %q; want InvalidArgument", f.Code, f.Message)
+}
+
+// checkScore compares scores to within rounding.
+func checkScore(t *testing.T, what string, got, want float64) {
+	t.Helper()
+	if math.Abs(got-want) > 1e-9 {
+		t.Errorf("%s: got %v, want %v", what, got, want)
 	}
 }
 

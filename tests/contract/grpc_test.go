@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"strings"
 	"testing"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -14,10 +15,16 @@ import (
 // grpcSurface calls the skills.v1 services with the generated client.
 type grpcSurface struct {
 	catalog skillsv1.CatalogServiceClient
+	routing skillsv1.RoutingServiceClient
+	files   skillsv1.FileServiceClient
+	scripts skillsv1.ScriptServiceClient
 }
 
 func newGRPCSurface(conn grpc.ClientConnInterface) *grpcSurface {
-	return &grpcSurface{catalog: skillsv1.NewCatalogServiceClient(conn)}
+	return &grpcSurface{
+		catalog: skillsv1.NewCatalogServiceClient(conn), routing: skillsv1.NewRoutingServiceClient(conn),
+		files: skillsv1.NewFileServiceClient(conn), scripts: skillsv1.NewScriptServiceClient(conn),
+	}
 }
 
 func (*grpcSurface) name() string { return "grpc" }
@@ -87,6 +94,59 @@ func (g *grpcSurface) status(t *testing.T) Outcome {
 		})
 	}
 	return Outcome{Status: st}
+}
+
+func (g *grpcSurface) search(t *testing.T, q SearchQuery) Outcome {
+	req := &skillsv1.SearchSkillsRequest{Query: q.Query, Limit: int32(q.Limit), Category: q.Category, Tags: q.Tags}
+	if q.AllTerms {
+		req.Mode = skillsv1.SearchMode_SEARCH_MODE_ALL_TERMS
+	}
+	resp, err := g.routing.SearchSkills(t.Context(), req)
+	if err != nil {
+		return Outcome{Error: grpcFailure(t, err)}
+	}
+	out := &Searched{Query: resp.GetQuery(), Results: make([]SearchHit, 0, len(resp.GetResults()))}
+	for _, h := range resp.GetResults() {
+		out.Results = append(out.Results, SearchHit{
+			SkillPath: h.GetSkillPath(), Name: h.GetName(), Description: h.GetDescription(), Category: h.GetCategory(),
+			Score: h.GetScore(), Excerpt: h.GetExcerpt(), MatchedTerms: append([]string{}, h.GetMatchedTerms()...),
+		})
+	}
+	return Outcome{Search: out}
+}
+
+func (g *grpcSurface) match(t *testing.T, context string) Outcome {
+	resp, err := g.routing.MatchSkill(t.Context(), &skillsv1.MatchSkillRequest{Context: context})
+	if err != nil {
+		return Outcome{Error: grpcFailure(t, err)}
+	}
+	m := &Matched{
+		Outcome:          outcomeName(resp.GetOutcome().String()),
+		Message:          resp.GetMessage(),
+		Strategy:         resp.GetStrategy(),
+		SkillPath:        resp.GetSkillPath(),
+		Score:            resp.GetScore(),
+		MatchedKeywords:  append([]string{}, resp.GetMatchedKeywords()...),
+		Content:          resp.GetContent(),
+		Assets:           assetsFromProto(resp.GetAssets()),
+		Scripts:          scriptsFromProto(resp.GetScripts()),
+		InheritedAssets:  assetsFromProto(resp.GetInheritedAssets()),
+		InheritedScripts: scriptsFromProto(resp.GetInheritedScripts()),
+		Candidates:       make([]MatchCandidate, 0, len(resp.GetCandidates())),
+	}
+	for _, c := range resp.GetCandidates() {
+		m.Candidates = append(m.Candidates, MatchCandidate{
+			SkillPath: c.GetSkillPath(), Score: c.GetScore(), Description: c.GetDescription(),
+			MatchedKeywords: append([]string{}, c.GetMatchedKeywords()...),
+		})
+	}
+	return Outcome{Match: m}
+}
+
+// outcomeName turns a MatchOutcome enum name (MATCH_OUTCOME_NO_MATCH) into
+// the outcome's short name (no_match).
+func outcomeName(enum string) string {
+	return strings.ToLower(strings.TrimPrefix(enum, "MATCH_OUTCOME_"))
 }
 
 // grpcFailure converts a gRPC error; anything but a status is a broken surface.

@@ -15,8 +15,8 @@ import (
 )
 
 // mcpSurface calls the MCP gateway's tools (mcpgw over the same gRPC
-// connection) through a real go-sdk client session. It has load_skill and
-// list_skills only.
+// connection) through a real go-sdk client session: load_skill, list_skills,
+// search_skills and get_skill.
 type mcpSurface struct {
 	session *mcp.ClientSession
 }
@@ -67,6 +67,22 @@ func (*mcpSurface) mask(o Outcome) Outcome {
 			l.Files[i].MimeType, l.Files[i].Text = "", false
 		}
 	}
+	if m := o.Match; m != nil {
+		// get_skill has seed 000's three shapes: each carries its own fields,
+		// and none the strategy.
+		m.Strategy = ""
+		switch m.Outcome {
+		case "match":
+			m.Message, m.Candidates = "", nil
+		default:
+			m.SkillPath, m.Score, m.Content = "", 0, ""
+			m.MatchedKeywords, m.Assets, m.Scripts, m.InheritedAssets, m.InheritedScripts = nil, nil, nil, nil, nil
+			if m.Outcome == "no_match" {
+				m.Candidates = nil
+			}
+		}
+	}
+	maskFiles(&o)
 	if o.Error != nil {
 		o.Error = &Failure{Message: o.Error.Message}
 	}
@@ -146,6 +162,68 @@ func (m *mcpSurface) tree(t *testing.T, path string) Outcome {
 		return Outcome{Error: f}
 	}
 	return Outcome{Tree: mcpNodes(out.Skills)}
+}
+
+func (m *mcpSurface) search(t *testing.T, q SearchQuery) Outcome {
+	args := map[string]any{"query": q.Query}
+	if q.Limit != 0 {
+		args["limit"] = q.Limit
+	}
+	if q.AllTerms {
+		args["mode"] = "all_terms"
+	}
+	if q.Category != "" {
+		args["category"] = q.Category
+	}
+	if len(q.Tags) > 0 {
+		args["tags"] = q.Tags
+	}
+	var out Searched
+	if f := m.call(t, "search_skills", args, &out); f != nil {
+		return Outcome{Error: f}
+	}
+	return Outcome{Search: &out}
+}
+
+// mcpMatch is get_skill's structuredContent: the union of seed 000 §8.1's
+// three shapes.
+type mcpMatch struct {
+	NoMatch          *bool            `json:"no_match"`
+	Ambiguous        *bool            `json:"ambiguous"`
+	Message          string           `json:"message"`
+	Candidates       []MatchCandidate `json:"candidates"`
+	SkillPath        string           `json:"skill_path"`
+	Score            float64          `json:"score"`
+	MatchedKeywords  []string         `json:"matched_keywords"`
+	Content          string           `json:"content"`
+	Assets           []Asset          `json:"assets"`
+	Scripts          []Script         `json:"scripts"`
+	InheritedAssets  []Asset          `json:"inherited_assets"`
+	InheritedScripts []Script         `json:"inherited_scripts"`
+}
+
+func (m *mcpSurface) match(t *testing.T, context string) Outcome {
+	var out mcpMatch
+	if f := m.call(t, "get_skill", map[string]any{"context": context}, &out); f != nil {
+		return Outcome{Error: f}
+	}
+	r := &Matched{
+		Message: out.Message, Candidates: out.Candidates, SkillPath: out.SkillPath, Score: out.Score,
+		MatchedKeywords: out.MatchedKeywords, Content: out.Content, Assets: out.Assets, Scripts: out.Scripts,
+		InheritedAssets: out.InheritedAssets, InheritedScripts: out.InheritedScripts,
+	}
+	switch {
+	case out.NoMatch != nil && *out.NoMatch:
+		r.Outcome = "no_match"
+	case out.Ambiguous != nil && *out.Ambiguous:
+		r.Outcome = "ambiguous"
+	default:
+		r.Outcome = "match"
+	}
+	if (out.NoMatch != nil && !*out.NoMatch) || (out.Ambiguous != nil && !*out.Ambiguous) {
+		t.Errorf("MCP: get_skill %q: no_match or ambiguous present but false; seed 000 sends them only when true", context)
+	}
+	return Outcome{Match: r}
 }
 
 func mcpNodes(in []mcpNode) []Node {

@@ -26,6 +26,10 @@ type Outcome struct {
 	List        *Listing     `json:"list,omitempty"`
 	Diagnostics *Diagnostics `json:"diagnostics,omitempty"`
 	Status      *Status      `json:"status,omitempty"`
+	Search      *Searched    `json:"search,omitempty"`
+	Match       *Matched     `json:"match,omitempty"`
+	File        *FileRead    `json:"file,omitempty"`
+	Run         *ScriptRun   `json:"run,omitempty"`
 	Error       *Failure     `json:"error,omitempty"`
 }
 
@@ -171,6 +175,59 @@ type SourceStatus struct {
 	Error      string `json:"error"`
 }
 
+// SearchQuery is a search request, as every surface takes it.
+type SearchQuery struct {
+	Query    string
+	Limit    int
+	AllTerms bool
+	Category string
+	Tags     []string
+}
+
+// Searched is the answer of SearchSkills / search_skills.
+type Searched struct {
+	Query   string      `json:"query"`
+	Results []SearchHit `json:"results"`
+}
+
+// SearchHit is one search result.
+type SearchHit struct {
+	SkillPath    string   `json:"skill_path"`
+	Name         string   `json:"name"`
+	Description  string   `json:"description"`
+	Category     string   `json:"category"`
+	Score        float64  `json:"score"`
+	Excerpt      string   `json:"excerpt"`
+	MatchedTerms []string `json:"matched_terms"`
+}
+
+// Matched is the answer of MatchSkill / get_skill (seed 000 §8.1). Outcome is
+// "match", "ambiguous" or "no_match". The fields after Outcome are those of
+// the gRPC answer; get_skill carries each shape's own fields only (see
+// mcpSurface.mask).
+type Matched struct {
+	Outcome          string           `json:"outcome"`
+	Message          string           `json:"message"`
+	Strategy         string           `json:"strategy,omitempty"`
+	SkillPath        string           `json:"skill_path,omitempty"`
+	Score            float64          `json:"score,omitempty"`
+	MatchedKeywords  []string         `json:"matched_keywords,omitzero"`
+	Content          string           `json:"content,omitempty"`
+	Assets           []Asset          `json:"assets,omitzero"`
+	Scripts          []Script         `json:"scripts,omitzero"`
+	InheritedAssets  []Asset          `json:"inherited_assets,omitzero"`
+	InheritedScripts []Script         `json:"inherited_scripts,omitzero"`
+	Candidates       []MatchCandidate `json:"candidates,omitzero"`
+}
+
+// MatchCandidate is one skill of an ambiguous answer.
+type MatchCandidate struct {
+	SkillPath       string   `json:"skill_path"`
+	Score           float64  `json:"score"`
+	Description     string   `json:"description"`
+	MatchedKeywords []string `json:"matched_keywords"`
+}
+
 // Failure is an error answer. Code is the gRPC code's name ("NotFound"),
 // Reason the skillsd ErrorInfo reason ("SKILL_NOT_FOUND", empty when the
 // service gives none), Suggestions the close names the service proposes.
@@ -209,6 +266,7 @@ func normTimeString(t *testing.T, field, s string) string {
 const (
 	catalogPlaceholder = "$CATALOG"
 	timePlaceholder    = "<time>"
+	excerptPlaceholder = "<excerpt>"
 )
 
 // scrub returns o as the golden file holds it: times replaced by a
@@ -252,6 +310,27 @@ func scrub(t *testing.T, o Outcome, root string) Outcome {
 		t.Fatalf("unmarshalling an outcome: %v", err)
 	}
 	return out
+}
+
+// scrubRanking zeroes, in o (already a scrubbed copy), what the ranking
+// engine computes: search scores and excerpts, and the scores of a ranked
+// match. The engine is tuned on a benchmark, so golden files keep which
+// skills answer, in which order and with which terms, not the numbers.
+// Surfaces are still compared with each other on the exact values, and seed
+// 000's keyword scores (the keyword catalog) stay in the golden files.
+func scrubRanking(o Outcome) Outcome {
+	if o.Search != nil {
+		for i := range o.Search.Results {
+			o.Search.Results[i].Score, o.Search.Results[i].Excerpt = 0, excerptPlaceholder
+		}
+	}
+	if o.Match != nil {
+		o.Match.Score = 0
+		for i := range o.Match.Candidates {
+			o.Match.Candidates[i].Score = 0
+		}
+	}
+	return o
 }
 
 // clone deep-copies o through JSON (Message, which JSON leaves out, is kept).

@@ -149,29 +149,82 @@ func (r *restSurface) status(t *testing.T) Outcome {
 // error answer as a Failure.
 func (r *restSurface) get(t *testing.T, target string, v any) *Failure {
 	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, r.base+target, nil)
+	return r.do(t, http.MethodGet, target, nil, v)
+}
+
+// post sends POST target with in as its JSON body, and decodes a 200 answer
+// into v, or returns the error answer as a Failure.
+func (r *restSurface) post(t *testing.T, target string, in, v any) *Failure {
+	t.Helper()
+	b, err := json.Marshal(in)
 	if err != nil {
-		t.Fatalf("REST: building GET %s: %v", target, err)
+		t.Fatalf("REST: encoding the body of POST %s: %v", target, err)
+	}
+	return r.do(t, http.MethodPost, target, b, v)
+}
+
+func (r *restSurface) do(t *testing.T, method, target string, reqBody []byte, v any) *Failure {
+	t.Helper()
+	var rd io.Reader
+	if reqBody != nil {
+		rd = bytes.NewReader(reqBody)
+	}
+	req, err := http.NewRequestWithContext(t.Context(), method, r.base+target, rd)
+	if err != nil {
+		t.Fatalf("REST: building %s %s: %v", method, target, err)
+	}
+	if reqBody != nil {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := r.client.Do(req)
 	if err != nil {
-		t.Fatalf("REST: GET %s: %v", target, err)
+		t.Fatalf("REST: %s %s: %v", method, target, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
-		t.Fatalf("REST: reading GET %s: %v", target, err)
+		t.Fatalf("REST: reading %s %s: %v", method, target, err)
 	}
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "application/json" {
-		t.Errorf("REST: GET %s: Content-Type: got %q, want application/json", target, resp.Header.Get("Content-Type"))
+		t.Errorf("REST: %s %s: Content-Type: got %q, want application/json", method, target, resp.Header.Get("Content-Type"))
 	}
 	if resp.StatusCode != http.StatusOK {
-		return restFailure(t, target, resp.StatusCode, body)
+		return restFailure(t, method+" "+target, resp.StatusCode, body)
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		t.Fatalf("REST: GET %s: decoding %s: %v", target, clip(body), err)
+		t.Fatalf("REST: %s %s: decoding %s: %v", method, target, clip(body), err)
 	}
 	return nil
+}
+
+func (r *restSurface) search(t *testing.T, q SearchQuery) Outcome {
+	in := map[string]any{"query": q.Query}
+	if q.Limit != 0 {
+		in["limit"] = q.Limit
+	}
+	if q.AllTerms {
+		in["mode"] = "SEARCH_MODE_ALL_TERMS"
+	}
+	if q.Category != "" {
+		in["category"] = q.Category
+	}
+	if len(q.Tags) > 0 {
+		in["tags"] = q.Tags
+	}
+	var resp Searched
+	if f := r.post(t, "/v1/skills:search", in, &resp); f != nil {
+		return Outcome{Error: f}
+	}
+	return Outcome{Search: &resp}
+}
+
+func (r *restSurface) match(t *testing.T, context string) Outcome {
+	var resp Matched
+	if f := r.post(t, "/v1/skills:match", map[string]any{"context": context}, &resp); f != nil {
+		return Outcome{Error: f}
+	}
+	resp.Outcome = outcomeName(resp.Outcome)
+	return Outcome{Match: &resp}
 }
 
 // httpStatus is the HTTP status of each gRPC code (google.rpc.Code's
@@ -210,15 +263,15 @@ func restFailure(t *testing.T, target string, statusCode int, body []byte) *Fail
 		} `json:"error"`
 	}
 	if err := json.Unmarshal(body, &e); err != nil || e.Error == nil || e.Error.Code == nil || e.Error.Message == nil || e.Error.Details == nil {
-		t.Fatalf("REST: GET %s: status %d with body %s, want {\"error\": {\"code\", \"message\", \"details\"}} (%v)", target, statusCode, clip(body), err)
+		t.Fatalf("REST: %s: status %d with body %s, want {\"error\": {\"code\", \"message\", \"details\"}} (%v)", target, statusCode, clip(body), err)
 	}
 	name := e.Error.Details["grpc_code"]
 	c, ok := codeByName(name)
 	if !ok {
-		t.Fatalf("REST: GET %s: details.grpc_code: got %q, want a gRPC code name", target, name)
+		t.Fatalf("REST: %s: details.grpc_code: got %q, want a gRPC code name", target, name)
 	}
 	if want := httpStatus[c]; statusCode != want {
-		t.Errorf("REST: GET %s: HTTP status: got %d, want %d for gRPC code %s", target, statusCode, want, c)
+		t.Errorf("REST: %s: HTTP status: got %d, want %d for gRPC code %s", target, statusCode, want, c)
 	}
 	f := &Failure{Code: c.String(), Message: *e.Error.Message, Suggestions: splitList(e.Error.Details["suggestions"])}
 	if reason := *e.Error.Code; reason != canonicalName(c) {

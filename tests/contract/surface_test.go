@@ -6,8 +6,8 @@ import (
 	"google.golang.org/grpc"
 )
 
-// surface is one way to reach the service. Every surface loads a skill and
-// returns the tree; the operations only some surfaces have are the optional
+// surface is one way to reach the service. Every surface loads a skill,
+// returns the tree, searches and matches; the operations only some surfaces have are the optional
 // interfaces lister, diagnoser and statuser.
 //
 // An adapter reports, with t.Errorf, what breaks its own surface's rules
@@ -19,6 +19,14 @@ type surface interface {
 	load(t *testing.T, ref string) Outcome
 	// tree returns the catalog tree, or the sub-tree at path.
 	tree(t *testing.T, path string) Outcome
+	// search ranks the skills for a query (SearchSkills, search_skills).
+	search(t *testing.T, q SearchQuery) Outcome
+	// match decides which skill fits a task (MatchSkill, get_skill).
+	match(t *testing.T, context string) Outcome
+	// read reads (a page of) a skill's file (ReadSkillFile, read_skill_file).
+	read(t *testing.T, q ReadQuery) Outcome
+	// runScript runs a declared server script (RunScript, run_script).
+	runScript(t *testing.T, q RunQuery) Outcome
 	// mask zeroes, in an outcome of the reference surface (gRPC), what this
 	// surface does not carry, so that the rest can be compared.
 	mask(o Outcome) Outcome

@@ -70,6 +70,12 @@ func errorMessage(err error, skill string, has func(string) bool) string {
 			}
 			return joinSentences(m, findHint(has))
 		}
+		if reason == reasonName(skillsv1.ErrorReason_ERROR_REASON_FILE_NOT_FOUND) {
+			if has(toolLoadSkill) {
+				return joinSentences(msg, "load_skill lists the skill's files.")
+			}
+			return msg
+		}
 		return joinSentences(msg, findHint(has))
 	case codes.InvalidArgument, codes.OutOfRange:
 		return joinSentences(msg, "Correct the arguments and call the tool again.")
@@ -87,10 +93,16 @@ func errorMessage(err error, skill string, has func(string) bool) string {
 	case codes.Canceled:
 		return "The call was cancelled before the skills server answered."
 	case codes.ResourceExhausted:
+		if reason == reasonName(skillsv1.ErrorReason_ERROR_REASON_FILE_TOO_LARGE) {
+			return msg
+		}
 		return joinSentences(msg, "Wait a moment, then try again.")
 	case codes.FailedPrecondition, codes.Aborted, codes.AlreadyExists:
 		return msg
 	case codes.Unimplemented:
+		if reason == reasonName(skillsv1.ErrorReason_ERROR_REASON_NOT_SUPPORTED) {
+			return msg
+		}
 		return "The skills server does not support this operation (it may be older than this MCP server)."
 	default: // Internal, Unknown, DataLoss
 		return joinSentences("The skills server failed to answer: "+msg, "Try again; if it keeps failing, tell the user.")

@@ -57,7 +57,7 @@ func TestErrorMessage(t *testing.T) {
 			name: "file not found",
 			err:  withInfo(codes.NotFound, `file "a.txt" is not part of skill "pdf"`, "FILE_NOT_FOUND", nil),
 			has:  listOnly,
-			want: `file "a.txt" is not part of skill "pdf". Use list_skills to see all skills.`,
+			want: `file "a.txt" is not part of skill "pdf". load_skill lists the skill's files.`,
 		},
 		{
 			name: "invalid argument",

@@ -13,8 +13,10 @@ package mcpgw
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"strings"
 	"time"
 
@@ -25,8 +27,7 @@ import (
 )
 
 // Names of the tools of the contract (MCP_TOOLS.md) that texts for models may
-// mention. search_skills and read_skill_file are not served yet: they come with
-// the service features they need, and the texts name them once they are.
+// mention.
 const (
 	toolSearchSkills  = "search_skills"
 	toolLoadSkill     = "load_skill"
@@ -48,11 +49,24 @@ type Options struct {
 	Version string
 	// CallTimeout bounds each call to the service. Zero means 30 seconds.
 	CallTimeout time.Duration
+	// OnClientRoots, when set, receives the roots of each client that declares
+	// the roots capability, as absolute local paths (file URIs converted, other
+	// URIs left out), in the client's order: once its session is initialized,
+	// then after each notifications/roots/list_changed. It runs on a goroutine
+	// of its own, never concurrently for one session; ctx ends with the
+	// session. Nothing is asked before the initialize handshake completes, nor
+	// in sessions without it (protocol 2026-07-28 and later); a client that
+	// does not answer roots/list within 5 seconds is skipped (logged at debug
+	// level). Nil means the server never asks for roots.
+	OnClientRoots func(ctx context.Context, roots []string)
 }
 
 // gateway holds what the tool handlers share.
 type gateway struct {
 	catalog skillsv1.CatalogServiceClient
+	routing skillsv1.RoutingServiceClient
+	files   skillsv1.FileServiceClient
+	scripts skillsv1.ScriptServiceClient
 	log     *slog.Logger
 	timeout time.Duration
 	// tools is the set of tools this server serves, so that texts meant for
@@ -73,25 +87,53 @@ func New(conn grpc.ClientConnInterface, opts Options) (*mcp.Server, error) {
 	}
 	g := &gateway{
 		catalog: skillsv1.NewCatalogServiceClient(conn),
+		routing: skillsv1.NewRoutingServiceClient(conn),
+		files:   skillsv1.NewFileServiceClient(conn),
+		scripts: skillsv1.NewScriptServiceClient(conn),
 		log:     logger,
 		timeout: cmp.Or(opts.CallTimeout, defaultCallTimeout),
-		tools:   map[string]bool{toolLoadSkill: true, toolListSkills: true},
+		tools: map[string]bool{toolSearchSkills: true, toolGetSkill: true, toolLoadSkill: true, toolListSkills: true,
+			toolReadSkillFile: true, toolRunScript: true},
 	}
 	schemas, err := outputSchemas()
 	if err != nil {
 		return nil, fmt.Errorf("mcpgw: %w", err)
 	}
-	server := mcp.NewServer(&mcp.Implementation{
-		Name:    serverName,
-		Version: cmp.Or(opts.Version, "devel"),
-	}, &mcp.ServerOptions{
+	searchTool, err := searchSkillsTool()
+	if err != nil {
+		return nil, fmt.Errorf("mcpgw: %w", err)
+	}
+	getTool, err := getSkillTool()
+	if err != nil {
+		return nil, fmt.Errorf("mcpgw: %w", err)
+	}
+	readTool, err := readSkillFileTool()
+	if err != nil {
+		return nil, fmt.Errorf("mcpgw: %w", err)
+	}
+	runTool, err := runScriptTool()
+	if err != nil {
+		return nil, fmt.Errorf("mcpgw: %w", err)
+	}
+	serverOpts := &mcp.ServerOptions{
 		Instructions: instructions(g.has),
 		Logger:       logger,
 		// No logging capability: this server sends no log notifications.
 		Capabilities: &mcp.ServerCapabilities{},
-	})
+	}
+	if opts.OnClientRoots != nil {
+		newRootsWatcher(opts.OnClientRoots, logger, runtime.GOOS == "windows").install(serverOpts)
+	}
+	server := mcp.NewServer(&mcp.Implementation{
+		Name:    serverName,
+		Version: cmp.Or(opts.Version, "devel"),
+	}, serverOpts)
+	mcp.AddTool(server, searchTool, g.searchSkills)
+	mcp.AddTool(server, getTool, g.getSkill)
 	mcp.AddTool(server, g.loadSkillTool(schemas), g.loadSkill)
 	mcp.AddTool(server, g.listSkillsTool(schemas), g.listSkills)
+	mcp.AddTool(server, readTool, g.readSkillFile)
+	mcp.AddTool(server, runTool, g.runScript)
 	return server, nil
 }
 

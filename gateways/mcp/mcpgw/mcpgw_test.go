@@ -177,7 +177,10 @@ func TestInitialize(t *testing.T) {
 	if got, want := init.ServerInfo.Version, "1.2.3"; got != want {
 		t.Errorf("serverInfo.version: got %q, want %q", got, want)
 	}
-	served := func(name string) bool { return name == toolLoadSkill || name == toolListSkills }
+	served := func(name string) bool {
+		return name == toolSearchSkills || name == toolGetSkill || name == toolLoadSkill || name == toolListSkills ||
+			name == toolReadSkillFile || name == toolRunScript
+	}
 	if got, want := init.Instructions, instructions(served); got != want {
 		t.Errorf("instructions: got %q, want %q", got, want)
 	}
@@ -192,6 +195,12 @@ func TestInstructions(t *testing.T) {
 	}{
 		{
 			name:     "now",
+			tools:    []string{toolSearchSkills, toolGetSkill, toolLoadSkill, toolListSkills},
+			want:     []string{"1. Find: call search_skills", "list_skills", "load_skill"},
+			dontWant: []string{"read_skill_file"},
+		},
+		{
+			name:     "without search",
 			tools:    []string{toolLoadSkill, toolListSkills},
 			want:     []string{"list_skills", "load_skill"},
 			dontWant: []string{"search_skills", "read_skill_file"},
@@ -391,7 +400,7 @@ func TestLoadSkillErrors(t *testing.T) {
 		{
 			name: "unknown name with suggestions",
 			args: map[string]any{"name": "pfd"},
-			want: []string{"Skill 'pfd' not found.", "Did you mean: pdf", "Use list_skills to see all skills."},
+			want: []string{"Skill 'pfd' not found.", "Did you mean: pdf", "Use search_skills to find a skill for the task, or list_skills to see all skills."},
 		},
 		{
 			name: "unknown path",
@@ -401,8 +410,8 @@ func TestLoadSkillErrors(t *testing.T) {
 		{
 			name:     "empty name",
 			args:     map[string]any{"name": ""},
-			want:     []string{"name is required", "list_skills"},
-			dontWant: []string{"search_skills"},
+			want:     []string{"name is required", "search_skills", "list_skills"},
+			dontWant: []string{"read_skill_file"},
 		},
 		{
 			name: "blank name",
@@ -449,7 +458,7 @@ func TestLoadSkillTruncation(t *testing.T) {
 		{
 			name:             "body over the cap",
 			skill:            "big",
-			wantMessageParts: []string{"under 96 KiB", "instructions holds the first", "SKILL.md"},
+			wantMessageParts: []string{"under 96 KiB", "instructions holds the first", "SKILL.md", "read_skill_file"},
 		},
 		{
 			name:             "content repeats a body over half the cap",
@@ -487,9 +496,6 @@ func TestLoadSkillTruncation(t *testing.T) {
 				if !strings.Contains(got.Message, w) {
 					t.Errorf("load_skill(%q): message %q lacks %q", tt.skill, got.Message, w)
 				}
-			}
-			if strings.Contains(got.Message, "read_skill_file") {
-				t.Errorf("load_skill(%q): message %q names read_skill_file, which is not served", tt.skill, got.Message)
 			}
 			if len(text) > 120<<10 {
 				t.Errorf("load_skill(%q): answer text is %d bytes, want the JSON of at most 96 KiB of text", tt.skill, len(text))

@@ -37,6 +37,9 @@ func outputSchemas() (*outputSchemaSet, error) {
 	list.Defs = map[string]*jsonschema.Schema{"SkillNode": node}
 	for _, s := range []*jsonschema.Schema{load, list} {
 		arraysNotNull(s)
+		// The tool descriptions say what the answers hold; descriptions of
+		// every output field would push tools/list past 8 KiB.
+		noDescriptions(s)
 	}
 	return &outputSchemaSet{loadSkill: load, listSkills: list}, nil
 }
@@ -57,5 +60,21 @@ func arraysNotNull(s *jsonschema.Schema) {
 	}
 	for _, d := range s.Defs {
 		arraysNotNull(d)
+	}
+}
+
+// noDescriptions removes the descriptions of s and of every schema in it.
+func noDescriptions(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	s.Description = ""
+	noDescriptions(s.Items)
+	noDescriptions(s.AdditionalProperties)
+	for _, p := range s.Properties {
+		noDescriptions(p)
+	}
+	for _, d := range s.Defs {
+		noDescriptions(d)
 	}
 }

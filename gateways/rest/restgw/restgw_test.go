@@ -485,11 +485,11 @@ func TestCatalogRoutes(t *testing.T) {
 func TestUnimplemented(t *testing.T) {
 	srv := serve(t, writeCatalog(t, catalog))
 
-	// SearchSkills is not implemented yet by the service; when it is, point
+	// GetUsageStats is not implemented yet by the service; when it is, point
 	// this at another RPC that is not (TestUnknownService checks the same
 	// mapping against a server with no skills services at all).
-	r := do(t, srv, http.MethodPost, "/v1/skills:search", strings.NewReader(`{"query": "pdf"}`))
-	wantError(t, "POST /v1/skills:search", r, http.StatusNotImplemented, "UNIMPLEMENTED", "Unimplemented")
+	r := get(t, srv, "/v1/usage/stats")
+	wantError(t, "GET /v1/usage/stats", r, http.StatusNotImplemented, "UNIMPLEMENTED", "Unimplemented")
 }
 
 func TestRoutingErrors(t *testing.T) {

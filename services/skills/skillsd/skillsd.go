@@ -27,6 +27,7 @@ import (
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
 	"github.com/skillsd/skillsd/services/skills/internal/config"
+	"github.com/skillsd/skillsd/services/skills/internal/search"
 	"github.com/skillsd/skillsd/services/skills/internal/server"
 	"github.com/skillsd/skillsd/services/skills/internal/source"
 )
@@ -42,7 +43,7 @@ type Options struct {
 	// the first wins). "~" and $VAR are expanded. Empty: SKILLS_DIR (through
 	// Getenv), then the config file's sources, then default discovery
 	// (./.agents/skills, ./.agent/skills, ./.claude/skills, then the same under
-	// the home directory).
+	// the home directory; see also Server.SetClientRoots).
 	SkillsDirs []string
 	// ConfigFile is a config.yaml to load; empty looks for config.yaml in the
 	// first source folder and uses the defaults when there is none.
@@ -53,7 +54,8 @@ type Options struct {
 	// Home is the user's home directory; empty asks the OS.
 	Home string
 	// Getenv reads the environment (SKILLS_DIR, LOG_LEVEL, SKILLHUB_ENABLED_*,
-	// …); nil means no environment at all.
+	// …, and PATH, LANG and TMPDIR, which scripts receive); nil means no
+	// environment at all (scripts then get the PATH /usr/local/bin:/usr/bin:/bin).
 	Getenv func(string) string
 	// Logger receives the log; nil discards it.
 	Logger *slog.Logger
@@ -68,10 +70,20 @@ type Server struct {
 	opts  Options
 	log   *slog.Logger
 	cfg   config.Config
-	roots []*source.Root
 	store *catalog.Store
 	grpc  *grpc.Server
 	hs    *health.Server
+
+	// cwd and home are where default discovery looks; discovered says the
+	// sources came from it (no folder was configured), so client roots apply.
+	cwd, home  string
+	discovered bool
+
+	// buildMu serialises catalog builds, so that a build with older sources
+	// never replaces a newer one, and guards roots, the sources in precedence
+	// order.
+	buildMu sync.Mutex
+	roots   []*source.Root
 
 	mu      sync.Mutex
 	conns   []*grpc.ClientConn
@@ -151,11 +163,15 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 			roots = append(roots, &source.Root{Name: name, Dir: filepath.Clean(d), Kind: "local", Trusted: true})
 		}
 	}
-	if len(roots) == 0 {
+	discovered := len(roots) == 0
+	if discovered {
 		roots = source.Discover(cwd, home, nil)
 	}
 
-	s := &Server{opts: opts, log: log, cfg: cfg, roots: roots, store: &catalog.Store{}, closeCh: make(chan struct{})}
+	s := &Server{
+		opts: opts, log: log, cfg: cfg, store: &catalog.Store{}, closeCh: make(chan struct{}),
+		cwd: cwd, home: home, discovered: discovered, roots: roots,
+	}
 	start := time.Now()
 	if err := s.rebuild(ctx); err != nil {
 		return nil, err
@@ -171,6 +187,9 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		Filter:           server.Filter{EnabledSkills: cfg.Filters.EnabledSkills, EnabledCategories: cfg.Filters.EnabledCategories},
 		Version:          opts.Version,
 		MatchingStrategy: cfg.Matching.Strategy,
+		Routing:          routing(cfg),
+		Files:            fileReader(cfg),
+		Scripts:          scriptSandbox(cfg, home, cwd, getenv, log),
 		Logger:           log,
 	})
 	skillsv1.RegisterCatalogServiceServer(s.grpc, svc)
@@ -183,6 +202,20 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	healthpb.RegisterHealthServer(s.grpc, s.hs)
 	reflection.Register(s.grpc)
 	return s, nil
+}
+
+// routing is the search and match configuration of cfg.
+func routing(cfg config.Config) server.Routing {
+	return server.Routing{
+		Match: search.Thresholds{
+			MinScore:           cfg.Matching.MinScore,
+			AmbiguityThreshold: cfg.Matching.AmbiguityThreshold,
+			MaxResults:         cfg.Matching.MaxResults,
+		},
+		SearchLimit:     cfg.Search.Limit,
+		SearchThreshold: cfg.Search.Threshold,
+		StopWords:       cfg.Search.StopWords,
+	}
 }
 
 // loadConfig applies defaults < config file < environment.
@@ -207,12 +240,80 @@ func loadConfig(file string, dirs []string, getenv func(string) string) (config.
 
 // rebuild loads the catalog from the sources and swaps it in.
 func (s *Server) rebuild(ctx context.Context) error {
+	s.buildMu.Lock()
+	defer s.buildMu.Unlock()
+	return s.rebuildLocked(ctx)
+}
+
+// rebuildLocked is rebuild for a caller holding buildMu. Files that did not
+// change are taken from the snapshot being served.
+func (s *Server) rebuildLocked(ctx context.Context) error {
 	snap, err := catalog.Build(ctx, s.roots, catalog.Options{Logger: s.log, Previous: s.store.Current()})
 	if err != nil {
 		return fmt.Errorf("loading the catalog: %w", err)
 	}
 	s.store.Swap(snap)
 	return nil
+}
+
+// SetClientRoots tells the server which folders the client declares as its
+// roots (an MCP client's roots/list answer, as absolute local paths: callers
+// convert file:// URIs). When the sources come from default discovery, the
+// skills folders of those roots (.agents/skills, .agent/skills and
+// .claude/skills) go before the working directory's, which go before the home
+// directory's; each call replaces the previous call's roots, and an empty list
+// goes back to the working and home directories alone. If that changes the
+// sources, the catalog is rebuilt and swapped in; if the build fails (ctx ends),
+// the previous sources and catalog stay and the error is returned.
+//
+// Paths that are not absolute are ignored. When the sources were configured
+// (Options.SkillsDirs, SKILLS_DIR or the config file's sources), client roots
+// do not apply: SetClientRoots does nothing and returns nil. It is safe for
+// concurrent use, with itself and with reloads.
+func (s *Server) SetClientRoots(ctx context.Context, roots []string) error {
+	if !s.discovered {
+		s.log.Debug("ignoring the client's roots: the skill sources are configured", "roots", roots)
+		return nil
+	}
+	dirs := make([]string, 0, len(roots))
+	for _, r := range roots {
+		if !filepath.IsAbs(r) {
+			s.log.Debug("ignoring a client root that is not an absolute path", "root", r)
+			continue
+		}
+		dirs = append(dirs, filepath.Clean(r))
+	}
+	s.buildMu.Lock()
+	defer s.buildMu.Unlock()
+	next := source.Discover(s.cwd, s.home, dirs)
+	if sameRoots(next, s.roots) {
+		s.log.Debug("client roots leave the skill sources unchanged", "roots", dirs)
+		return nil
+	}
+	prev := s.roots
+	s.roots = next
+	start := time.Now()
+	if err := s.rebuildLocked(ctx); err != nil {
+		s.roots = prev
+		return err
+	}
+	snap := s.store.Current()
+	s.log.Info("catalog reloaded for the client's roots", "roots", dirs, "sources", len(next),
+		"skills", len(snap.Skills()), "diagnostics", len(snap.Diagnostics()), "duration", time.Since(start))
+	return nil
+}
+
+// sameRoots reports whether a and b are the same sources in the same order.
+func sameRoots(a, b []*source.Root) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if *a[i] != *b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // Serve serves gRPC on lis until ctx is done or Close is called, then stops

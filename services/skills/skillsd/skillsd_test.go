@@ -155,8 +155,12 @@ func TestErrors(t *testing.T) {
 			_, err := cat.ListSkills(ctx, &skillsv1.ListSkillsRequest{PageToken: "not-a-token"})
 			return err
 		}, codes.InvalidArgument},
-		{"search not yet implemented", func() error {
-			_, err := skillsv1.NewRoutingServiceClient(conn).SearchSkills(ctx, &skillsv1.SearchSkillsRequest{Query: "x"})
+		{"search without a query", func() error {
+			_, err := skillsv1.NewRoutingServiceClient(conn).SearchSkills(ctx, &skillsv1.SearchSkillsRequest{Query: " "})
+			return err
+		}, codes.InvalidArgument},
+		{"usage stats not yet implemented", func() error {
+			_, err := skillsv1.NewUsageServiceClient(conn).GetUsageStats(ctx, &skillsv1.GetUsageStatsRequest{})
 			return err
 		}, codes.Unimplemented},
 	} {

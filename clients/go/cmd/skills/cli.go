@@ -71,6 +71,9 @@ func commands() []command {
 	return []command{
 		{name: "list", synopsis: "list [--query Q] [--category C] [--tree [PATH]] [--body]", summary: "list the skills of the catalog", setup: listCmd},
 		{name: "show", synopsis: "show [--files | --raw] <path-or-name>", summary: "show one skill: its fields, then its content resolved with inheritance", setup: showCmd},
+		{name: "search", synopsis: "search [--limit N] [--all-terms] [--category C] [--tag T]... QUERY", summary: "rank the skills for a query, best first", setup: searchCmd},
+		{name: "match", synopsis: "match CONTEXT", summary: "pick the skill for a task: one match with its content, ambiguous candidates, or none", setup: matchCmd},
+		{name: "eval", synopsis: "eval --queries FILE [--limit N]", summary: "rank the queries of a JSON lines file, for the routing benchmark", setup: evalCmd},
 		{name: "lint", synopsis: "lint [--strict] [DIR...]", summary: "load skill folders and report their problems; fails on errors", setup: lintCmd},
 		{name: "version", synopsis: "version", summary: "print the version", setup: versionCmd},
 		{name: "help", synopsis: "help [command]", summary: "print help about skills or one command", setup: helpCmd},
@@ -159,8 +162,8 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 func (e *env) usage(w io.Writer) {
-	fmt.Fprint(w, `skills is the command-line client of skillsd: it lists and shows the skills
-of a catalog and lints skill folders.
+	fmt.Fprint(w, `skills is the command-line client of skillsd: it lists, shows, searches and
+matches the skills of a catalog, and lints skill folders.
 
 Usage:
   skills [global flags] <command> [flags] [args]

@@ -1,5 +1,5 @@
-// Command skills is the command-line client of skillsd: it lists and shows the
-// skills of a catalog and lints skill folders.
+// Command skills is the command-line client of skillsd: it lists, shows,
+// searches and matches the skills of a catalog, and lints skill folders.
 //
 //	skills [global flags] <command> [flags] [args]
 //
@@ -14,6 +14,9 @@
 //
 //	list [--query Q] [--category C] [--tree] [--body]   list the skills
 //	show [--files] [--raw] <path-or-name>              show one skill
+//	search [--limit N] [--all-terms] [--category C] QUERY   rank skills for a query
+//	match CONTEXT                                       pick the skill for a task
+//	eval --queries FILE [--limit N]                     rank benchmark queries (JSON lines)
 //	lint [--strict] [DIR...]                            report load diagnostics
 //	version                                             print the version
 //	help [command]                                      print help

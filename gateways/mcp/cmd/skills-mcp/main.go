@@ -2,7 +2,9 @@
 // default (for hosts that spawn it, like Claude Code), or over Streamable HTTP
 // with --http. By default it embeds the skillsd service, loading the catalog
 // from --skills-dir folders (or SKILLS_DIR, or the default discovery folders);
-// with --server it talks to a shared skillsd over gRPC instead.
+// with --server it talks to a shared skillsd over gRPC instead. Default
+// discovery also looks in the folders the MCP client declares as its roots,
+// before the working directory (hosts may start the server from anywhere).
 //
 // Usage:
 //
@@ -187,12 +189,20 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // serve connects to the service, builds the MCP server and serves it until
 // the client leaves (stdio) or ctx ends.
 func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, getenv func(string) string, log *slog.Logger) error {
-	conn, closeConn, err := connect(ctx, o, getenv, log)
+	svc, err := connect(ctx, o, getenv, log)
 	if err != nil {
 		return err
 	}
-	defer closeConn()
-	server, err := mcpgw.New(conn, mcpgw.Options{Logger: log, Version: buildVersion()})
+	defer svc.close()
+	mopts := mcpgw.Options{Logger: log, Version: buildVersion()}
+	if svc.setClientRoots != nil {
+		mopts.OnClientRoots = func(ctx context.Context, roots []string) {
+			if err := svc.setClientRoots(ctx, roots); err != nil && ctx.Err() == nil {
+				log.Warn("reloading the skills for the MCP client's roots", "roots", roots, "error", err)
+			}
+		}
+	}
+	server, err := mcpgw.New(svc.conn, mopts)
 	if err != nil {
 		return err
 	}
@@ -207,9 +217,20 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, ge
 	return err
 }
 
-// connect returns a connection to the service: an embedded one, or a remote
-// one with --server, and the function that closes it.
-func connect(ctx context.Context, o options, getenv func(string) string, log *slog.Logger) (grpc.ClientConnInterface, func(), error) {
+// service is the skills service the MCP server talks to.
+type service struct {
+	conn grpc.ClientConnInterface
+	// close closes conn, and stops the service when it is embedded.
+	close func()
+	// setClientRoots hands the MCP client's roots to the embedded service's
+	// default discovery (it does nothing when folders are configured); nil for
+	// a remote service, whose folders are its own. With several HTTP sessions,
+	// the last roots listed win.
+	setClientRoots func(ctx context.Context, roots []string) error
+}
+
+// connect returns the service: an embedded one, or a remote one with --server.
+func connect(ctx context.Context, o options, getenv func(string) string, log *slog.Logger) (service, error) {
 	if o.server != "" {
 		return dialRemote(ctx, o, getenv, log)
 	}
@@ -217,10 +238,10 @@ func connect(ctx context.Context, o options, getenv func(string) string, log *sl
 }
 
 // startEmbedded starts skillsd in this process and connects to it over bufconn.
-func startEmbedded(ctx context.Context, o options, getenv func(string) string, log *slog.Logger) (grpc.ClientConnInterface, func(), error) {
+func startEmbedded(ctx context.Context, o options, getenv func(string) string, log *slog.Logger) (service, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
-		return nil, nil, fmt.Errorf("finding the working directory: %w", err)
+		return service{}, fmt.Errorf("finding the working directory: %w", err)
 	}
 	home, _ := os.UserHomeDir() // empty: the service goes without the home folders
 	for _, d := range o.skillsDirs {
@@ -239,36 +260,40 @@ func startEmbedded(ctx context.Context, o options, getenv func(string) string, l
 		Version:    buildVersion(),
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("starting the embedded skills service: %w", err)
+		return service{}, fmt.Errorf("starting the embedded skills service: %w", err)
 	}
 	conn, err := srv.DialInProcess(ctx)
 	if err != nil {
 		_ = srv.Close()
-		return nil, nil, fmt.Errorf("connecting to the embedded skills service: %w", err)
+		return service{}, fmt.Errorf("connecting to the embedded skills service: %w", err)
 	}
 	logStatus(ctx, conn, log, "embedded skills service ready", "took", time.Since(start).Round(time.Millisecond))
-	return conn, func() {
-		_ = conn.Close()
-		_ = srv.Close()
+	return service{
+		conn: conn,
+		close: func() {
+			_ = conn.Close()
+			_ = srv.Close()
+		},
+		setClientRoots: srv.SetClientRoots,
 	}, nil
 }
 
 // dialRemote connects to the skillsd at o.server.
-func dialRemote(ctx context.Context, o options, getenv func(string) string, log *slog.Logger) (grpc.ClientConnInterface, func(), error) {
+func dialRemote(ctx context.Context, o options, getenv func(string) string, log *slog.Logger) (service, error) {
 	dialOpts := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
 	if o.tokenEnv != "" {
 		token := strings.TrimSpace(getenv(o.tokenEnv))
 		if token == "" {
-			return nil, nil, usagef("--token-env %s: the environment variable %s is empty or unset", o.tokenEnv, o.tokenEnv)
+			return service{}, usagef("--token-env %s: the environment variable %s is empty or unset", o.tokenEnv, o.tokenEnv)
 		}
 		dialOpts = append(dialOpts, grpc.WithPerRPCCredentials(bearerToken(token)))
 	}
 	conn, err := grpc.NewClient(o.server, dialOpts...)
 	if err != nil {
-		return nil, nil, usagef("--server %s: %v", o.server, err)
+		return service{}, usagef("--server %s: %v", o.server, err)
 	}
 	logStatus(ctx, conn, log, "connected to skillsd", "server", o.server)
-	return conn, func() { _ = conn.Close() }, nil
+	return service{conn: conn, close: func() { _ = conn.Close() }}, nil
 }
 
 // logStatus logs the catalog's status, or a warning when the service does not

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -279,7 +280,7 @@ func TestStdioEmbedded(t *testing.T) {
 	for _, tool := range tools.Tools {
 		names = append(names, tool.Name)
 	}
-	if got, want := strings.Join(names, ","), "list_skills,load_skill"; got != want {
+	if got, want := strings.Join(names, ","), "get_skill,list_skills,load_skill,read_skill_file,run_script,search_skills"; got != want {
 		t.Errorf("tools: got %s, want %s", got, want)
 	}
 	list, isErr, text := callJSON[struct{ Skills []skillNode }](t, cs, "list_skills", nil)
@@ -587,6 +588,80 @@ func TestStdioRemote(t *testing.T) {
 		defer cs.Close()
 		if _, isErr, text := callJSON[loadAnswer](t, cs, "load_skill", map[string]any{"name": "pdf"}); !isErr || !strings.Contains(text, "unreachable") {
 			t.Errorf("load_skill with the server down: got %s, want an unreachable error", text)
+		}
+	})
+}
+
+// TestStdioClientRoots: with no folder configured, the skills of the folders
+// the client declares as roots are served; configured folders ignore them.
+func TestStdioClientRoots(t *testing.T) {
+	project := t.TempDir()
+	skillDir := filepath.Join(project, ".claude", "skills", "from-root")
+	if err := os.MkdirAll(skillDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	skillMD := "---\nname: from-root\ndescription: A skill of the client's root.\n---\n\n# From root\n"
+	if err := os.WriteFile(filepath.Join(skillDir, "SKILL.md"), []byte(skillMD), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rootURI := (&url.URL{Scheme: "file", Path: filepath.ToSlash(project)}).String()
+
+	listNames := func(t *testing.T, cs *mcp.ClientSession) string {
+		t.Helper()
+		list, isErr, text := callJSON[struct{ Skills []skillNode }](t, cs, "list_skills", nil)
+		if isErr {
+			t.Fatalf("list_skills: %s", text)
+		}
+		var names []string
+		for _, n := range flatten(list.Skills) {
+			names = append(names, n.Name)
+		}
+		return strings.Join(names, ",")
+	}
+	connect := func(t *testing.T, cmd *exec.Cmd) *mcp.ClientSession {
+		t.Helper()
+		client := mcp.NewClient(&mcp.Implementation{Name: "skills-mcp-test", Version: "0"}, nil)
+		client.AddRoots(&mcp.Root{URI: rootURI}) //lint:ignore SA1019 hosts still declare roots
+		// Roots come with the initialize handshake (protocols before 2026-07-28).
+		cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			t.Fatalf("connecting to skills-mcp: %v", err)
+		}
+		t.Cleanup(func() { _ = cs.Close() })
+		return cs
+	}
+
+	t.Run("default discovery", func(t *testing.T) {
+		var stderr syncBuffer
+		cmd := command(t, []string{"LOG_LEVEL=debug"})
+		cmd.Stderr = &stderr
+		cs := connect(t, cmd)
+		// The roots are asked for after initialize, and the catalog reloaded.
+		deadline := time.Now().Add(10 * time.Second)
+		got := listNames(t, cs)
+		for got != "from-root" && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+			got = listNames(t, cs)
+		}
+		if got != "from-root" {
+			t.Errorf("list_skills: got %q, want from-root; stderr:\n%s", got, stderr.String())
+		}
+	})
+
+	t.Run("configured folder", func(t *testing.T) {
+		var stderr syncBuffer
+		cmd := command(t, []string{"LOG_LEVEL=debug"}, "--skills-dir", writeSkills(t))
+		cmd.Stderr = &stderr
+		cs := connect(t, cmd)
+		deadline := time.Now().Add(10 * time.Second)
+		for !strings.Contains(stderr.String(), "ignoring the client's roots") && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if got := listNames(t, cs); strings.Contains(got, "from-root") {
+			t.Errorf("list_skills with --skills-dir: got %q, want the client's roots ignored; stderr:\n%s", got, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), "ignoring the client's roots") {
+			t.Errorf("stderr lacks the debug line about ignored roots:\n%s", stderr.String())
 		}
 	})
 }

@@ -55,6 +55,15 @@ var mimeByExt = map[string]string{
 // length http.DetectContentType considers).
 const sniffLen = 512
 
+// SniffLen is how many leading bytes of a file Kind looks at.
+const SniffLen = sniffLen
+
+// Kind returns a file's MIME type and whether it is text, from its name and
+// its first bytes (up to SniffLen): the rule the catalog applies to every
+// file (see fileKind), for readers that meet a file the snapshot does not
+// list.
+func Kind(name string, head []byte) (mimeType string, text bool) { return fileKind(name, head) }
+
 // fileKind decides a file's MIME type and text flag from its name and the
 // first bytes of its content (up to sniffLen).
 //

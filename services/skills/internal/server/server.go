@@ -11,8 +11,10 @@ import (
 	"sync"
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
+	"github.com/skillsd/skillsd/services/skills/internal/assets"
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
 	"github.com/skillsd/skillsd/services/skills/internal/failure"
+	"github.com/skillsd/skillsd/services/skills/internal/sandbox"
 )
 
 // Options configures the service adapter.
@@ -28,6 +30,14 @@ type Options struct {
 	Version string
 	// MatchingStrategy is the configured strategy: "auto", "keyword" or "ranked".
 	MatchingStrategy string
+	// Routing configures search and match; the zero value means DefaultRouting().
+	Routing Routing
+	// Files reads skill files (FileService); nil means a reader with the
+	// defaults of package assets.
+	Files *assets.Reader
+	// Scripts runs declared server scripts (ScriptService); nil means script
+	// execution is switched off.
+	Scripts *sandbox.Sandbox
 	// Logger receives the log; nil discards it.
 	Logger *slog.Logger
 }
@@ -75,6 +85,8 @@ type Service struct {
 	opts     Options
 	log      *slog.Logger
 	reloadMu sync.Mutex
+	// routeCache holds the search index and matcher of the latest snapshot.
+	routeCache routeCache
 }
 
 // New returns the service adapter.
@@ -82,6 +94,12 @@ func New(opts Options) *Service {
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Files == nil {
+		opts.Files = assets.New(assets.Options{})
+	}
+	if opts.Scripts == nil {
+		opts.Scripts = sandbox.New(sandbox.Options{Enabled: false})
 	}
 	return &Service{opts: opts, log: log}
 }

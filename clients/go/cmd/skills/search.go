@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
+
+	"github.com/skillsd/skillsd/clients/go/skillsclient"
+)
+
+func searchCmd(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+	limit := fs.Int("limit", 0, "return at most `n` results (1 to 50; default: the server's, 10)")
+	allTerms := fs.Bool("all-terms", false, "keep only skills containing every word of the query")
+	category := fs.String("category", "", "keep skills of this `category`")
+	var tags stringsFlag
+	fs.Var(&tags, "tag", "keep skills carrying this `tag` (repeatable: all must match)")
+	return func(ctx context.Context, e *env, args []string) error {
+		query := strings.TrimSpace(strings.Join(args, " "))
+		switch {
+		case query == "":
+			return usagef("search: give a query (the task or skill you need, in a few words)")
+		case *limit < 0 || *limit > 50:
+			return usagef("search: --limit must be 1 to 50 (got %d)", *limit)
+		}
+		opts := skillsclient.SearchOptions{Limit: *limit, Category: *category, Tags: tags}
+		if *allTerms {
+			opts.Mode = skillsv1.SearchMode_SEARCH_MODE_ALL_TERMS
+		}
+		c, done, err := e.connect(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer done()
+		hits, err := c.Search(ctx, query, opts)
+		if err != nil {
+			return fmt.Errorf("search: %w", describe(err))
+		}
+		if e.global.json {
+			return writeMessages(e.stdout, hits)
+		}
+		if len(hits) == 0 {
+			fmt.Fprintln(e.stderr, "skills: no skill applies")
+			return nil
+		}
+		writeHits(e.stdout, hits, e.width())
+		return nil
+	}
+}
+
+// writeHits writes SCORE, PATH and DESCRIPTION columns, best first, the
+// description cut to fit width.
+func writeHits(w io.Writer, hits []*skillsv1.SearchHit, width int) {
+	const gap = 2
+	scoreW, pathW := len("SCORE"), len("PATH")
+	scores := make([]string, len(hits))
+	for i, h := range hits {
+		scores[i] = formatScore(h.GetScore())
+		scoreW = max(scoreW, len(scores[i]))
+		pathW = max(pathW, utf8.RuneCountInString(h.GetSkillPath()))
+	}
+	descW := max(width-scoreW-pathW-2*gap, 20)
+	line := func(score, path, desc string) {
+		fmt.Fprintln(w, strings.TrimRight(pad(score, scoreW+gap)+pad(path, pathW+gap)+trim(oneLine(desc), descW), " "))
+	}
+	line("SCORE", "PATH", "DESCRIPTION")
+	for i, h := range hits {
+		line(scores[i], h.GetSkillPath(), h.GetDescription())
+	}
+}
+
+// formatScore writes a score with at most three decimals ("0.875", "2").
+func formatScore(f float64) string {
+	return strconv.FormatFloat(f, 'f', 3, 64)
+}

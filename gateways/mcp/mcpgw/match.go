@@ -1,0 +1,237 @@
+package mcpgw
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
+)
+
+// toolGetSkill is seed 000's context match (§8.1).
+const toolGetSkill = "get_skill"
+
+// GetSkillInput is the input of get_skill.
+type GetSkillInput struct {
+	Context string `json:"context" jsonschema:"The task, in free text: a sentence or a short paragraph."`
+}
+
+// GetSkillOutput is the answer of get_skill: exactly one of seed 000 §8.1's
+// three shapes, chosen by MarshalJSON —
+//
+//	{"no_match": true, "message"}
+//	{"ambiguous": true, "candidates": [...], "message"}
+//	{"skill_path", "score", "matched_keywords", "content", "assets", "scripts", "inherited_assets", "inherited_scripts"}
+//
+// The struct's fields are the union of the three.
+type GetSkillOutput struct {
+	NoMatch          bool                `json:"no_match,omitempty"`
+	Ambiguous        bool                `json:"ambiguous,omitempty"`
+	Message          string              `json:"message,omitempty"`
+	Candidates       []GetSkillCandidate `json:"candidates,omitempty"`
+	SkillPath        string              `json:"skill_path,omitempty"`
+	Score            float64             `json:"score,omitempty"`
+	MatchedKeywords  []string            `json:"matched_keywords,omitempty"`
+	Content          string              `json:"content,omitempty"`
+	Assets           []GetSkillAsset     `json:"assets,omitempty"`
+	Scripts          []GetSkillScript    `json:"scripts,omitempty"`
+	InheritedAssets  []GetSkillAsset     `json:"inherited_assets,omitempty"`
+	InheritedScripts []GetSkillScript    `json:"inherited_scripts,omitempty"`
+}
+
+// GetSkillCandidate is one skill of an ambiguous get_skill answer.
+type GetSkillCandidate struct {
+	SkillPath       string   `json:"skill_path"`
+	Score           float64  `json:"score"`
+	Description     string   `json:"description"`
+	MatchedKeywords []string `json:"matched_keywords"`
+}
+
+// GetSkillAsset is a file a skill declares as an asset (seed 000 §7.1).
+type GetSkillAsset struct {
+	File        string `json:"file"`
+	Description string `json:"description"`
+	Type        string `json:"type"`
+	From        string `json:"from,omitempty"`
+}
+
+// GetSkillScript is a file a skill declares as a script (seed 000 §7.1).
+type GetSkillScript struct {
+	File        string              `json:"file"`
+	Description string              `json:"description"`
+	Execution   string              `json:"execution"`
+	Args        []GetSkillScriptArg `json:"args"`
+	From        string              `json:"from,omitempty"`
+}
+
+// GetSkillScriptArg is one declared argument of a script.
+type GetSkillScriptArg struct {
+	Name        string  `json:"name"`
+	Description string  `json:"description"`
+	Required    bool    `json:"required"`
+	Default     *string `json:"default,omitempty"`
+}
+
+// MarshalJSON writes the shape of the answer's kind, with every list of it
+// present ([] when empty).
+func (o GetSkillOutput) MarshalJSON() ([]byte, error) {
+	switch {
+	case o.NoMatch:
+		return json.Marshal(struct {
+			NoMatch bool   `json:"no_match"`
+			Message string `json:"message"`
+		}{true, o.Message})
+	case o.Ambiguous:
+		return json.Marshal(struct {
+			Ambiguous  bool                `json:"ambiguous"`
+			Candidates []GetSkillCandidate `json:"candidates"`
+			Message    string              `json:"message"`
+		}{true, nonNilList(o.Candidates), o.Message})
+	}
+	return json.Marshal(struct {
+		SkillPath        string           `json:"skill_path"`
+		Score            float64          `json:"score"`
+		MatchedKeywords  []string         `json:"matched_keywords"`
+		Content          string           `json:"content"`
+		Assets           []GetSkillAsset  `json:"assets"`
+		Scripts          []GetSkillScript `json:"scripts"`
+		InheritedAssets  []GetSkillAsset  `json:"inherited_assets"`
+		InheritedScripts []GetSkillScript `json:"inherited_scripts"`
+	}{
+		o.SkillPath, o.Score, nonNilList(o.MatchedKeywords), o.Content,
+		nonNilList(o.Assets), nonNilList(o.Scripts), nonNilList(o.InheritedAssets), nonNilList(o.InheritedScripts),
+	})
+}
+
+// getSkillSchemas returns the input and output schemas of get_skill. The
+// output schema is the union of the three shapes, written by hand and terse:
+// tools/list must stay under 8 KiB with every tool.
+func getSkillSchemas() (in, out *jsonschema.Schema, err error) {
+	if in, err = jsonschema.For[GetSkillInput](nil); err != nil {
+		return nil, nil, fmt.Errorf("get_skill input schema: %w", err)
+	}
+	list := func(item *jsonschema.Schema) *jsonschema.Schema {
+		return &jsonschema.Schema{Type: "array", Items: item}
+	}
+	object := func(desc string) *jsonschema.Schema { return &jsonschema.Schema{Type: "object", Description: desc} }
+	// Each use needs its own value: schemas form a tree.
+	asset := func() *jsonschema.Schema { return &jsonschema.Schema{Ref: "#/$defs/asset"} }
+	script := func() *jsonschema.Schema { return &jsonschema.Schema{Ref: "#/$defs/script"} }
+	out = &jsonschema.Schema{
+		Type: "object",
+		Properties: map[string]*jsonschema.Schema{
+			"no_match":          {Type: "boolean", Description: "No skill fits: go on without one."},
+			"ambiguous":         {Type: "boolean", Description: "Pick a candidate, then load_skill its skill_path."},
+			"message":           {Type: "string"},
+			"candidates":        list(object("{skill_path, score, description, matched_keywords}")),
+			"skill_path":        {Type: "string"},
+			"score":             {Type: "number"},
+			"matched_keywords":  list(&jsonschema.Schema{Type: "string"}),
+			"content":           {Type: "string", Description: "Follow it: the skill with the rules it inherits."},
+			"assets":            list(asset()),
+			"scripts":           list(script()),
+			"inherited_assets":  list(asset()),
+			"inherited_scripts": list(script()),
+		},
+		Defs: map[string]*jsonschema.Schema{
+			"asset":  object("{file, description, type, from?}"),
+			"script": object("{file, description, execution: claude|server, args: [{name, description, required, default?}], from?}"),
+		},
+	}
+	return in, out, nil
+}
+
+// getSkillTool describes get_skill.
+func getSkillTool() (*mcp.Tool, error) {
+	in, out, err := getSkillSchemas()
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.Tool{
+		Name:  toolGetSkill,
+		Title: "Get the skill for a task",
+		Description: "Match a task to one skill and load it in one call. Answers the skill's content with inherited rules, assets and scripts; " +
+			"or ambiguous: true with candidates (pick one, then load_skill); or no_match: true.",
+		InputSchema:  in,
+		OutputSchema: out,
+		Annotations:  readOnly(),
+	}, nil
+}
+
+// getSkill serves get_skill.
+func (g *gateway) getSkill(ctx context.Context, _ *mcp.CallToolRequest, in GetSkillInput) (*mcp.CallToolResult, GetSkillOutput, error) {
+	if strings.TrimSpace(in.Context) == "" {
+		return nil, GetSkillOutput{}, &toolError{msg: "context is required: describe the task to find a skill for."}
+	}
+	ctx, cancel := context.WithTimeout(ctx, g.timeout)
+	defer cancel()
+	resp, err := g.routing.MatchSkill(ctx, &skillsv1.MatchSkillRequest{Context: in.Context})
+	if err != nil {
+		return nil, GetSkillOutput{}, g.toolError(err, "")
+	}
+	return nil, matchOutput(resp), nil
+}
+
+// matchOutput converts a MatchSkill answer to the get_skill answer.
+func matchOutput(resp *skillsv1.MatchSkillResponse) GetSkillOutput {
+	switch resp.GetOutcome() {
+	case skillsv1.MatchOutcome_MATCH_OUTCOME_MATCH:
+		return GetSkillOutput{
+			SkillPath:        resp.GetSkillPath(),
+			Score:            resp.GetScore(),
+			MatchedKeywords:  nonNilList(resp.GetMatchedKeywords()),
+			Content:          capContent(resp.GetContent(), resp.GetSkillPath()),
+			Assets:           matchAssets(resp.GetAssets()),
+			Scripts:          matchScripts(resp.GetScripts()),
+			InheritedAssets:  matchAssets(resp.GetInheritedAssets()),
+			InheritedScripts: matchScripts(resp.GetInheritedScripts()),
+		}
+	case skillsv1.MatchOutcome_MATCH_OUTCOME_AMBIGUOUS:
+		out := GetSkillOutput{Ambiguous: true, Message: resp.GetMessage(), Candidates: make([]GetSkillCandidate, 0, len(resp.GetCandidates()))}
+		for _, c := range resp.GetCandidates() {
+			out.Candidates = append(out.Candidates, GetSkillCandidate{
+				SkillPath:       c.GetSkillPath(),
+				Score:           c.GetScore(),
+				Description:     c.GetDescription(),
+				MatchedKeywords: nonNilList(c.GetMatchedKeywords()),
+			})
+		}
+		return out
+	}
+	return GetSkillOutput{NoMatch: true, Message: resp.GetMessage()}
+}
+
+// capContent keeps content under maxTextBytes (as load_skill does), saying at
+// the end where the rest is: the answer's shape is seed 000's, so the note
+// goes into the text itself.
+func capContent(content, skillPath string) string {
+	if len(content) <= maxTextBytes {
+		return content
+	}
+	note := fmt.Sprintf("\n\n[Content cut at 96 KiB of %d bytes: call load_skill with name %q for how to read the rest.]", len(content), skillPath)
+	return cutUTF8(content, maxTextBytes-len(note)) + note
+}
+
+func matchAssets(in []*skillsv1.Asset) []GetSkillAsset {
+	out := make([]GetSkillAsset, 0, len(in))
+	for _, a := range in {
+		out = append(out, GetSkillAsset{File: a.GetFile(), Description: a.GetDescription(), Type: a.GetType(), From: a.GetFrom()})
+	}
+	return out
+}
+
+func matchScripts(in []*skillsv1.Script) []GetSkillScript {
+	out := make([]GetSkillScript, 0, len(in))
+	for _, s := range in {
+		sc := GetSkillScript{File: s.GetFile(), Description: s.GetDescription(), Execution: s.GetExecution(), From: s.GetFrom(), Args: make([]GetSkillScriptArg, 0, len(s.GetArgs()))}
+		for _, a := range s.GetArgs() {
+			sc.Args = append(sc.Args, GetSkillScriptArg{Name: a.GetName(), Description: a.GetDescription(), Required: a.GetRequired(), Default: a.Default})
+		}
+		out = append(out, sc)
+	}
+	return out
+}

@@ -1,0 +1,84 @@
+package mcpgw
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
+)
+
+// toolRunScript is the name of run_script.
+const toolRunScript = "run_script"
+
+// runScriptTimeout bounds a run_script call to the service. The service
+// enforces each script's own time limit (at most 24 hours); this bound only
+// guards against a service that never answers.
+const runScriptTimeout = 25 * time.Hour
+
+// RunScriptInput is the input of run_script.
+type RunScriptInput struct {
+	SkillPath string            `json:"skill_path"`
+	File      string            `json:"file" jsonschema:"A script the skill declares with execution server."`
+	Args      map[string]string `json:"args,omitempty" jsonschema:"Named arguments, as declared."`
+	Cwd       string            `json:"cwd,omitempty" jsonschema:"Folder relative to the skill's; default the skill's."`
+}
+
+// RunScriptOutput is the answer of run_script (seed 000 §8.4).
+type RunScriptOutput struct {
+	Success    bool   `json:"success"`
+	ExitCode   int32  `json:"exit_code"`
+	Stdout     string `json:"stdout"`
+	Stderr     string `json:"stderr"`
+	DurationMs int64  `json:"duration_ms"`
+	Script     string `json:"script"`
+}
+
+// runScriptTool describes run_script. Its schemas are terse and the output's
+// is written by hand: tools/list must stay under 8 KiB.
+func runScriptTool() (*mcp.Tool, error) {
+	in, err := jsonschema.For[RunScriptInput](nil)
+	if err != nil {
+		return nil, fmt.Errorf("run_script input schema: %w", err)
+	}
+	return &mcp.Tool{
+		Name:  toolRunScript,
+		Title: "Run a skill script",
+		Description: "Run a script a skill declares with execution server, on the server. " +
+			"Scripts with execution claude: read them and run them yourself.",
+		InputSchema: in,
+		OutputSchema: objectSchema([]string{"success", "exit_code", "stdout", "stderr", "duration_ms", "script"}, map[string]string{
+			"success": "boolean", "exit_code": "integer", "stdout": "string", "stderr": "string", "duration_ms": "integer", "script": "string",
+		}),
+		// Not read-only, and not a closed world: a script may do anything.
+		Annotations: &mcp.ToolAnnotations{},
+	}, nil
+}
+
+// runScript serves run_script. A script that runs and fails is an answer
+// (success false), not a tool error; a request the service refuses is a tool
+// error naming the failed check.
+func (g *gateway) runScript(ctx context.Context, _ *mcp.CallToolRequest, in RunScriptInput) (*mcp.CallToolResult, RunScriptOutput, error) {
+	skill := strings.TrimSpace(in.SkillPath)
+	if skill == "" || in.File == "" {
+		return nil, RunScriptOutput{}, &toolError{msg: "skill_path and file are required: the skill's path and the script's file as the skill declares it, such as \"scripts/check.sh\"."}
+	}
+	ctx, cancel := context.WithTimeout(ctx, runScriptTimeout)
+	defer cancel()
+	resp, err := g.scripts.RunScript(ctx, &skillsv1.RunScriptRequest{SkillPath: skill, File: in.File, Args: in.Args, Cwd: in.Cwd})
+	if err != nil {
+		return nil, RunScriptOutput{}, g.toolError(err, skill)
+	}
+	return nil, RunScriptOutput{
+		Success:    resp.GetSuccess(),
+		ExitCode:   resp.GetExitCode(),
+		Stdout:     resp.GetStdout(),
+		Stderr:     resp.GetStderr(),
+		DurationMs: resp.GetDurationMs(),
+		Script:     resp.GetScript(),
+	}, nil
+}

@@ -1,0 +1,132 @@
+package mcpgw
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
+)
+
+// Search modes of search_skills.
+const (
+	modeRanked   = "ranked"
+	modeAllTerms = "all_terms"
+)
+
+// SearchSkillsInput is the input of search_skills.
+type SearchSkillsInput struct {
+	Query    string   `json:"query" jsonschema:"The task or skill you need, in a few words."`
+	Limit    int      `json:"limit,omitempty" jsonschema:"1 to 50; default 10."`
+	Mode     string   `json:"mode,omitempty" jsonschema:"all_terms: only skills containing every word."`
+	Category string   `json:"category,omitempty"`
+	Tags     []string `json:"tags,omitempty" jsonschema:"Only skills with all these tags."`
+}
+
+// SearchSkillsOutput is the answer of search_skills.
+type SearchSkillsOutput struct {
+	Query   string      `json:"query"`
+	Results []SearchHit `json:"results"`
+}
+
+// SearchHit is one result of search_skills.
+type SearchHit struct {
+	Name         string   `json:"name"`
+	SkillPath    string   `json:"skill_path"`
+	Description  string   `json:"description"`
+	Category     string   `json:"category"`
+	Score        float64  `json:"score"`
+	Excerpt      string   `json:"excerpt"`
+	MatchedTerms []string `json:"matched_terms"`
+}
+
+// searchSkillsTool describes search_skills. Its schemas are terse, and the
+// output's is written by hand: tools/list must stay under 8 KiB with every tool.
+func searchSkillsTool() (*mcp.Tool, error) {
+	in, err := jsonschema.For[SearchSkillsInput](nil)
+	if err != nil {
+		return nil, fmt.Errorf("search_skills input schema: %w", err)
+	}
+	in.Properties["mode"].Enum = []any{modeRanked, modeAllTerms}
+	arraysNotNull(in)
+	str := func() *jsonschema.Schema { return &jsonschema.Schema{Type: "string"} }
+	out := &jsonschema.Schema{
+		Type: "object",
+		Properties: map[string]*jsonschema.Schema{
+			"query": str(),
+			"results": {Type: "array", Description: "Best first; empty: no skill applies.", Items: &jsonschema.Schema{
+				Type: "object",
+				Properties: map[string]*jsonschema.Schema{
+					"name": str(), "skill_path": str(), "description": str(), "category": str(), "excerpt": str(),
+					"score":         {Type: "number"},
+					"matched_terms": {Type: "array", Items: str()},
+				},
+			}},
+		},
+	}
+	return &mcp.Tool{
+		Name:  toolSearchSkills,
+		Title: "Search skills",
+		Description: "Find the skills for a task, best first. Pass the skill_path of the one that fits to load_skill. " +
+			"Empty results: no skill applies, go on without one.",
+		InputSchema:  in,
+		OutputSchema: out,
+		Annotations:  readOnly(),
+	}, nil
+}
+
+// searchSkills serves search_skills.
+func (g *gateway) searchSkills(ctx context.Context, _ *mcp.CallToolRequest, in SearchSkillsInput) (*mcp.CallToolResult, SearchSkillsOutput, error) {
+	query := strings.TrimSpace(in.Query)
+	if query == "" {
+		return nil, SearchSkillsOutput{}, &toolError{msg: "query is required: describe the task or the skill you need in a few words."}
+	}
+	var mode skillsv1.SearchMode
+	switch strings.ToLower(strings.TrimSpace(in.Mode)) {
+	case "", modeRanked:
+		mode = skillsv1.SearchMode_SEARCH_MODE_RANKED
+	case modeAllTerms:
+		mode = skillsv1.SearchMode_SEARCH_MODE_ALL_TERMS
+	default:
+		return nil, SearchSkillsOutput{}, &toolError{msg: fmt.Sprintf("mode %q is not a search mode: use ranked or all_terms, or leave it out.", in.Mode)}
+	}
+	if in.Limit < 0 {
+		return nil, SearchSkillsOutput{}, &toolError{msg: fmt.Sprintf("limit must be 1 to 50 (got %d), or left out for 10.", in.Limit)}
+	}
+	ctx, cancel := context.WithTimeout(ctx, g.timeout)
+	defer cancel()
+	resp, err := g.routing.SearchSkills(ctx, &skillsv1.SearchSkillsRequest{
+		Query:    in.Query,
+		Limit:    int32(min(in.Limit, 1<<30)),
+		Mode:     mode,
+		Category: in.Category,
+		Tags:     in.Tags,
+	})
+	if err != nil {
+		return nil, SearchSkillsOutput{}, g.toolError(err, "")
+	}
+	out := SearchSkillsOutput{Query: resp.GetQuery(), Results: make([]SearchHit, 0, len(resp.GetResults()))}
+	for _, h := range resp.GetResults() {
+		out.Results = append(out.Results, SearchHit{
+			Name:         h.GetName(),
+			SkillPath:    h.GetSkillPath(),
+			Description:  h.GetDescription(),
+			Category:     h.GetCategory(),
+			Score:        h.GetScore(),
+			Excerpt:      h.GetExcerpt(),
+			MatchedTerms: nonNilList(h.GetMatchedTerms()),
+		})
+	}
+	return nil, out, nil
+}
+
+// nonNilList returns s, or an empty slice for nil, so that JSON holds [] and not null.
+func nonNilList[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

@@ -1,0 +1,45 @@
+package server
+
+import (
+	"context"
+
+	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
+	"github.com/skillsd/skillsd/services/skills/internal/assets"
+)
+
+// ReadSkillFile reads one file of a skill (its folder, or a declared asset
+// or script of its inheritance chain), a page at a time.
+func (s *Service) ReadSkillFile(ctx context.Context, req *skillsv1.ReadSkillFileRequest) (*skillsv1.ReadSkillFileResponse, error) {
+	if req.GetSkipCache() {
+		if err := s.reload(ctx); err != nil {
+			return nil, toStatus(ctx, s.log, err)
+		}
+	}
+	snap := s.snapshot()
+	sk, err := s.lookup(snap, req.GetSkillPath())
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	f, err := s.opts.Files.Read(snap, sk, assets.Request{File: req.GetFile(), Offset: req.GetOffset(), MaxBytes: req.GetMaxBytes()})
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	resp := &skillsv1.ReadSkillFileResponse{
+		SkillPath:    f.SkillPath,
+		File:         f.File,
+		Binary:       !f.Text,
+		SizeBytes:    f.Size,
+		Type:         f.Type,
+		MimeType:     f.MIME,
+		ResolvedFrom: f.ResolvedFrom,
+		Truncated:    f.Truncated,
+		NextOffset:   f.NextOffset,
+		Digest:       f.Digest,
+	}
+	if f.Text {
+		resp.Text = string(f.Data)
+	} else {
+		resp.Data = f.Data
+	}
+	return resp, nil
+}

@@ -1,0 +1,245 @@
+package server
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
+	"github.com/skillsd/skillsd/services/skills/internal/catalog"
+	"github.com/skillsd/skillsd/services/skills/internal/failure"
+	"github.com/skillsd/skillsd/services/skills/internal/search"
+)
+
+// This file is the RoutingService: ranked search and the match decision, over a
+// search index and a matcher built once per catalog snapshot.
+
+// Search limits (SearchSkillsRequest.limit).
+const (
+	defaultSearchLimit = 10 // seed 004's SEARCH_LIMIT
+	maxSearchLimit     = 50
+	// maxQueryBytes bounds a query or a match context: a paragraph of task
+	// description is welcome, a document is not.
+	maxQueryBytes = 16 << 10
+)
+
+// Routing configures search and match (config matching.* and search.*).
+type Routing struct {
+	// Match holds the match decision's thresholds (matching.min_score,
+	// matching.ambiguity_threshold, matching.max_results); the zero value
+	// means search.DefaultThresholds.
+	Match search.Thresholds
+	// SearchLimit is the number of search results when the request says 0
+	// (search.limit); 0 means 10.
+	SearchLimit int
+	// SearchThreshold is seed 004's dynamic cut (search.threshold): in ranked
+	// mode, when more than 5 skills hit, keep those scoring at least this
+	// share of the best score.
+	SearchThreshold float64
+	// StopWords are added to the built-in English and French stop words
+	// (search.stop_words).
+	StopWords []string
+}
+
+// DefaultRouting is the configuration's defaults: seed 000's thresholds,
+// seed 004's limit and cut, no extra stop words.
+func DefaultRouting() Routing {
+	return Routing{Match: search.DefaultThresholds(), SearchLimit: defaultSearchLimit, SearchThreshold: 0.2}
+}
+
+// isZero reports whether r was left unset.
+func (r Routing) isZero() bool {
+	return r.Match == (search.Thresholds{}) && r.SearchLimit == 0 && r.SearchThreshold == 0 && len(r.StopWords) == 0
+}
+
+// routes is the search index and matcher of one catalog snapshot, narrowed
+// to the skills this server exposes and routes (enabled and routable).
+type routes struct {
+	snap    *catalog.Snapshot
+	index   *search.Index
+	matcher *search.Matcher
+}
+
+// routeCache holds the routes of the latest snapshot. Readers load it without
+// locks; mu only makes concurrent rebuilds for a new snapshot wait for one.
+type routeCache struct {
+	cur atomic.Pointer[routes]
+	mu  sync.Mutex
+}
+
+// routes returns the routes of the snapshot being served, building them when
+// the catalog changed since the last call.
+func (s *Service) routes(ctx context.Context) *routes {
+	snap := s.snapshot()
+	if r := s.routeCache.cur.Load(); r != nil && r.snap == snap {
+		return r
+	}
+	s.routeCache.mu.Lock()
+	defer s.routeCache.mu.Unlock()
+	// Build for the newest snapshot, which may have been swapped in while
+	// this call waited.
+	snap = s.snapshot()
+	if r := s.routeCache.cur.Load(); r != nil && r.snap == snap {
+		return r
+	}
+	start := time.Now()
+	cfg := s.routing()
+	var skills []*catalog.Skill
+	for _, sk := range snap.Skills() {
+		if sk.Routable && s.opts.Filter.Enabled(sk) {
+			skills = append(skills, sk)
+		}
+	}
+	idx := search.New(skills, search.Options{StopWords: cfg.StopWords, CutRatio: cfg.SearchThreshold})
+	r := &routes{
+		snap:  snap,
+		index: idx,
+		matcher: search.NewMatcher(skills, search.MatcherOptions{
+			Strategy:   s.opts.MatchingStrategy,
+			Thresholds: cfg.Match,
+			Tokenizer:  search.NewKeywordTokenizer(cfg.StopWords),
+			Index:      idx,
+		}),
+	}
+	s.routeCache.cur.Store(r)
+	s.log.DebugContext(ctx, "search index built", "generation", snap.Generation(), "skills", len(skills),
+		"strategy", r.matcher.Strategy(), "duration", time.Since(start))
+	return r
+}
+
+// routing is the configured Routing, with the defaults of DefaultRouting for
+// what is unset.
+func (s *Service) routing() Routing {
+	r := s.opts.Routing
+	if r.isZero() {
+		return DefaultRouting()
+	}
+	if r.Match == (search.Thresholds{}) {
+		r.Match = search.DefaultThresholds()
+	}
+	if r.SearchLimit <= 0 {
+		r.SearchLimit = defaultSearchLimit
+	}
+	return r
+}
+
+// SearchSkills ranks the routable skills of the enabled subset for a query.
+func (s *Service) SearchSkills(ctx context.Context, req *skillsv1.SearchSkillsRequest) (*skillsv1.SearchSkillsResponse, error) {
+	query := strings.TrimSpace(req.GetQuery())
+	if err := checkText("query", query, "describe the task or the skill in a few words"); err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	limit := int(req.GetLimit())
+	switch {
+	case limit < 0:
+		return nil, toStatus(ctx, s.log, failure.New(failure.InvalidArgument, "", "limit must not be negative (got %d)", limit))
+	case limit == 0:
+		limit = min(s.routing().SearchLimit, maxSearchLimit)
+	case limit > maxSearchLimit:
+		limit = maxSearchLimit
+	}
+	var allTerms bool
+	switch req.GetMode() {
+	case skillsv1.SearchMode_SEARCH_MODE_UNSPECIFIED, skillsv1.SearchMode_SEARCH_MODE_RANKED:
+	case skillsv1.SearchMode_SEARCH_MODE_ALL_TERMS:
+		allTerms = true
+	default:
+		return nil, toStatus(ctx, s.log, failure.New(failure.InvalidArgument, "", "mode %d is not a search mode: use ranked or all_terms", int32(req.GetMode())))
+	}
+	cat := strings.ToLower(strings.TrimSpace(req.GetCategory()))
+	tags := lowerAll(req.GetTags())
+
+	r := s.routes(ctx)
+	q := search.Query{Text: query, Limit: limit, AllTerms: allTerms, Category: cat, Tags: tags}
+	if cat != "" || len(tags) > 0 {
+		q.Allow = func(sk *catalog.Skill) bool { return (cat == "" || category(sk) == cat) && hasTags(sk, tags) }
+	}
+	hits := r.index.Search(q)
+	resp := &skillsv1.SearchSkillsResponse{Query: req.GetQuery(), Results: make([]*skillsv1.SearchHit, 0, len(hits))}
+	for _, h := range hits {
+		if len(resp.Results) == limit {
+			break
+		}
+		resp.Results = append(resp.Results, toSearchHit(h))
+	}
+	return resp, nil
+}
+
+// MatchSkill decides which skill fits a task: seed 000 §5.3 and §8.1.
+func (s *Service) MatchSkill(ctx context.Context, req *skillsv1.MatchSkillRequest) (*skillsv1.MatchSkillResponse, error) {
+	text := strings.TrimSpace(req.GetContext())
+	if err := checkText("context", text, "describe the task to find a skill for"); err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	r := s.routes(ctx)
+	d := r.matcher.Match(text)
+	resp := &skillsv1.MatchSkillResponse{
+		Strategy:         d.Strategy,
+		Message:          d.Message,
+		MatchedKeywords:  []string{},
+		Assets:           []*skillsv1.Asset{},
+		Scripts:          []*skillsv1.Script{},
+		InheritedAssets:  []*skillsv1.Asset{},
+		InheritedScripts: []*skillsv1.Script{},
+		Candidates:       []*skillsv1.MatchCandidate{},
+	}
+	switch d.Outcome {
+	case search.NoMatch:
+		resp.Outcome = skillsv1.MatchOutcome_MATCH_OUTCOME_NO_MATCH
+	case search.Ambiguous:
+		resp.Outcome = skillsv1.MatchOutcome_MATCH_OUTCOME_AMBIGUOUS
+		for _, c := range d.Candidates {
+			resp.Candidates = append(resp.Candidates, &skillsv1.MatchCandidate{
+				SkillPath:       c.Skill.Path,
+				Score:           c.Score,
+				Description:     c.Skill.Description,
+				MatchedKeywords: nonNil(c.Matched),
+			})
+		}
+	case search.Match:
+		best := d.Best()
+		sk := best.Skill
+		resp.Outcome = skillsv1.MatchOutcome_MATCH_OUTCOME_MATCH
+		resp.SkillPath = sk.Path
+		resp.Score = best.Score
+		resp.MatchedKeywords = nonNil(best.Matched)
+		resp.Content = r.snap.Content(sk)
+		own, inherited := r.snap.Assets(sk)
+		resp.Assets, resp.InheritedAssets = toAssets(own), toAssets(inherited)
+		ownS, inheritedS := r.snap.Scripts(sk)
+		resp.Scripts, resp.InheritedScripts = toScripts(ownS), toScripts(inheritedS)
+	}
+	s.log.DebugContext(ctx, "match", "outcome", d.Outcome.String(), "strategy", d.Strategy, "candidates", len(d.Candidates))
+	return resp, nil
+}
+
+// checkText validates a free-text request field (already trimmed).
+func checkText(field, text, hint string) error {
+	switch {
+	case text == "":
+		return failure.New(failure.InvalidArgument, "", "%s is required: %s", field, hint)
+	case len(text) > maxQueryBytes:
+		return failure.New(failure.InvalidArgument, "", "%s is longer than %d bytes (got %d): shorten it to the task's essentials", field, maxQueryBytes, len(text))
+	case !utf8.ValidString(text):
+		return failure.New(failure.InvalidArgument, "", "%s is not valid UTF-8", field)
+	}
+	return nil
+}
+
+func toSearchHit(h search.Hit) *skillsv1.SearchHit {
+	out := &skillsv1.SearchHit{
+		SkillPath:    h.Skill.Path,
+		Name:         h.Skill.Name,
+		Description:  h.Skill.Description,
+		Score:        h.Score,
+		Excerpt:      h.Excerpt,
+		MatchedTerms: nonNil(h.Matched),
+	}
+	if h.Skill.Doc != nil {
+		out.Category = h.Skill.Doc.Frontmatter.Category
+	}
+	return out
+}
