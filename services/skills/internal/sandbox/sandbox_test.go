@@ -86,7 +86,7 @@ scripts:
 
 // setup writes tree into a source folder (with an outside folder beside
 // it, reached through symbolic links) and builds its snapshot.
-func setup(t *testing.T, trusted bool) (*catalog.Snapshot, string) {
+func setup(t testing.TB, trusted bool) (*catalog.Snapshot, string) {
 	t.Helper()
 	base := t.TempDir()
 	root := filepath.Join(base, "skills")
@@ -117,14 +117,14 @@ func setup(t *testing.T, trusted bool) (*catalog.Snapshot, string) {
 	return snap, root
 }
 
-func testOptions(t *testing.T) Options {
+func testOptions(t testing.TB) Options {
 	return Options{
 		Enabled: true, Timeout: 10 * time.Second, KillGrace: 300 * time.Millisecond,
 		Home: "/home/nobody", Logger: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
 }
 
-func mustSkill(t *testing.T, snap *catalog.Snapshot, ref string) *catalog.Skill {
+func mustSkill(t testing.TB, snap *catalog.Snapshot, ref string) *catalog.Skill {
 	t.Helper()
 	sk, err := snap.Lookup(ref)
 	if err != nil {
@@ -457,5 +457,20 @@ func TestExampleScaffoldPlan(t *testing.T) {
 	res, err = sb.Run(t.Context(), snap, sk, Request{File: "scripts/scaffold-plan.sh", Args: map[string]string{"name": "Bad Name"}})
 	if err != nil || res.Success || res.ExitCode != 2 || !strings.Contains(res.Stderr, "lowercase") {
 		t.Errorf("scaffold-plan with a bad name: got %+v, %v", res, err)
+	}
+}
+
+// BenchmarkRun runs a one-line bash script through the whole cascade: the
+// checks, the process group, the minimal environment, the capped output and
+// the clean-up of its TMPDIR. Most of it is bash starting.
+func BenchmarkRun(b *testing.B) {
+	snap, _ := setup(b, true)
+	sb := New(testOptions(b))
+	sk := mustSkill(b, snap, "tools")
+	for b.Loop() {
+		res, err := sb.Run(b.Context(), snap, sk, Request{File: "scripts/pwd.sh"})
+		if err != nil || !res.Success {
+			b.Fatalf("run: %v %+v", err, res)
+		}
 	}
 }
