@@ -106,7 +106,7 @@ test: checkgenerate lint breaking build cross unit ## everything CI checks
 ci: test ## what .ci/run runs
 
 .PHONY: bench
-bench: ## Go benchmarks (catalog build, parsing)
+bench: ## Go benchmarks of the service (catalog build, parsing, search, file reads, script runs)
 	go test -run '^$$' -bench . -benchmem -count 5 ./services/skills/internal/...
 
 .PHONY: clean
