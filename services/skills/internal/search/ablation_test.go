@@ -2,14 +2,19 @@ package search
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 )
 
 // TestAblation measures what each technique adds on the development queries
 // (run with -quality.ablation): forward, adding them one at a time to plain
-// BM25 over the same fields; backward, leaving each out of the full engine.
-// Ranking columns are without abstention; the last two use the default
+// BM25 over the same fields; backward, leaving each out of the full engine;
+// and the recall expansions that were tried and are off (expand.go), each
+// added to the full engine. Ranking columns are without abstention; "para@3"
+// is the paraphrase queries' hit@3, "even@3" and "odd@3" the hit@3 of the
+// two halves of the dev queries (by the parity of their number: a change
+// that helps one half only is noise); the last two use the default
 // calibration and threshold (fitted for the full engine).
 func TestAblation(t *testing.T) {
 	if !*ablation {
@@ -53,15 +58,20 @@ func TestAblation(t *testing.T) {
 		"proximity (bigrams)":  func(tu *tuning) { tu.bigramWeight = 0 },
 	}
 
+	h := devHalves(qs)
 	measure := func(tu tuning) string {
-		rank := evaluate(New(skills, Options{tune: &tu, Threshold: -1}), qs)
+		ranker := New(skills, Options{tune: &tu, Threshold: -1})
+		rank := evaluate(ranker, qs)
+		para := rank.byKind["paraphrase"]
+		even, odd := evaluate(ranker, h[0]), evaluate(ranker, h[1])
 		abst := evaluate(New(skills, Options{tune: &tu}), qs)
-		return fmt.Sprintf("%6.3f %6.3f %6.3f | %8.3f %8.3f",
+		return fmt.Sprintf("%6.3f %6.3f %6.3f | %6.3f %6.3f %6.3f | %8.3f %8.3f",
 			ratio(rank.all.hit1, rank.all.n), ratio(rank.all.hit3, rank.all.n), rank.all.rr/float64(rank.all.n),
+			ratio(para.hit3, para.n), ratio(even.all.hit3, even.all.n), ratio(odd.all.hit3, odd.all.n),
 			ratio(abst.all.answered, abst.all.n), ratio(abst.none.answered, abst.none.n))
 	}
 	var b strings.Builder
-	header := fmt.Sprintf("%-34s %6s %6s %6s | %8s %8s\n", "", "hit@1", "hit@3", "MRR", "answered", "none ans")
+	header := fmt.Sprintf("%-34s %6s %6s %6s | %6s %6s %6s | %8s %8s\n", "", "hit@1", "hit@3", "MRR", "para@3", "even@3", "odd@3", "answered", "none ans")
 	b.WriteString("forward (cumulative)\n" + header)
 	tu := defaultTuning
 	plain(&tu)
@@ -77,5 +87,49 @@ func TestAblation(t *testing.T) {
 		off[s.name](&tu)
 		fmt.Fprintf(&b, "%-34s %s\n", "- "+s.name, measure(tu))
 	}
+
+	b.WriteString("\ntried and left off (each added to the full engine)\n" + header)
+	tried := []namedExpansion{
+		{"+ PRF 3 skills, 10 terms, 0.1", expansion{fbDocs: 3, fbTerms: 10, fbWeight: 0.1, fbMaxDF: 0.2}},
+		{"+ PRF 5 skills, 10 terms, 0.2", expansion{fbDocs: 5, fbTerms: 10, fbWeight: 0.2, fbMaxDF: 0.2}},
+		{"+ PRF 10 skills, 20 terms, 0.4", expansion{fbDocs: 10, fbTerms: 20, fbWeight: 0.4, fbMaxDF: 0.2}},
+		{"+ LSI k=100, blend 0.2", expansion{lsiRank: 100, lsiIters: 3, lsiWeight: 0.2}},
+		{"+ LSI k=200, blend 1.0", expansion{lsiRank: 200, lsiIters: 3, lsiWeight: 1}},
+		{"+ LSI k=100, RRF k=5, votes 0.25", expansion{lsiRank: 100, lsiIters: 3, lsiWeight: 0.25, lsiRRF: 5}},
+		{"+ LSI k=100, RRF k=60, votes 1", expansion{lsiRank: 100, lsiIters: 3, lsiWeight: 1, lsiRRF: 60}},
+		{"+ co-occurrence 2 words, 0.3", expansion{coocTerms: 2, coocMin: 0.3, coocMinShared: 2, coocWeight: 0.3}},
+		{"+ co-occurrence 5 words, 0.6", expansion{coocTerms: 5, coocMin: 0.3, coocMinShared: 2, coocWeight: 0.6}},
+	}
+	if systemWordnet() != nil {
+		tried = append(tried,
+			namedExpansion{"+ WordNet 1 sense, 0.5", expansion{wnSenses: 1, wnWeight: 0.5}},
+			namedExpansion{"+ WordNet 2 senses, 0.3", expansion{wnSenses: 2, wnWeight: 0.3}},
+			namedExpansion{"+ WordNet rare words, 2 senses, 0.3", expansion{wnSenses: 2, wnWeight: 0.3, wnMaxDF: 1}},
+		)
+	} else {
+		b.WriteString("(no WordNet database in " + WordnetDir + ": its rows are left out)\n")
+	}
+	for _, e := range tried {
+		tu := defaultTuning
+		tu.expansion = e.x
+		fmt.Fprintf(&b, "%-34s %s\n", e.name, measure(tu))
+	}
 	t.Log("\n" + b.String())
+}
+
+// namedExpansion is a setting of the recall expansions, for tables.
+type namedExpansion struct {
+	name string
+	x    expansion
+}
+
+// devHalves splits the dev queries by the parity of their number ("q051"
+// is odd).
+func devHalves(qs []benchQuery) [2][]benchQuery {
+	var h [2][]benchQuery
+	for _, q := range qs {
+		n, _ := strconv.Atoi(strings.TrimLeft(q.ID, "q"))
+		h[n%2] = append(h[n%2], q)
+	}
+	return h
 }

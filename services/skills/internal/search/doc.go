@@ -21,13 +21,20 @@
 // time: stemmers and stop words are compiled in.
 //
 // Quality is measured on the routing benchmark beside the repository
-// (TestQuality, TestAblation, TestCalibration; see quality_test.go). Tried
-// there and left out because they did not help: pseudo-relevance feedback,
-// latent semantic indexing over the catalog, WordNet synonyms, burstiness-
-// or field-based idf corrections, acronym expansions mined from the
-// catalog, separate saturation of the body, coverage in the ranking. The
-// queries still missed need knowledge no lexical method has ("MongoDB or
-// Postgres" → a skill about choosing "SQL or NoSQL").
+// (TestQuality, TestAblation, TestCalibration; see quality_test.go), and
+// ranking golden files of representative queries (testdata/ranking, see
+// golden_test.go) show every ranking a change moves; docs/routing.md has
+// the tables. Four general recall expansions for paraphrases are
+// implemented and measured but off, because none helped on the benchmark
+// (expand.go): pseudo-relevance feedback, latent semantic indexing over the
+// catalog (blended or fused by reciprocal rank), term co-occurrence learned
+// from the catalog, and WordNet synonyms read from the system's database
+// when installed. Also tried and left out:
+// burstiness- or field-based idf corrections, acronym expansions mined from
+// the catalog, separate saturation of the body, coverage in the ranking,
+// proximity pairs in bodies, conflation of stems that extend one another,
+// other field weights. The queries still missed need knowledge no lexical
+// method has (that MongoDB is a NoSQL database).
 //
 // Why not bleve: on the benchmark's skills, bleve v2.6.1 needed 7.6 s to
 // index 387 skills in memory (2.2 s with scorch on disk; 21.5 s for 3,000)
