@@ -9,9 +9,8 @@ import (
 
 // TestAblation measures what each technique adds on the development queries
 // (run with -quality.ablation): forward, adding them one at a time to plain
-// BM25 over the same fields; backward, leaving each out of the full engine;
-// and the recall expansions that were tried and are off (expand.go), each
-// added to the full engine. Ranking columns are without abstention; "para@3"
+// BM25 over the same fields; backward, leaving each out of the full engine.
+// Ranking columns are without abstention; "para@3"
 // is the paraphrase queries' hit@3, "even@3" and "odd@3" the hit@3 of the
 // two halves of the dev queries (by the parity of their number: a change
 // that helps one half only is noise); the last two use the default
@@ -87,40 +86,7 @@ func TestAblation(t *testing.T) {
 		off[s.name](&tu)
 		fmt.Fprintf(&b, "%-34s %s\n", "- "+s.name, measure(tu))
 	}
-
-	b.WriteString("\ntried and left off (each added to the full engine)\n" + header)
-	tried := []namedExpansion{
-		{"+ PRF 3 skills, 10 terms, 0.1", expansion{fbDocs: 3, fbTerms: 10, fbWeight: 0.1, fbMaxDF: 0.2}},
-		{"+ PRF 5 skills, 10 terms, 0.2", expansion{fbDocs: 5, fbTerms: 10, fbWeight: 0.2, fbMaxDF: 0.2}},
-		{"+ PRF 10 skills, 20 terms, 0.4", expansion{fbDocs: 10, fbTerms: 20, fbWeight: 0.4, fbMaxDF: 0.2}},
-		{"+ LSI k=100, blend 0.2", expansion{lsiRank: 100, lsiIters: 3, lsiWeight: 0.2}},
-		{"+ LSI k=200, blend 1.0", expansion{lsiRank: 200, lsiIters: 3, lsiWeight: 1}},
-		{"+ LSI k=100, RRF k=5, votes 0.25", expansion{lsiRank: 100, lsiIters: 3, lsiWeight: 0.25, lsiRRF: 5}},
-		{"+ LSI k=100, RRF k=60, votes 1", expansion{lsiRank: 100, lsiIters: 3, lsiWeight: 1, lsiRRF: 60}},
-		{"+ co-occurrence 2 words, 0.3", expansion{coocTerms: 2, coocMin: 0.3, coocMinShared: 2, coocWeight: 0.3}},
-		{"+ co-occurrence 5 words, 0.6", expansion{coocTerms: 5, coocMin: 0.3, coocMinShared: 2, coocWeight: 0.6}},
-	}
-	if systemWordnet() != nil {
-		tried = append(tried,
-			namedExpansion{"+ WordNet 1 sense, 0.5", expansion{wnSenses: 1, wnWeight: 0.5}},
-			namedExpansion{"+ WordNet 2 senses, 0.3", expansion{wnSenses: 2, wnWeight: 0.3}},
-			namedExpansion{"+ WordNet rare words, 2 senses, 0.3", expansion{wnSenses: 2, wnWeight: 0.3, wnMaxDF: 1}},
-		)
-	} else {
-		b.WriteString("(no WordNet database in " + WordnetDir + ": its rows are left out)\n")
-	}
-	for _, e := range tried {
-		tu := defaultTuning
-		tu.expansion = e.x
-		fmt.Fprintf(&b, "%-34s %s\n", e.name, measure(tu))
-	}
 	t.Log("\n" + b.String())
-}
-
-// namedExpansion is a setting of the recall expansions, for tables.
-type namedExpansion struct {
-	name string
-	x    expansion
 }
 
 // devHalves splits the dev queries by the parity of their number ("q051"

@@ -84,22 +84,3 @@ func BenchmarkSearchAllTerms(b *testing.B) {
 		ix.Search(Query{Text: "pdf form", AllTerms: true})
 	}
 }
-
-// BenchmarkIndexBuildExpansions is the build with each recall expansion that
-// is off by default (expand.go), for its cost.
-func BenchmarkIndexBuildExpansions(b *testing.B) {
-	for _, c := range benchCatalogs(b) {
-		for _, e := range []namedExpansion{
-			{"prf", expansion{fbDocs: 5, fbTerms: 10, fbWeight: 0.2, fbMaxDF: 0.2}},
-			{"lsi100", expansion{lsiRank: 100, lsiIters: 3, lsiWeight: 0.2}},
-		} {
-			b.Run(c.name+"/"+e.name, func(b *testing.B) {
-				tu := defaultTuning
-				tu.expansion = e.x
-				for b.Loop() {
-					New(c.skills, Options{tune: &tu})
-				}
-			})
-		}
-	}
-}

@@ -24,17 +24,16 @@
 // (TestQuality, TestAblation, TestCalibration; see quality_test.go), and
 // ranking golden files of representative queries (testdata/ranking, see
 // golden_test.go) show every ranking a change moves; docs/routing.md has
-// the tables. Four general recall expansions for paraphrases are
-// implemented and measured but off, because none helped on the benchmark
-// (expand.go): pseudo-relevance feedback, latent semantic indexing over the
-// catalog (blended or fused by reciprocal rank), term co-occurrence learned
-// from the catalog, and WordNet synonyms read from the system's database
-// when installed. Also tried and left out:
-// burstiness- or field-based idf corrections, acronym expansions mined from
-// the catalog, separate saturation of the body, coverage in the ranking,
-// proximity pairs in bodies, conflation of stems that extend one another,
-// other field weights. The queries still missed need knowledge no lexical
-// method has (that MongoDB is a NoSQL database).
+// the tables. Tried there and left out because none helped: four general
+// recall expansions for paraphrases — pseudo-relevance feedback, latent
+// semantic indexing over the catalog (blended or fused by reciprocal rank),
+// term co-occurrence learned from the catalog, WordNet synonyms — whose
+// code is in commit 8cb52e8 so that the measurement can be repeated on
+// another catalog; and burstiness- or field-based idf corrections, acronym
+// expansions mined from the catalog, separate saturation of the body,
+// coverage in the ranking, proximity pairs in bodies, conflation of stems
+// that extend one another, other field weights. The queries still missed
+// need knowledge no lexical method has (that MongoDB is a NoSQL database).
 //
 // Why not bleve: on the benchmark's skills, bleve v2.6.1 needed 7.6 s to
 // index 387 skills in memory (2.2 s with scorch on disk; 21.5 s for 3,000)

@@ -95,11 +95,6 @@ type tuning struct {
 	// foreignUnknown weighs an unknown word of a query whose language no
 	// skill is written in, in the calibration (0..1).
 	foreignUnknown float64
-
-	// Recall expansions that were measured and are off by default
-	// (expand.go): pseudo-relevance feedback, latent semantic indexing, term
-	// co-occurrence, WordNet synonyms.
-	expansion expansion
 }
 
 var defaultTuning = tuning{
@@ -153,14 +148,6 @@ type Index struct {
 	// term, for typo tolerance and word splitting.
 	surfaces map[string]int32
 	typos    *typoIndex
-	// fwd holds each skill's feedback terms (feedback.go), lsi the latent
-	// model (lsi.go) and wn the WordNet database (wordnet.go); nil when off.
-	fwd [][]fwdTerm
-	lsi *lsiModel
-	wn  *wordnetDB
-	// headTerms and headDF serve co-occurrence expansion (cooc.go).
-	headTerms [][]int32
-	headDF    []int32
 	// langs has bit l set when some skill is written in language l; hasCJK
 	// is true when some skill is mostly written in CJK characters (Japanese,
 	// Chinese).
@@ -358,7 +345,6 @@ func (ix *Index) build(workers int) {
 		}
 	}
 	typos.Wait()
-	ix.buildExpansions()
 }
 
 func sumInt32(xs []int32) int {

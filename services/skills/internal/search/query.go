@@ -111,21 +111,6 @@ func (ix *Index) analyzeQuery(text string, s *scratch) []qgroup {
 				add(t, 1, surface)
 			}
 		}
-		if ix.headDF != nil && len(g.alts) > 0 {
-			// Words the catalog uses with it (cooc.go; off by default).
-			for _, a := range ix.associated(g.alts[0].term) {
-				add(a.term, ix.tune.expansion.coocWeight*a.w, a.word)
-			}
-		}
-		if ix.wn != nil && ql == langEnglish && ix.rare(g.alts) {
-			// WordNet synonyms of a word the catalog rarely uses
-			// (wordnet.go; off by default).
-			for _, syn := range ix.wn.synonyms(surface, ix.tune.expansion.wnSenses) {
-				if t, ok := ix.vocab[termOf(s.env, syn, syn, langEnglish, ix.tune.analysis)]; ok {
-					add(t, ix.tune.expansion.wnWeight, syn)
-				}
-			}
-		}
 		// A word no skill has: a typo of one that some skill has, or two
 		// words written as one.
 		if len(g.alts) == 0 && ix.tune.typo {
@@ -177,19 +162,4 @@ func (ix *Index) addBigrams(groups []qgroup, w float64) []qgroup {
 		}
 	}
 	return groups
-}
-
-// rare reports whether a query word's terms occur in at most wnMaxDF skills
-// (all of them when wnMaxDF is 0).
-func (ix *Index) rare(alts []qalt) bool {
-	limit := ix.tune.expansion.wnMaxDF
-	if limit <= 0 {
-		return true
-	}
-	for _, a := range alts {
-		if len(ix.terms[a.term].postings) > limit {
-			return false
-		}
-	}
-	return true
 }

@@ -91,9 +91,8 @@ func (ix *Index) rank(q Query, k int) *result {
 		return r
 	}
 	ix.score(r.groups, s)
-	r.cands = ix.top(q, s, max(k, ix.tune.expansion.fbDocs))
+	r.cands = ix.top(q, s, k)
 	r.calibrate()
-	ix.expand(q, r, k)
 	return r
 }
 
