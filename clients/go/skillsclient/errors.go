@@ -123,6 +123,10 @@ var (
 	ErrUnauthorized        = sentinel(codes.Unauthenticated, skillsv1.ErrorReason_ERROR_REASON_UNAUTHORIZED)
 	ErrForbidden           = sentinel(codes.PermissionDenied, skillsv1.ErrorReason_ERROR_REASON_FORBIDDEN)
 	ErrNotSupported        = sentinel(codes.Unimplemented, skillsv1.ErrorReason_ERROR_REASON_NOT_SUPPORTED)
+	ErrCommandsDisabled    = sentinel(codes.FailedPrecondition, skillsv1.ErrorReason_ERROR_REASON_COMMANDS_DISABLED)
+	ErrCommandNotAllowed   = sentinel(codes.PermissionDenied, skillsv1.ErrorReason_ERROR_REASON_COMMAND_NOT_ALLOWED)
+	ErrAgentNotFound       = sentinel(codes.NotFound, skillsv1.ErrorReason_ERROR_REASON_AGENT_NOT_FOUND)
+	ErrDocNotFound         = sentinel(codes.NotFound, skillsv1.ErrorReason_ERROR_REASON_DOC_NOT_FOUND)
 )
 
 func sentinel(code codes.Code, reason skillsv1.ErrorReason) *Error {

@@ -200,7 +200,8 @@ func TestSentinelsCoverEveryReason(t *testing.T) {
 		ErrSkillNotFound, ErrSkillDisabled, ErrFileNotFound, ErrInvalidPath, ErrFileTooLarge,
 		ErrScriptsDisabled, ErrScriptNotDeclared, ErrScriptNotServer, ErrMissingArguments,
 		ErrExtensionNotAllowed, ErrNoRunner, ErrRefreshInProgress, ErrUpstream, ErrUnauthorized,
-		ErrForbidden, ErrNotSupported,
+		ErrForbidden, ErrNotSupported, ErrCommandsDisabled, ErrCommandNotAllowed, ErrAgentNotFound,
+		ErrDocNotFound,
 	}
 	have := map[string]bool{}
 	for _, s := range sentinels {

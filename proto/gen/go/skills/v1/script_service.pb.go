@@ -21,6 +21,181 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// RunCommandRequest names the skill and the command to run in its folder.
+type RunCommandRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The skill's catalog path, or its name.
+	SkillPath string `protobuf:"bytes,1,opt,name=skill_path,json=skillPath,proto3" json:"skill_path,omitempty"`
+	// The command's name, as listed in the server's allow-list (commands.allowed):
+	// "python", "uv", "node", "cat", "ls", "grep" by default. "python" and
+	// "python3" run through "uv run python" when uv is installed.
+	Command string `protobuf:"bytes,2,opt,name=command,proto3" json:"command,omitempty"`
+	// The command's arguments, passed as they are (no shell interprets them).
+	Args          []string `protobuf:"bytes,3,rep,name=args,proto3" json:"args,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RunCommandRequest) Reset() {
+	*x = RunCommandRequest{}
+	mi := &file_skills_v1_script_service_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RunCommandRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RunCommandRequest) ProtoMessage() {}
+
+func (x *RunCommandRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_skills_v1_script_service_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RunCommandRequest.ProtoReflect.Descriptor instead.
+func (*RunCommandRequest) Descriptor() ([]byte, []int) {
+	return file_skills_v1_script_service_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *RunCommandRequest) GetSkillPath() string {
+	if x != nil {
+		return x.SkillPath
+	}
+	return ""
+}
+
+func (x *RunCommandRequest) GetCommand() string {
+	if x != nil {
+		return x.Command
+	}
+	return ""
+}
+
+func (x *RunCommandRequest) GetArgs() []string {
+	if x != nil {
+		return x.Args
+	}
+	return nil
+}
+
+// RunCommandResponse is the outcome of one command (seed 004 §3.5).
+type RunCommandResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The standard output, cut at the output cap.
+	Stdout string `protobuf:"bytes,1,opt,name=stdout,proto3" json:"stdout,omitempty"`
+	// The standard error, cut at the output cap.
+	Stderr string `protobuf:"bytes,2,opt,name=stderr,proto3" json:"stderr,omitempty"`
+	// The exit status; 128+n when signal n ended the command.
+	ExitCode int32 `protobuf:"varint,3,opt,name=exit_code,json=exitCode,proto3" json:"exit_code,omitempty"`
+	// Whether the command was ended at the time limit.
+	TimedOut bool `protobuf:"varint,4,opt,name=timed_out,json=timedOut,proto3" json:"timed_out,omitempty"`
+	// Whether stdout was cut at the output cap.
+	StdoutTruncated bool `protobuf:"varint,5,opt,name=stdout_truncated,json=stdoutTruncated,proto3" json:"stdout_truncated,omitempty"`
+	// Whether stderr was cut at the output cap.
+	StderrTruncated bool `protobuf:"varint,6,opt,name=stderr_truncated,json=stderrTruncated,proto3" json:"stderr_truncated,omitempty"`
+	// How long the command ran, in milliseconds.
+	DurationMs int64 `protobuf:"varint,7,opt,name=duration_ms,json=durationMs,proto3" json:"duration_ms,omitempty"`
+	// The program that ran, as resolved on the server (for example "uv" for python).
+	Program       string `protobuf:"bytes,8,opt,name=program,proto3" json:"program,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RunCommandResponse) Reset() {
+	*x = RunCommandResponse{}
+	mi := &file_skills_v1_script_service_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RunCommandResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RunCommandResponse) ProtoMessage() {}
+
+func (x *RunCommandResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_skills_v1_script_service_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RunCommandResponse.ProtoReflect.Descriptor instead.
+func (*RunCommandResponse) Descriptor() ([]byte, []int) {
+	return file_skills_v1_script_service_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *RunCommandResponse) GetStdout() string {
+	if x != nil {
+		return x.Stdout
+	}
+	return ""
+}
+
+func (x *RunCommandResponse) GetStderr() string {
+	if x != nil {
+		return x.Stderr
+	}
+	return ""
+}
+
+func (x *RunCommandResponse) GetExitCode() int32 {
+	if x != nil {
+		return x.ExitCode
+	}
+	return 0
+}
+
+func (x *RunCommandResponse) GetTimedOut() bool {
+	if x != nil {
+		return x.TimedOut
+	}
+	return false
+}
+
+func (x *RunCommandResponse) GetStdoutTruncated() bool {
+	if x != nil {
+		return x.StdoutTruncated
+	}
+	return false
+}
+
+func (x *RunCommandResponse) GetStderrTruncated() bool {
+	if x != nil {
+		return x.StderrTruncated
+	}
+	return false
+}
+
+func (x *RunCommandResponse) GetDurationMs() int64 {
+	if x != nil {
+		return x.DurationMs
+	}
+	return 0
+}
+
+func (x *RunCommandResponse) GetProgram() string {
+	if x != nil {
+		return x.Program
+	}
+	return ""
+}
+
 // RunScriptRequest names the script and its arguments.
 type RunScriptRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -38,7 +213,7 @@ type RunScriptRequest struct {
 
 func (x *RunScriptRequest) Reset() {
 	*x = RunScriptRequest{}
-	mi := &file_skills_v1_script_service_proto_msgTypes[0]
+	mi := &file_skills_v1_script_service_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -50,7 +225,7 @@ func (x *RunScriptRequest) String() string {
 func (*RunScriptRequest) ProtoMessage() {}
 
 func (x *RunScriptRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_skills_v1_script_service_proto_msgTypes[0]
+	mi := &file_skills_v1_script_service_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -63,7 +238,7 @@ func (x *RunScriptRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunScriptRequest.ProtoReflect.Descriptor instead.
 func (*RunScriptRequest) Descriptor() ([]byte, []int) {
-	return file_skills_v1_script_service_proto_rawDescGZIP(), []int{0}
+	return file_skills_v1_script_service_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *RunScriptRequest) GetSkillPath() string {
@@ -121,7 +296,7 @@ type RunScriptResponse struct {
 
 func (x *RunScriptResponse) Reset() {
 	*x = RunScriptResponse{}
-	mi := &file_skills_v1_script_service_proto_msgTypes[1]
+	mi := &file_skills_v1_script_service_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -133,7 +308,7 @@ func (x *RunScriptResponse) String() string {
 func (*RunScriptResponse) ProtoMessage() {}
 
 func (x *RunScriptResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_skills_v1_script_service_proto_msgTypes[1]
+	mi := &file_skills_v1_script_service_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -146,7 +321,7 @@ func (x *RunScriptResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunScriptResponse.ProtoReflect.Descriptor instead.
 func (*RunScriptResponse) Descriptor() ([]byte, []int) {
-	return file_skills_v1_script_service_proto_rawDescGZIP(), []int{1}
+	return file_skills_v1_script_service_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *RunScriptResponse) GetSuccess() bool {
@@ -216,7 +391,22 @@ var File_skills_v1_script_service_proto protoreflect.FileDescriptor
 
 const file_skills_v1_script_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1eskills/v1/script_service.proto\x12\tskills.v1\"\xcb\x01\n" +
+	"\x1eskills/v1/script_service.proto\x12\tskills.v1\"`\n" +
+	"\x11RunCommandRequest\x12\x1d\n" +
+	"\n" +
+	"skill_path\x18\x01 \x01(\tR\tskillPath\x12\x18\n" +
+	"\acommand\x18\x02 \x01(\tR\acommand\x12\x12\n" +
+	"\x04args\x18\x03 \x03(\tR\x04args\"\x8f\x02\n" +
+	"\x12RunCommandResponse\x12\x16\n" +
+	"\x06stdout\x18\x01 \x01(\tR\x06stdout\x12\x16\n" +
+	"\x06stderr\x18\x02 \x01(\tR\x06stderr\x12\x1b\n" +
+	"\texit_code\x18\x03 \x01(\x05R\bexitCode\x12\x1b\n" +
+	"\ttimed_out\x18\x04 \x01(\bR\btimedOut\x12)\n" +
+	"\x10stdout_truncated\x18\x05 \x01(\bR\x0fstdoutTruncated\x12)\n" +
+	"\x10stderr_truncated\x18\x06 \x01(\bR\x0fstderrTruncated\x12\x1f\n" +
+	"\vduration_ms\x18\a \x01(\x03R\n" +
+	"durationMs\x12\x18\n" +
+	"\aprogram\x18\b \x01(\tR\aprogram\"\xcb\x01\n" +
 	"\x10RunScriptRequest\x12\x1d\n" +
 	"\n" +
 	"skill_path\x18\x01 \x01(\tR\tskillPath\x12\x12\n" +
@@ -236,9 +426,11 @@ const file_skills_v1_script_service_proto_rawDesc = "" +
 	"\x06script\x18\x06 \x01(\tR\x06script\x12\x1b\n" +
 	"\ttimed_out\x18\a \x01(\bR\btimedOut\x12)\n" +
 	"\x10stdout_truncated\x18\b \x01(\bR\x0fstdoutTruncated\x12)\n" +
-	"\x10stderr_truncated\x18\t \x01(\bR\x0fstderrTruncated2W\n" +
+	"\x10stderr_truncated\x18\t \x01(\bR\x0fstderrTruncated2\xa2\x01\n" +
 	"\rScriptService\x12F\n" +
-	"\tRunScript\x12\x1b.skills.v1.RunScriptRequest\x1a\x1c.skills.v1.RunScriptResponseB\xa4\x01\n" +
+	"\tRunScript\x12\x1b.skills.v1.RunScriptRequest\x1a\x1c.skills.v1.RunScriptResponse\x12I\n" +
+	"\n" +
+	"RunCommand\x12\x1c.skills.v1.RunCommandRequest\x1a\x1d.skills.v1.RunCommandResponseB\xa4\x01\n" +
 	"\rcom.skills.v1B\x12ScriptServiceProtoP\x01Z:github.com/skillsd/skillsd/proto/gen/go/skills/v1;skillsv1\xa2\x02\x03SXX\xaa\x02\tSkills.V1\xca\x02\tSkills\\V1\xe2\x02\x15Skills\\V1\\GPBMetadata\xea\x02\n" +
 	"Skills::V1b\x06proto3"
 
@@ -254,18 +446,22 @@ func file_skills_v1_script_service_proto_rawDescGZIP() []byte {
 	return file_skills_v1_script_service_proto_rawDescData
 }
 
-var file_skills_v1_script_service_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_skills_v1_script_service_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_skills_v1_script_service_proto_goTypes = []any{
-	(*RunScriptRequest)(nil),  // 0: skills.v1.RunScriptRequest
-	(*RunScriptResponse)(nil), // 1: skills.v1.RunScriptResponse
-	nil,                       // 2: skills.v1.RunScriptRequest.ArgsEntry
+	(*RunCommandRequest)(nil),  // 0: skills.v1.RunCommandRequest
+	(*RunCommandResponse)(nil), // 1: skills.v1.RunCommandResponse
+	(*RunScriptRequest)(nil),   // 2: skills.v1.RunScriptRequest
+	(*RunScriptResponse)(nil),  // 3: skills.v1.RunScriptResponse
+	nil,                        // 4: skills.v1.RunScriptRequest.ArgsEntry
 }
 var file_skills_v1_script_service_proto_depIdxs = []int32{
-	2, // 0: skills.v1.RunScriptRequest.args:type_name -> skills.v1.RunScriptRequest.ArgsEntry
-	0, // 1: skills.v1.ScriptService.RunScript:input_type -> skills.v1.RunScriptRequest
-	1, // 2: skills.v1.ScriptService.RunScript:output_type -> skills.v1.RunScriptResponse
-	2, // [2:3] is the sub-list for method output_type
-	1, // [1:2] is the sub-list for method input_type
+	4, // 0: skills.v1.RunScriptRequest.args:type_name -> skills.v1.RunScriptRequest.ArgsEntry
+	2, // 1: skills.v1.ScriptService.RunScript:input_type -> skills.v1.RunScriptRequest
+	0, // 2: skills.v1.ScriptService.RunCommand:input_type -> skills.v1.RunCommandRequest
+	3, // 3: skills.v1.ScriptService.RunScript:output_type -> skills.v1.RunScriptResponse
+	1, // 4: skills.v1.ScriptService.RunCommand:output_type -> skills.v1.RunCommandResponse
+	3, // [3:5] is the sub-list for method output_type
+	1, // [1:3] is the sub-list for method input_type
 	1, // [1:1] is the sub-list for extension type_name
 	1, // [1:1] is the sub-list for extension extendee
 	0, // [0:1] is the sub-list for field type_name
@@ -282,7 +478,7 @@ func file_skills_v1_script_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_skills_v1_script_service_proto_rawDesc), len(file_skills_v1_script_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   3,
+			NumMessages:   5,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,7 +19,8 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	ScriptService_RunScript_FullMethodName = "/skills.v1.ScriptService/RunScript"
+	ScriptService_RunScript_FullMethodName  = "/skills.v1.ScriptService/RunScript"
+	ScriptService_RunCommand_FullMethodName = "/skills.v1.ScriptService/RunCommand"
 )
 
 // ScriptServiceClient is the client API for ScriptService service.
@@ -32,6 +33,13 @@ const (
 type ScriptServiceClient interface {
 	// RunScript runs one declared server script and returns its outcome.
 	RunScript(ctx context.Context, in *RunScriptRequest, opts ...grpc.CallOption) (*RunScriptResponse, error)
+	// RunCommand runs one allow-listed command (seed 004's run_skill_command)
+	// with the skill's folder as its working directory, in the same sandbox as
+	// RunScript: no shell, a minimal environment, its own process group, a time
+	// limit and capped output. It is switched off unless the server enables it
+	// (commands.enabled); arguments may not be absolute paths or climb out of
+	// the skill's folder with "..".
+	RunCommand(ctx context.Context, in *RunCommandRequest, opts ...grpc.CallOption) (*RunCommandResponse, error)
 }
 
 type scriptServiceClient struct {
@@ -52,6 +60,16 @@ func (c *scriptServiceClient) RunScript(ctx context.Context, in *RunScriptReques
 	return out, nil
 }
 
+func (c *scriptServiceClient) RunCommand(ctx context.Context, in *RunCommandRequest, opts ...grpc.CallOption) (*RunCommandResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RunCommandResponse)
+	err := c.cc.Invoke(ctx, ScriptService_RunCommand_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ScriptServiceServer is the server API for ScriptService service.
 // All implementations must embed UnimplementedScriptServiceServer
 // for forward compatibility.
@@ -62,6 +80,13 @@ func (c *scriptServiceClient) RunScript(ctx context.Context, in *RunScriptReques
 type ScriptServiceServer interface {
 	// RunScript runs one declared server script and returns its outcome.
 	RunScript(context.Context, *RunScriptRequest) (*RunScriptResponse, error)
+	// RunCommand runs one allow-listed command (seed 004's run_skill_command)
+	// with the skill's folder as its working directory, in the same sandbox as
+	// RunScript: no shell, a minimal environment, its own process group, a time
+	// limit and capped output. It is switched off unless the server enables it
+	// (commands.enabled); arguments may not be absolute paths or climb out of
+	// the skill's folder with "..".
+	RunCommand(context.Context, *RunCommandRequest) (*RunCommandResponse, error)
 	mustEmbedUnimplementedScriptServiceServer()
 }
 
@@ -74,6 +99,9 @@ type UnimplementedScriptServiceServer struct{}
 
 func (UnimplementedScriptServiceServer) RunScript(context.Context, *RunScriptRequest) (*RunScriptResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RunScript not implemented")
+}
+func (UnimplementedScriptServiceServer) RunCommand(context.Context, *RunCommandRequest) (*RunCommandResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RunCommand not implemented")
 }
 func (UnimplementedScriptServiceServer) mustEmbedUnimplementedScriptServiceServer() {}
 func (UnimplementedScriptServiceServer) testEmbeddedByValue()                       {}
@@ -114,6 +142,24 @@ func _ScriptService_RunScript_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ScriptService_RunCommand_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RunCommandRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ScriptServiceServer).RunCommand(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ScriptService_RunCommand_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ScriptServiceServer).RunCommand(ctx, req.(*RunCommandRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ScriptService_ServiceDesc is the grpc.ServiceDesc for ScriptService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -124,6 +170,10 @@ var ScriptService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RunScript",
 			Handler:    _ScriptService_RunScript_Handler,
+		},
+		{
+			MethodName: "RunCommand",
+			Handler:    _ScriptService_RunCommand_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

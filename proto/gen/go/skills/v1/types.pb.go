@@ -175,6 +175,14 @@ const (
 	ErrorReason_ERROR_REASON_FORBIDDEN ErrorReason = 15
 	// The operation is not supported on this platform or in this configuration.
 	ErrorReason_ERROR_REASON_NOT_SUPPORTED ErrorReason = 16
+	// Running commands (ScriptService.RunCommand) is switched off on this server.
+	ErrorReason_ERROR_REASON_COMMANDS_DISABLED ErrorReason = 17
+	// The command is not in the server's allow-list of commands.
+	ErrorReason_ERROR_REASON_COMMAND_NOT_ALLOWED ErrorReason = 18
+	// No agent profile has the requested name (ContentService.GetAgent).
+	ErrorReason_ERROR_REASON_AGENT_NOT_FOUND ErrorReason = 19
+	// No documentation page is at the requested path (ContentService.GetDoc).
+	ErrorReason_ERROR_REASON_DOC_NOT_FOUND ErrorReason = 20
 )
 
 // Enum value maps for ErrorReason.
@@ -197,6 +205,10 @@ var (
 		14: "ERROR_REASON_UNAUTHORIZED",
 		15: "ERROR_REASON_FORBIDDEN",
 		16: "ERROR_REASON_NOT_SUPPORTED",
+		17: "ERROR_REASON_COMMANDS_DISABLED",
+		18: "ERROR_REASON_COMMAND_NOT_ALLOWED",
+		19: "ERROR_REASON_AGENT_NOT_FOUND",
+		20: "ERROR_REASON_DOC_NOT_FOUND",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":           0,
@@ -216,6 +228,10 @@ var (
 		"ERROR_REASON_UNAUTHORIZED":          14,
 		"ERROR_REASON_FORBIDDEN":             15,
 		"ERROR_REASON_NOT_SUPPORTED":         16,
+		"ERROR_REASON_COMMANDS_DISABLED":     17,
+		"ERROR_REASON_COMMAND_NOT_ALLOWED":   18,
+		"ERROR_REASON_AGENT_NOT_FOUND":       19,
+		"ERROR_REASON_DOC_NOT_FOUND":         20,
 	}
 )
 
@@ -1255,7 +1271,7 @@ const file_skills_v1_types_proto_rawDesc = "" +
 	"\x14SEVERITY_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rSEVERITY_INFO\x10\x01\x12\x14\n" +
 	"\x10SEVERITY_WARNING\x10\x02\x12\x12\n" +
-	"\x0eSEVERITY_ERROR\x10\x03*\xc6\x04\n" +
+	"\x0eSEVERITY_ERROR\x10\x03*\xd2\x05\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x1cERROR_REASON_SKILL_NOT_FOUND\x10\x01\x12\x1f\n" +
@@ -1274,7 +1290,11 @@ const file_skills_v1_types_proto_rawDesc = "" +
 	"\x1bERROR_REASON_UPSTREAM_ERROR\x10\r\x12\x1d\n" +
 	"\x19ERROR_REASON_UNAUTHORIZED\x10\x0e\x12\x1a\n" +
 	"\x16ERROR_REASON_FORBIDDEN\x10\x0f\x12\x1e\n" +
-	"\x1aERROR_REASON_NOT_SUPPORTED\x10\x10B\x9c\x01\n" +
+	"\x1aERROR_REASON_NOT_SUPPORTED\x10\x10\x12\"\n" +
+	"\x1eERROR_REASON_COMMANDS_DISABLED\x10\x11\x12$\n" +
+	" ERROR_REASON_COMMAND_NOT_ALLOWED\x10\x12\x12 \n" +
+	"\x1cERROR_REASON_AGENT_NOT_FOUND\x10\x13\x12\x1e\n" +
+	"\x1aERROR_REASON_DOC_NOT_FOUND\x10\x14B\x9c\x01\n" +
 	"\rcom.skills.v1B\n" +
 	"TypesProtoP\x01Z:github.com/skillsd/skillsd/proto/gen/go/skills/v1;skillsv1\xa2\x02\x03SXX\xaa\x02\tSkills.V1\xca\x02\tSkills\\V1\xe2\x02\x15Skills\\V1\\GPBMetadata\xea\x02\n" +
 	"Skills::V1b\x06proto3"

@@ -148,7 +148,8 @@ type GetUsageStatsRequest struct {
 	StartTime *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=start_time,json=startTime,proto3" json:"start_time,omitempty"`
 	// The end of the window; unset means now.
 	EndTime *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=end_time,json=endTime,proto3" json:"end_time,omitempty"`
-	// Only this skill; empty for all.
+	// Only this skill's row in skills; empty for every skill. The other
+	// aggregates (top contexts, counts by day, total) cover every event.
 	SkillPath string `protobuf:"bytes,3,opt,name=skill_path,json=skillPath,proto3" json:"skill_path,omitempty"`
 	// How many top contexts to return; 0 means 20.
 	TopN          int32 `protobuf:"varint,4,opt,name=top_n,json=topN,proto3" json:"top_n,omitempty"`

@@ -63,6 +63,33 @@ func local_request_ScriptService_RunScript_0(ctx context.Context, marshaler runt
 	return msg, metadata, err
 }
 
+func request_ScriptService_RunCommand_0(ctx context.Context, marshaler runtime.Marshaler, client extSkillsv1.ScriptServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq extSkillsv1.RunCommandRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.RunCommand(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_ScriptService_RunCommand_0(ctx context.Context, marshaler runtime.Marshaler, server extSkillsv1.ScriptServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq extSkillsv1.RunCommandRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	msg, err := server.RunCommand(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 // RegisterScriptServiceHandlerServer registers the http handlers for service ScriptService to "mux".
 // UnaryRPC     :call ScriptServiceServer directly.
 // StreamingRPC :currently unsupported pending https://github.com/grpc/grpc-go/issues/906.
@@ -88,6 +115,26 @@ func RegisterScriptServiceHandlerServer(ctx context.Context, mux *runtime.ServeM
 			return
 		}
 		forward_ScriptService_RunScript_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodPost, pattern_ScriptService_RunCommand_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/skills.v1.ScriptService/RunCommand", runtime.WithHTTPPathPattern("/v1/commands:run"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_ScriptService_RunCommand_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_ScriptService_RunCommand_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
 
 	return nil
@@ -146,13 +193,32 @@ func RegisterScriptServiceHandlerClient(ctx context.Context, mux *runtime.ServeM
 		}
 		forward_ScriptService_RunScript_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodPost, pattern_ScriptService_RunCommand_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/skills.v1.ScriptService/RunCommand", runtime.WithHTTPPathPattern("/v1/commands:run"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_ScriptService_RunCommand_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_ScriptService_RunCommand_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	return nil
 }
 
 var (
-	pattern_ScriptService_RunScript_0 = runtime.MustPattern(runtime.NewPatternWithOptions(1, []int{2, 0, 2, 1}, []string{"v1", "scripts"}, "run", runtime.WithStrictDeepWildcard()))
+	pattern_ScriptService_RunScript_0  = runtime.MustPattern(runtime.NewPatternWithOptions(1, []int{2, 0, 2, 1}, []string{"v1", "scripts"}, "run", runtime.WithStrictDeepWildcard()))
+	pattern_ScriptService_RunCommand_0 = runtime.MustPattern(runtime.NewPatternWithOptions(1, []int{2, 0, 2, 1}, []string{"v1", "commands"}, "run", runtime.WithStrictDeepWildcard()))
 )
 
 var (
-	forward_ScriptService_RunScript_0 = runtime.ForwardResponseMessage
+	forward_ScriptService_RunScript_0  = runtime.ForwardResponseMessage
+	forward_ScriptService_RunCommand_0 = runtime.ForwardResponseMessage
 )
