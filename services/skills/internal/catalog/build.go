@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"os"
 	"path"
 	"path/filepath"
 	"runtime"
@@ -38,6 +39,9 @@ const (
 	CodeDeclaredMissing    = "declared-file-missing"
 	CodeFileUnreadable     = source.CodeFileUnreadable
 	CodeSkillUnreadable    = "skill-unreadable"
+	// CodeKeptLastGood: a skill file that no longer parses is served as it
+	// was before the edit.
+	CodeKeptLastGood = "kept-last-good"
 )
 
 // Options configure Build. The zero value is ready to use.
@@ -56,6 +60,11 @@ type Options struct {
 	// companion files whose size and modification time did not change are
 	// taken from it instead of being parsed and hashed again.
 	Previous *Snapshot
+	// Dirty, with Previous, lists the absolute paths that changed since
+	// Previous was built (as a file watcher reports them): folders that
+	// neither are nor hold one are taken from Previous's walk unread. Nil
+	// means anything may have changed: every folder is read.
+	Dirty []string
 }
 
 // Build walks roots in precedence order and returns the snapshot of their
@@ -88,6 +97,7 @@ func Build(ctx context.Context, roots []*source.Root, opts Options) (*Snapshot, 
 			byPath:   map[string]*Skill{},
 			byName:   map[string]*Skill{},
 			srcOrder: map[string]int{},
+			walks:    map[string]*source.State{},
 		},
 		now: start,
 	}
@@ -114,7 +124,12 @@ func Build(ctx context.Context, roots []*source.Root, opts Options) (*Snapshot, 
 			}
 			seenRoots[real] = src.Name
 		}
-		entries, diags, err := source.Walk(ctx, r, opts.Limits)
+		wopts := source.Options{Known: knownIn(opts.Previous, src.Name), Dirty: opts.Dirty}
+		if opts.Previous != nil {
+			wopts.Previous = opts.Previous.walks[src.Name]
+		}
+		entries, diags, state, err := source.WalkWith(ctx, r, opts.Limits, wopts)
+		b.snap.walks[src.Name] = state
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -158,6 +173,9 @@ type builder struct {
 	diags []skill.Diagnostic
 	// files are the companion files by absolute path, hashed once each.
 	files map[string]*hashed
+	// prevSkills are the previous snapshot's skills by skill file, so that a
+	// skill file broken by an edit keeps its last valid version.
+	prevSkills map[string]*Skill
 }
 
 // walked is one root's walk and what the load phase made of its entries.
@@ -199,6 +217,7 @@ func (b *builder) diagAt(src, file string, line int, sev skill.Severity, code, f
 // reusing what prev already holds for unchanged files.
 func (b *builder) load(ctx context.Context, workers int, prev *Snapshot) error {
 	prevSkills := map[string]*Skill{}
+	b.prevSkills = prevSkills
 	prevFiles := map[string]File{}
 	if prev != nil {
 		for _, sk := range prev.skills {
@@ -229,6 +248,17 @@ func (b *builder) load(ctx context.Context, workers int, prev *Snapshot) error {
 				w.loaded[i] = loaded{doc: p.Doc, diags: p.parseDiags, loadedAt: p.LoadedAt, reused: true}
 			} else if e.Doc != nil {
 				w.loaded[i] = loaded{doc: e.Doc, diags: e.Diagnostics, loadedAt: b.now}
+			} else if e.Data == nil {
+				// The walk skipped a file it was told is held; it is not (the
+				// two checks disagree): read it now.
+				data, err := os.ReadFile(e.AbsFile)
+				if err != nil {
+					w.loaded[i] = loaded{diags: []skill.Diagnostic{{Source: w.src.Name, File: e.RelFile, Severity: skill.SeverityError,
+						Code: CodeFileUnreadable, Message: fmt.Sprintf("cannot read %s: %v", e.RelFile, err)}}}
+					continue
+				}
+				e.Data = data
+				parses = append(parses, parseJob{w, i})
 			} else {
 				parses = append(parses, parseJob{w, i})
 			}
@@ -284,6 +314,38 @@ func (b *builder) load(ctx context.Context, workers int, prev *Snapshot) error {
 	return ctx.Err()
 }
 
+// knownIn is the source.Known of prev's files of one source: the layout-A
+// skill files that load will reuse unparsed (the same test as load's), and
+// the companion files it will reuse unhashed.
+func knownIn(prev *Snapshot, src string) source.Known {
+	if prev == nil {
+		return nil
+	}
+	type stamp struct {
+		size int64
+		mod  time.Time
+	}
+	held := make(map[string]stamp, len(prev.skills)*2)
+	for _, sk := range prev.skills {
+		if sk.Source.Name != src {
+			continue
+		}
+		if sk.Layout == skill.LayoutFolder {
+			held[sk.File] = stamp{sk.Size, sk.ModTime}
+		}
+		if sk.Dir == "" {
+			continue
+		}
+		for _, f := range sk.Files {
+			held[filepath.Join(sk.Dir, filepath.FromSlash(f.Path))] = stamp{f.Size, f.ModTime}
+		}
+	}
+	return func(abs string, size int64, mod time.Time) bool {
+		h, ok := held[abs]
+		return ok && h.size == size && h.mod.Equal(mod)
+	}
+}
+
 func fillDiags(ds []skill.Diagnostic, src, rel string) []skill.Diagnostic {
 	for i := range ds {
 		ds[i].Source = src
@@ -302,6 +364,19 @@ func (b *builder) assemble(w *walked) {
 		e := &w.entries[i]
 		l := w.loaded[i]
 		b.diags = append(b.diags, l.diags...)
+		if p := b.lastGood(w.src, e, l); p != nil {
+			// An edit broke a skill that was served: keep serving its last
+			// valid version, with the parser's diagnostics and this warning,
+			// until the file parses again. The old size and time make the next
+			// build parse the file again rather than reuse this version.
+			b.diag(w.src.Name, e.RelFile, skill.SeverityWarning, CodeKeptLastGood,
+				"%s no longer parses: serving its last valid version (loaded %s) until it is fixed",
+				e.RelFile, p.LoadedAt.UTC().Format(time.RFC3339))
+			kept := *e
+			kept.Size, kept.ModTime = p.Size, p.ModTime
+			drafts = append(drafts, b.newSkill(w.src, &kept, loaded{doc: p.Doc, loadedAt: p.LoadedAt}))
+			continue
+		}
 		if l.doc == nil {
 			if !hasError(l.diags) {
 				b.diag(w.src.Name, e.RelFile, skill.SeverityError, CodeSkillUnreadable, "%s cannot be read as a skill: skipped", e.RelFile)
@@ -363,6 +438,23 @@ func (b *builder) shadow(loser, winner *Skill, by string) {
 	b.diag(loser.Source.Name, loser.RelFile, skill.SeverityWarning, CodeShadowed,
 		"%s (%q) is shadowed by %s of source %s, which has the same %s and comes first",
 		loser.RelFile, loser.Name, winner.RelFile, winner.Source.Name, by)
+}
+
+// lastGood returns the previous version of e's skill when an edit made it
+// unusable (the file no longer parses, or its frontmatter no longer does),
+// nil otherwise.
+func (b *builder) lastGood(src *Source, e *source.Entry, l loaded) *Skill {
+	if l.reused {
+		return nil
+	}
+	p := b.prevSkills[e.AbsFile]
+	if p == nil || p.Layout != e.Layout || p.Source.Name != src.Name || !p.Doc.HasFrontmatter {
+		return nil
+	}
+	if l.doc != nil && l.doc.HasFrontmatter {
+		return nil
+	}
+	return p
 }
 
 // newSkill makes the skill of one entry and reports what is off with it.

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/skillsd/skillsd/services/skills/internal/skill"
+	"github.com/skillsd/skillsd/services/skills/internal/source"
 )
 
 // Source describes one root of the catalog.
@@ -153,6 +154,8 @@ type Snapshot struct {
 	diags    []skill.Diagnostic
 	stats    Stats
 	srcOrder map[string]int
+	// walks are the walks of the sources, by name, for the next build.
+	walks map[string]*source.State
 }
 
 // Generation is the number the Store gave the snapshot (1, 2, …); 0 before it

@@ -86,7 +86,8 @@ type Entry struct {
 	// under Dir except its SKILL.md, recursively (a nested skill's files
 	// included); for layout B every file under the resource folder.
 	Files []File
-	// Data is the skill file's content.
+	// Data is the skill file's content; nil for a layout-A file that
+	// WalkKnown's known reported as held already.
 	Data []byte
 	// Size and ModTime are the skill file's.
 	Size    int64

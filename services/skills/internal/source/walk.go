@@ -49,34 +49,56 @@ const stubMaxSize = 256
 // Folders are read by up to GOMAXPROCS goroutines; the result does not depend
 // on it, except which files were counted before MaxFiles stopped the walk.
 func Walk(ctx context.Context, root *Root, lim Limits) ([]Entry, []skill.Diagnostic, error) {
+	return WalkKnown(ctx, root, lim, nil)
+}
+
+// Known reports whether the caller already holds the file at abs as it was
+// with this size and modification time: a layout-A skill file parsed, or a
+// companion file.
+type Known func(abs string, size int64, modTime time.Time) bool
+
+// WalkKnown is Walk that does not read the files known reports as held
+// already, so that a rebuild after a one-file change reads one file, not
+// thousands: the entries of known SKILL.md files have a nil Data, and known
+// small companion files are not read again to tell whether they are Windows
+// symlink stubs (a file that was not one stays not one until it changes). A
+// nil known reads them all.
+func WalkKnown(ctx context.Context, root *Root, lim Limits, known Known) ([]Entry, []skill.Diagnostic, error) {
+	entries, diags, _, err := walkRoot(ctx, root, lim, Options{Known: known})
+	return entries, diags, err
+}
+
+func walkRoot(ctx context.Context, root *Root, lim Limits, opts Options) ([]Entry, []skill.Diagnostic, *State, error) {
 	if root == nil {
-		return nil, nil, errors.New("source: nil root")
+		return nil, nil, nil, errors.New("source: nil root")
 	}
 	info, err := os.Stat(root.Dir)
 	if err != nil {
-		return nil, nil, fmt.Errorf("source %s: %w", root.Name, err)
+		return nil, nil, nil, fmt.Errorf("source %s: %w", root.Name, err)
 	}
 	if !info.IsDir() {
-		return nil, nil, fmt.Errorf("source %s: %s is not a folder", root.Name, root.Dir)
+		return nil, nil, nil, fmt.Errorf("source %s: %s is not a folder", root.Name, root.Dir)
 	}
 	realRoot, err := filepath.EvalSymlinks(root.Dir)
 	if err != nil {
-		return nil, nil, fmt.Errorf("source %s: %w", root.Name, err)
+		return nil, nil, nil, fmt.Errorf("source %s: %w", root.Name, err)
 	}
 	w := &walker{
+		known:    opts.Known,
 		ctx:      ctx,
 		root:     root,
 		lim:      lim.withDefaults(),
 		realRoot: realRoot,
 		spare:    make(chan struct{}, max(runtime.GOMAXPROCS(0)-1, 0)),
 	}
+	w.reuseFrom(opts)
 	if err := w.walkDir(dirTask{abs: root.Dir, real: realRoot, path: &ancestor{real: realRoot}}); err != nil {
 		w.wg.Wait()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	w.wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	entries := w.finish()
 	sort.SliceStable(w.diags, func(i, j int) bool {
@@ -89,10 +111,19 @@ func Walk(ctx context.Context, root *Root, lim Limits) ([]Entry, []skill.Diagnos
 		}
 		return a.Message < b.Message
 	})
-	return entries, w.diags, nil
+	return entries, w.diags, w.state(), nil
 }
 
 type walker struct {
+	// known skips reading unchanged SKILL.md files (see WalkKnown).
+	known Known
+	// prev and dirty let clean folders be taken from the previous walk
+	// (reuse.go); sawLink says a symlink was met (the State is then not
+	// reusable).
+	prev     *State
+	dirty    []string
+	sawLink  atomic.Bool
+	reused   atomic.Int64
 	ctx      context.Context
 	root     *Root
 	lim      Limits
@@ -108,6 +139,7 @@ type walker struct {
 	files   []fileRec
 	pending []pendingEntry
 	diags   []skill.Diagnostic
+	dirs    []dirRec
 }
 
 // dirTask is one folder to walk: rel is its path from the root ("" for the
@@ -142,13 +174,15 @@ type batch struct {
 	files   []fileRec
 	pending []pendingEntry
 	diags   []skill.Diagnostic
+	dirs    []dirRec
 }
 
 func (w *walker) merge(b *batch) {
-	if len(b.files)+len(b.pending)+len(b.diags) == 0 {
+	if len(b.files)+len(b.pending)+len(b.diags)+len(b.dirs) == 0 {
 		return
 	}
 	w.mu.Lock()
+	w.dirs = append(w.dirs, b.dirs...)
 	w.files = append(w.files, b.files...)
 	w.pending = append(w.pending, b.pending...)
 	w.diags = append(w.diags, b.diags...)
@@ -246,7 +280,7 @@ func (w *walker) walkDir(t dirTask) error {
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
-	b := &batch{}
+	b := &batch{dirs: []dirRec{{rel: t.rel, contained: t.contained, viaLink: t.viaLink}}}
 	ents, err := readDir(t.abs)
 	if err != nil {
 		if t.depth == 0 && len(ents) == 0 {
@@ -275,7 +309,7 @@ func (w *walker) walkDir(t dirTask) error {
 	var kept []item
 	skillIdx := -1
 	for _, f := range files {
-		if !f.link && f.size > 0 && f.size < stubMaxSize {
+		if !f.link && f.size > 0 && f.size < stubMaxSize && (w.known == nil || !w.known(f.abs, f.size, f.modTime)) {
 			if target, ok := stubTarget(f, t.abs); ok {
 				w.diag(b, f.rel, skill.SeverityWarning, CodeSymlinkStub,
 					"%s looks like a symlink checked out as a plain file (it holds only the path %q): not followed; check it out with symlinks enabled (git config core.symlinks true) or replace it with the real file", f.rel, target)
@@ -336,12 +370,16 @@ func (w *walker) walkDir(t dirTask) error {
 		if !w.count(b, d.rel) {
 			break
 		}
-		subs = append(subs, dirTask{
+		sub := dirTask{
 			abs: d.abs, rel: d.rel, real: d.real, depth: t.depth + 1,
 			contained: t.contained || hasSkill || resDirs[d.name],
 			viaLink:   t.viaLink || d.link,
 			path:      &ancestor{real: d.real, up: t.path},
-		})
+		}
+		if w.reuse(b, sub) {
+			continue
+		}
+		subs = append(subs, sub)
 	}
 	w.merge(b)
 	for _, sub := range subs {
@@ -395,6 +433,7 @@ func (w *walker) classify(b *batch, parent dirTask, de fs.DirEntry) (item, bool)
 }
 
 func (w *walker) followLink(b *batch, it item) (item, bool) {
+	w.sawLink.Store(true)
 	linkText, _ := os.Readlink(it.abs)
 	target, err := filepath.EvalSymlinks(it.abs)
 	if err != nil {
@@ -534,6 +573,9 @@ func (w *walker) readSkillFile(b *batch, f item) ([]byte, bool) {
 	if f.size > w.lim.MaxSkillFileBytes {
 		w.tooLarge(b, f)
 		return nil, false
+	}
+	if w.known != nil && w.known(f.abs, f.size, f.modTime) {
+		return nil, true
 	}
 	data, err := readFile(f.abs, f.size)
 	if err != nil {

@@ -1,0 +1,235 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
+	"github.com/skillsd/skillsd/services/skills/internal/catalog"
+)
+
+// RefreshReport is what a refresh did (seed 000 §8.6), before it becomes a
+// RefreshSkillsResponse.
+type RefreshReport struct {
+	// Busy says another refresh was running: nothing was done.
+	Busy bool
+	// Git says git sources were synchronised (git mode); false is local mode.
+	Git bool
+	// Commit is the first git source's commit after the refresh.
+	Commit string
+	// FilesChanged counts the files the synchronisation changed, all git
+	// sources together.
+	FilesChanged int
+	// LastSync is when the git sources were last synchronised.
+	LastSync time.Time
+	// Skills is the number of skills in the catalog after the refresh.
+	Skills int
+	// Generation is the catalog's generation after the refresh.
+	Generation uint64
+	// Failed lists the git sources that could not be synchronised, with why
+	// (they keep serving their last checkout).
+	Failed []string
+}
+
+// SourceState is what the service knows of a source beyond the snapshot: for
+// a git source, its repository, ref, commit, last synchronisation and error.
+type SourceState struct {
+	// Location replaces the source's folder in answers (a URL without
+	// credentials for a git source).
+	Location string
+	Ref      string
+	Commit   string
+	LastSync time.Time
+	Error    string
+}
+
+// RefreshSkills synchronises the git sources and rebuilds the catalog, one
+// refresh at a time (seed 000 §9.5): a call made while one runs answers
+// success false at once.
+func (s *Service) RefreshSkills(ctx context.Context, _ *skillsv1.RefreshSkillsRequest) (*skillsv1.RefreshSkillsResponse, error) {
+	var (
+		rep RefreshReport
+		err error
+	)
+	if s.opts.Refresh != nil {
+		rep, err = s.opts.Refresh(ctx)
+	} else {
+		rep, err = s.localRefresh(ctx)
+	}
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	snap := s.snapshot()
+	resp := &skillsv1.RefreshSkillsResponse{Mode: "local", Sources: []*skillsv1.SourceStatus{}}
+	if rep.Busy {
+		resp.Message = "A refresh is already running; this call did nothing. Try again in a moment."
+		resp.Generation = int64(snap.Generation())
+		return resp, nil
+	}
+	resp.Success = len(rep.Failed) == 0
+	resp.SkillsReindexed = int32(rep.Skills)
+	resp.Generation = int64(rep.Generation)
+	if rep.Git {
+		resp.Mode = "git"
+		resp.CommitHash = rep.Commit
+		resp.FilesChanged = int32(rep.FilesChanged)
+		if !rep.LastSync.IsZero() {
+			resp.LastSync = timestamp(rep.LastSync)
+		}
+		if resp.Success {
+			resp.Message = fmt.Sprintf("Synchronised the git sources (%d files changed) and reindexed %d skills.", rep.FilesChanged, rep.Skills)
+		} else {
+			resp.Message = fmt.Sprintf("Could not synchronise %d git source(s), which keep serving their last checkout: %s. Reindexed %d skills.",
+				len(rep.Failed), joinFailed(rep.Failed), rep.Skills)
+		}
+	} else {
+		resp.Message = "Reindexed from local directory (no git sync configured)."
+	}
+	s.recordRefresh(ctx, resp.Mode, resp.Success, resp.CommitHash, int(resp.FilesChanged), int(resp.SkillsReindexed))
+	resp.Sources = s.sourceStatuses(snap)
+	return resp, nil
+}
+
+// localRefresh is RefreshSkills without a Refresh option: a reload of the
+// local sources.
+func (s *Service) localRefresh(ctx context.Context) (RefreshReport, error) {
+	if !s.refreshing.CompareAndSwap(false, true) {
+		return RefreshReport{Busy: true}, nil
+	}
+	defer s.refreshing.Store(false)
+	if err := s.reload(ctx); err != nil {
+		return RefreshReport{}, err
+	}
+	snap := s.snapshot()
+	return RefreshReport{Skills: snap.Len(), Generation: snap.Generation()}, nil
+}
+
+func joinFailed(f []string) string {
+	out := ""
+	for i, s := range f {
+		if i > 0 {
+			out += "; "
+		}
+		out += s
+	}
+	return out
+}
+
+// sourceStatuses describes the sources of snap, with what SourceStates adds.
+func (s *Service) sourceStatuses(snap *catalog.Snapshot) []*skillsv1.SourceStatus {
+	counts := map[*catalog.Source]int32{}
+	for _, sk := range snap.Skills() {
+		if s.opts.Filter.Enabled(sk) {
+			counts[sk.Source]++
+		}
+	}
+	out := []*skillsv1.SourceStatus{}
+	for _, src := range snap.Sources() {
+		out = append(out, s.sourceStatus(src, counts[src], snap.BuiltAt()))
+	}
+	return out
+}
+
+// sourceStatus is toSourceStatus with the source's state (git repository,
+// commit, last synchronisation, error) when the service knows it.
+func (s *Service) sourceStatus(src *catalog.Source, count int32, loaded time.Time) *skillsv1.SourceStatus {
+	st := toSourceStatus(src, count, loaded)
+	if s.opts.SourceState == nil {
+		return st
+	}
+	if state, ok := s.opts.SourceState(src.Name); ok {
+		st.Location = state.Location
+		st.Ref = state.Ref
+		st.Commit = state.Commit
+		st.Error = state.Error
+		if state.LastSync.IsZero() {
+			st.LastSync = nil
+		} else {
+			st.LastSync = timestamp(state.LastSync)
+		}
+	}
+	return st
+}
+
+// WatchCatalog streams the catalog's changes: first the current generation
+// (initial), then one message per swap, until the client leaves or the
+// server stops. A client that falls too far behind is cut off with
+// Unavailable and should watch again (and re-read what it caches).
+func (s *Service) WatchCatalog(_ *skillsv1.WatchCatalogRequest, stream grpc.ServerStreamingServer[skillsv1.WatchCatalogResponse]) error {
+	ctx := stream.Context()
+	changes, cancel := s.opts.Store.Subscribe()
+	defer cancel()
+	snap := s.snapshot()
+	var gen uint64
+	if snap != nil {
+		gen = snap.Generation()
+	}
+	first := &skillsv1.WatchCatalogResponse{
+		Generation: int64(gen), Initial: true, ChangedAt: timestamp(time.Now()),
+		Added: []string{}, Changed: []string{}, Removed: []string{},
+	}
+	if snap != nil {
+		first.ChangedAt = timestamp(snap.BuiltAt())
+	}
+	if err := stream.Send(first); err != nil {
+		return err
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case c, ok := <-changes:
+			if !ok {
+				return status.Error(codes.Unavailable, "the catalog change stream ended (the server is stopping, or this client fell behind): watch again")
+			}
+			if c.Generation <= gen {
+				continue // already described by the first message
+			}
+			if err := stream.Send(s.toChange(c)); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// toChange converts a catalog change, leaving out the skills outside the
+// enabled subset.
+func (s *Service) toChange(c catalog.Change) *skillsv1.WatchCatalogResponse {
+	enabled := func(snap *catalog.Snapshot, p string) bool {
+		if snap == nil {
+			return false
+		}
+		sk := snap.Get(p)
+		return sk != nil && s.opts.Filter.Enabled(sk)
+	}
+	out := &skillsv1.WatchCatalogResponse{
+		Generation: int64(c.Generation), ChangedAt: timestamp(c.At),
+		Added: []string{}, Changed: []string{}, Removed: []string{},
+	}
+	for _, p := range c.Added {
+		if enabled(c.Current, p) {
+			out.Added = append(out.Added, p)
+		}
+	}
+	for _, p := range c.Changed {
+		switch now, before := enabled(c.Current, p), enabled(c.Previous, p); {
+		case now && before:
+			out.Changed = append(out.Changed, p)
+		case now:
+			out.Added = append(out.Added, p)
+		case before:
+			out.Removed = append(out.Removed, p)
+		}
+	}
+	for _, p := range c.Removed {
+		if enabled(c.Previous, p) {
+			out.Removed = append(out.Removed, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,145 @@
+package source
+
+import (
+	"context"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/skillsd/skillsd/services/skills/internal/skill"
+)
+
+// State is what a walk of a root found, kept so that the next walk of the
+// same root can take the folders in which nothing changed from it instead of
+// reading them again (see Options.Previous). It is immutable once returned.
+type State struct {
+	root Root
+	lim  Limits
+	// reusable is false when the walk met a symlink or a limit: then the next
+	// walk reads everything (a link can make one folder's content depend on
+	// another's).
+	reusable bool
+	files    []fileRec      // sorted by rel
+	pending  []pendingEntry // sorted by RelFile, Data dropped
+	diags    []skill.Diagnostic
+	dirs     []dirRec // sorted by rel
+	// reused counts the folders taken from the previous walk.
+	reused int
+}
+
+// dirRec is one folder a walk read, with what decided how it was read.
+type dirRec struct {
+	rel                string
+	contained, viaLink bool
+}
+
+// Options are the optional inputs of WalkWith.
+type Options struct {
+	// Known skips reading files the caller holds already (see WalkKnown).
+	Known Known
+	// Previous is the State of the last walk of the same root, and Dirty
+	// the absolute paths that changed since (files or folders, as a file
+	// watcher reports them). A folder below the root that neither is nor
+	// holds a dirty path is taken from Previous unread. A nil Dirty means
+	// "anything may have changed": everything is read.
+	Previous *State
+	Dirty    []string
+}
+
+// WalkWith is Walk with Options; it also returns the State for the next walk.
+func WalkWith(ctx context.Context, root *Root, lim Limits, opts Options) ([]Entry, []skill.Diagnostic, *State, error) {
+	return walkRoot(ctx, root, lim, opts)
+}
+
+// reuseFrom prepares the walker to take clean folders from prev.
+func (w *walker) reuseFrom(opts Options) {
+	prev := opts.Previous
+	if prev == nil || opts.Dirty == nil || !prev.reusable || prev.root != *w.root || prev.lim != w.lim {
+		return
+	}
+	w.prev = prev
+	w.dirty = make([]string, 0, len(opts.Dirty))
+	for _, d := range opts.Dirty {
+		w.dirty = append(w.dirty, filepath.Clean(d))
+	}
+}
+
+// clean reports whether nothing dirty lies at or below the folder abs.
+func (w *walker) clean(abs string) bool {
+	prefix := abs + string(filepath.Separator)
+	for _, d := range w.dirty {
+		if d == abs || strings.HasPrefix(d, prefix) {
+			return false
+		}
+	}
+	return true
+}
+
+// reuse takes the folder of sub, and everything below it, from the previous
+// walk, when nothing changed there and it was read the same way; it reports
+// whether it did.
+func (w *walker) reuse(b *batch, sub dirTask) bool {
+	p := w.prev
+	if p == nil || sub.viaLink || !w.clean(sub.abs) {
+		return false
+	}
+	i := sort.Search(len(p.dirs), func(i int) bool { return p.dirs[i].rel >= sub.rel })
+	if i == len(p.dirs) || p.dirs[i].rel != sub.rel || p.dirs[i].contained != sub.contained || p.dirs[i].viaLink != sub.viaLink {
+		return false
+	}
+	prefix := sub.rel + "/"
+	dirs := under(p.dirs, prefix, func(d dirRec) string { return d.rel })
+	files := under(p.files, prefix, func(f fileRec) string { return f.rel })
+	pending := under(p.pending, prefix, func(pe pendingEntry) string { return pe.e.RelFile })
+	// Diagnostics are sorted by file: those below the folder, and the
+	// folder's own (it could not be read).
+	diags := under(p.diags, prefix, func(d skill.Diagnostic) string { return d.File })
+	for _, d := range p.diags {
+		if d.File == sub.rel && d.Code == CodeDirUnreadable {
+			b.diags = append(b.diags, d)
+		}
+	}
+	w.visited.Add(int64(len(dirs) + len(files)))
+	w.reused.Add(int64(len(dirs) + 1))
+	b.dirs = append(b.dirs, dirs...)
+	b.dirs = append(b.dirs, p.dirs[i])
+	b.files = append(b.files, files...)
+	b.pending = append(b.pending, pending...)
+	b.diags = append(b.diags, diags...)
+	return true
+}
+
+// under returns the items of s (sorted by key) whose key starts with prefix.
+func under[T any](s []T, prefix string, key func(T) string) []T {
+	i := sort.Search(len(s), func(i int) bool { return key(s[i]) >= prefix })
+	j := i
+	for j < len(s) && strings.HasPrefix(key(s[j]), prefix) {
+		j++
+	}
+	return s[i:j]
+}
+
+// state is the walk's State for the next walk.
+func (w *walker) state() *State {
+	st := &State{root: *w.root, lim: w.lim, reusable: !w.sawLink.Load() && !w.stopped.Load(), reused: int(w.reused.Load())}
+	for _, d := range w.diags {
+		if d.Code == CodeLimitDepth || d.Code == CodeLimitFiles || d.Code == CodeDuplicateFolder {
+			st.reusable = false
+		}
+	}
+	if !st.reusable {
+		return st
+	}
+	st.files = w.files // sorted by finish
+	st.pending = make([]pendingEntry, len(w.pending))
+	for i, pe := range w.pending {
+		pe.e.Data = nil // the caller holds the parsed file; keep no copy
+		pe.e.Files = nil
+		st.pending[i] = pe
+	}
+	st.diags = append([]skill.Diagnostic(nil), w.diags...)
+	sort.SliceStable(st.diags, func(i, j int) bool { return st.diags[i].File < st.diags[j].File })
+	st.dirs = w.dirs
+	sort.Slice(st.dirs, func(i, j int) bool { return st.dirs[i].rel < st.dirs[j].rel })
+	return st
+}
