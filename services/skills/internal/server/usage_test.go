@@ -1,0 +1,366 @@
+package server
+
+import (
+	"encoding/json"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/structpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
+	"github.com/skillsd/skillsd/services/skills/internal/catalog"
+	"github.com/skillsd/skillsd/services/skills/internal/sandbox"
+	"github.com/skillsd/skillsd/services/skills/internal/source"
+	"github.com/skillsd/skillsd/services/skills/internal/usage"
+)
+
+// eventSink is a real HTTP collector that keeps the posted events.
+type eventSink struct {
+	mu     sync.Mutex
+	events []map[string]any
+}
+
+func (k *eventSink) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var b struct {
+		Events []map[string]any `json:"events"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&b); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	k.mu.Lock()
+	k.events = append(k.events, b.Events...)
+	k.mu.Unlock()
+}
+
+func openRecorder(t testing.TB, endpoint string) *usage.Recorder {
+	t.Helper()
+	r, err := usage.Open(t.Context(), usage.Options{Dir: t.TempDir(), Endpoint: endpoint, FlushInterval: time.Hour, ServerID: "dev-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Close() })
+	return r
+}
+
+// TestUsageEvents: each RPC records its seed 000 §10.2 event with exactly
+// the data fields of its type, and the aggregates count them.
+func TestUsageEvents(t *testing.T) {
+	sink := &eventSink{}
+	collector := httptest.NewServer(sink)
+	defer collector.Close()
+	rec := openRecorder(t, collector.URL)
+	s := routingService(t, Options{MatchingStrategy: "auto", Usage: rec}, routingTree(t))
+	ctx := t.Context()
+
+	mustOK := func(what string, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	_, err := s.MatchSkill(ctx, &skillsv1.MatchSkillRequest{Context: "Create a React component for the authentication"})
+	mustOK("match", err)
+	_, err = s.MatchSkill(ctx, &skillsv1.MatchSkillRequest{Context: "auth"})
+	mustOK("ambiguous", err)
+	_, err = s.MatchSkill(ctx, &skillsv1.MatchSkillRequest{Context: "bake sourdough bread"})
+	mustOK("no match", err)
+	_, err = s.SearchSkills(ctx, &skillsv1.SearchSkillsRequest{Query: "react authentication"})
+	mustOK("search", err)
+	_, err = s.GetSkill(ctx, &skillsv1.GetSkillRequest{SkillPath: "api/auth"})
+	mustOK("load", err)
+	_, err = s.ReadSkillFile(ctx, &skillsv1.ReadSkillFileRequest{SkillPath: "ui/react/auth", File: "assets/component-base.tsx.template"})
+	mustOK("read", err)
+	_, err = s.ReadSkillFile(ctx, &skillsv1.ReadSkillFileRequest{SkillPath: "ui/react/auth", File: "assets/component-base.tsx.template", Offset: 1})
+	mustOK("read a second page", err)
+	_, err = s.RefreshSkills(ctx, &skillsv1.RefreshSkillsRequest{})
+	mustOK("refresh", err)
+	resp, err := s.ReportUsage(ctx, &skillsv1.ReportUsageRequest{SkillPath: "ui/react/auth", Useful: true, Comment: " clear steps "})
+	mustOK("report", err)
+	if !resp.GetRecorded() || resp.GetMessage() != "Feedback recorded for ui/react/auth" {
+		t.Errorf("ReportUsage = %v", resp)
+	}
+	mustOK("flush", rec.Flush(ctx))
+
+	sink.mu.Lock()
+	events := slices.Clone(sink.events)
+	sink.mu.Unlock()
+	wantKeys := map[string][]string{
+		"skill_served":    {"context", "matched_keywords", "score", "skill_path", "via", "was_ambiguous"},
+		"ambiguous":       {"candidates", "context"},
+		"no_match":        {"context"},
+		"search":          {"query", "result_count"},
+		"asset_served":    {"asset_type", "file", "is_inherited", "size_bytes", "skill_path"},
+		"skill_feedback":  {"comment", "skill_path", "useful"},
+		"refresh":         {"commit_hash", "files_changed", "mode", "skills_reindexed", "success"},
+		"script_executed": nil, // scripts are off here; see TestUsageScriptEvent
+	}
+	var types []string
+	for _, e := range events {
+		typ := e["type"].(string)
+		types = append(types, typ)
+		data, _ := e["data"].(map[string]any)
+		keys := slices.Sorted(maps.Keys(data))
+		if diff := cmp.Diff(wantKeys[typ], keys); diff != "" {
+			t.Errorf("%s data fields (-want +got):\n%s", typ, diff)
+		}
+		if e["server_id"] != "dev-test" || e["id"] == "" {
+			t.Errorf("event %v: want server_id dev-test and an id", e)
+		}
+		switch typ {
+		case "ambiguous":
+			if got := data["candidates"]; !cmp.Equal(got, []any{"ui/react/auth", "api/auth"}) {
+				t.Errorf("ambiguous candidates = %v", got)
+			}
+		case "asset_served":
+			if data["is_inherited"] != true || data["asset_type"] != "template" {
+				t.Errorf("asset_served = %v, want an inherited template", data)
+			}
+		case "skill_feedback":
+			if data["comment"] != "clear steps" || data["useful"] != true {
+				t.Errorf("skill_feedback = %v", data)
+			}
+		}
+	}
+	wantTypes := []string{"skill_served", "ambiguous", "no_match", "search", "skill_served", "asset_served", "refresh", "skill_feedback"}
+	if diff := cmp.Diff(wantTypes, types); diff != "" {
+		t.Errorf("event types in order (-want +got):\n%s", diff)
+	}
+
+	st, err := s.GetUsageStats(ctx, &skillsv1.GetUsageStatsRequest{})
+	mustOK("stats", err)
+	if st.GetTotalEvents() != 8 {
+		t.Errorf("total_events = %d, want 8", st.GetTotalEvents())
+	}
+	bySkill := map[string]*skillsv1.SkillUsage{}
+	for _, u := range st.GetSkills() {
+		bySkill[u.GetSkillPath()] = u
+	}
+	if u := bySkill["ui/react/auth"]; u.GetServed() != 1 || u.GetAmbiguousAppearances() != 1 || u.GetUseful() != 1 || u.GetLastServed() == nil ||
+		!cmp.Equal(u.GetRecentComments(), []string{"clear steps"}) {
+		t.Errorf("ui/react/auth usage = %v", u)
+	}
+	if u := bySkill["api/auth"]; u.GetServed() != 1 || u.GetAmbiguousAppearances() != 1 {
+		t.Errorf("api/auth usage = %v", u)
+	}
+	if got := st.GetTopNoMatch(); len(got) != 1 || got[0].GetContext() != "bake sourdough bread" {
+		t.Errorf("top_no_match = %v", got)
+	}
+	if got := st.GetByDay(); len(got) != 1 || got[0].GetServed() != 2 || got[0].GetSearches() != 1 || got[0].GetFeedback() != 1 {
+		t.Errorf("by_day = %v", got)
+	}
+}
+
+// TestUsageScriptEvent: a script run records script_executed with the
+// argument names only.
+func TestUsageScriptEvent(t *testing.T) {
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("no /bin/sh")
+	}
+	sink := &eventSink{}
+	collector := httptest.NewServer(sink)
+	defer collector.Close()
+	rec := openRecorder(t, collector.URL)
+	dir := t.TempDir()
+	skill := "---\nname: hello\ndescription: Say hello.\nscripts:\n  - file: scripts/hi.sh\n    execution: server\n    args:\n      - name: who\n        required: false\n---\n# Hello\n"
+	for name, content := range map[string]string{"hello/SKILL.md": skill, "hello/scripts/hi.sh": "echo hi \"$SKILL_ARG_WHO\"\n"} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := routingService(t, Options{Usage: rec, Scripts: sandbox.New(sandbox.Options{Enabled: true, TempDir: t.TempDir()})}, dir)
+	res, err := s.RunScript(t.Context(), &skillsv1.RunScriptRequest{SkillPath: "hello", File: "scripts/hi.sh", Args: map[string]string{"who": "secret-value"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	sink.mu.Lock()
+	defer sink.mu.Unlock()
+	if len(sink.events) != 1 || sink.events[0]["type"] != "script_executed" {
+		t.Fatalf("events = %v, want one script_executed", sink.events)
+	}
+	data := sink.events[0]["data"].(map[string]any)
+	want := map[string]any{"skill_path": "hello", "file": "scripts/hi.sh", "execution_mode": "server", "success": res.GetSuccess(),
+		"exit_code": float64(res.GetExitCode()), "duration_ms": float64(res.GetDurationMs()), "args_provided": []any{"who"}}
+	if diff := cmp.Diff(want, data); diff != "" {
+		t.Errorf("script_executed data (-want +got):\n%s", diff)
+	}
+	if b, _ := json.Marshal(sink.events); strings.Contains(string(b), "secret-value") {
+		t.Error("an argument's value was recorded")
+	}
+}
+
+// TestUsageOff: with analytics off, feedback is logged but not recorded and
+// the other usage RPCs say analytics is off.
+func TestUsageOff(t *testing.T) {
+	s := routingService(t, Options{}, routingTree(t))
+	resp, err := s.ReportUsage(t.Context(), &skillsv1.ReportUsageRequest{SkillPath: "api/auth", Useful: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.GetRecorded() || !strings.Contains(resp.GetMessage(), "analytics is off") {
+		t.Errorf("ReportUsage = %v, want recorded false and why", resp)
+	}
+	_, err = s.GetUsageStats(t.Context(), &skillsv1.GetUsageStatsRequest{})
+	routingWantCode(t, "GetUsageStats", err, codes.FailedPrecondition)
+	if !strings.Contains(status.Convert(err).Message(), "ANALYTICS_ENDPOINT") {
+		t.Errorf("message %q should say how to turn analytics on", status.Convert(err).Message())
+	}
+	_, err = s.IngestEvents(t.Context(), &skillsv1.IngestEventsRequest{})
+	routingWantCode(t, "IngestEvents", err, codes.FailedPrecondition)
+}
+
+func TestUsageValidation(t *testing.T) {
+	s := routingService(t, Options{Usage: openRecorder(t, "")}, routingTree(t))
+	ctx := t.Context()
+	now := time.Now()
+	for _, tc := range []struct {
+		name string
+		err  error
+		want codes.Code
+		msg  string
+	}{
+		{"report: no skill", second(s.ReportUsage(ctx, &skillsv1.ReportUsageRequest{})), codes.InvalidArgument, "skill_path is required"},
+		{"report: unknown skill", second(s.ReportUsage(ctx, &skillsv1.ReportUsageRequest{SkillPath: "api/authx"})), codes.NotFound, "api/auth"},
+		{"report: long comment", second(s.ReportUsage(ctx, &skillsv1.ReportUsageRequest{SkillPath: "api/auth", Comment: strings.Repeat("x", maxCommentBytes+1)})), codes.InvalidArgument, "comment is longer"},
+		{"report: bad UTF-8", second(s.ReportUsage(ctx, &skillsv1.ReportUsageRequest{SkillPath: "api/auth", Comment: "\xff"})), codes.InvalidArgument, "UTF-8"},
+		{"stats: start after end", second(s.GetUsageStats(ctx, &skillsv1.GetUsageStatsRequest{StartTime: timestamppb.New(now), EndTime: timestamppb.New(now.Add(-time.Hour))})), codes.InvalidArgument, "must be before"},
+		{"stats: negative top_n", second(s.GetUsageStats(ctx, &skillsv1.GetUsageStatsRequest{TopN: -1})), codes.InvalidArgument, "top_n"},
+		{"ingest: no id", second(s.IngestEvents(ctx, &skillsv1.IngestEventsRequest{Events: []*skillsv1.UsageEvent{
+			{Id: "a", Type: "search", Timestamp: timestamppb.New(now)}, {Type: "search", Timestamp: timestamppb.New(now)}}})), codes.InvalidArgument, "events[1]: id is required"},
+		{"ingest: no timestamp", second(s.IngestEvents(ctx, &skillsv1.IngestEventsRequest{Events: []*skillsv1.UsageEvent{{Id: "a", Type: "search"}}})), codes.InvalidArgument, "timestamp is required"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			routingWantCode(t, tc.name, tc.err, tc.want)
+			if msg := status.Convert(tc.err).Message(); !strings.Contains(msg, tc.msg) {
+				t.Errorf("message %q, want it to contain %q", msg, tc.msg)
+			}
+		})
+	}
+}
+
+func second[T any](_ T, err error) error { return err }
+
+// TestIngestEvents: a collector stores a batch once per id and counts it.
+func TestIngestEvents(t *testing.T) {
+	s := routingService(t, Options{Usage: openRecorder(t, "")}, routingTree(t))
+	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	data, _ := structpb.NewStruct(map[string]any{"skill_path": "pdf", "context": "merge", "score": 0.9, "matched_keywords": []any{"pdf"}, "was_ambiguous": false})
+	batch := &skillsv1.IngestEventsRequest{Events: []*skillsv1.UsageEvent{
+		{Id: "e1", Type: "skill_served", Timestamp: timestamppb.New(at), ServerId: "dev-x", Data: data},
+		{Id: "e2", Type: "skill_served", Timestamp: timestamppb.New(at.Add(time.Minute)), ServerId: "dev-y", Data: data},
+	}}
+	resp, err := s.IngestEvents(t.Context(), batch)
+	if err != nil || resp.GetAccepted() != 2 || resp.GetDuplicates() != 0 {
+		t.Fatalf("IngestEvents = %v, %v; want 2 accepted", resp, err)
+	}
+	resp, err = s.IngestEvents(t.Context(), batch)
+	if err != nil || resp.GetAccepted() != 0 || resp.GetDuplicates() != 2 {
+		t.Fatalf("IngestEvents again = %v, %v; want 2 duplicates", resp, err)
+	}
+	st, err := s.GetUsageStats(t.Context(), &skillsv1.GetUsageStatsRequest{StartTime: timestamppb.New(at.Add(-time.Hour)), EndTime: timestamppb.New(at.Add(time.Hour))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.GetSkills()) != 1 || st.GetSkills()[0].GetServed() != 2 || !st.GetSkills()[0].GetLastServed().AsTime().Equal(at.Add(time.Minute)) {
+		t.Errorf("skills = %v, want pdf served twice, last at %v", st.GetSkills(), at.Add(time.Minute))
+	}
+}
+
+// BenchmarkRecording measures what recording adds to a search and a match:
+// each runs with analytics off and on (spool append before the call
+// returns, store queue, background fsync).
+func BenchmarkRecording(b *testing.B) {
+	dirs := map[string]string{"examples": filepath.Join("..", "..", "..", "..", "examples", "skills")}
+	if bench := benchCorpus(); bench != "" {
+		dirs["corpus"] = bench
+	}
+	queries := []string{"write a go http service", "merge two pdf files", "react authentication component", "bake sourdough bread"}
+	for _, name := range slices.Sorted(maps.Keys(dirs)) {
+		for _, mode := range []string{"off", "on"} {
+			opts := Options{MatchingStrategy: "auto"}
+			if mode == "on" {
+				opts.Usage = openRecorder(b, "")
+			}
+			s := benchService(b, opts, dirs[name])
+			b.Run(name+"/search/analytics="+mode, func(b *testing.B) {
+				i := 0
+				for b.Loop() {
+					if _, err := s.SearchSkills(b.Context(), &skillsv1.SearchSkillsRequest{Query: queries[i%len(queries)]}); err != nil {
+						b.Fatal(err)
+					}
+					i++
+				}
+			})
+			b.Run(name+"/match/analytics="+mode, func(b *testing.B) {
+				i := 0
+				for b.Loop() {
+					if _, err := s.MatchSkill(b.Context(), &skillsv1.MatchSkillRequest{Context: queries[i%len(queries)]}); err != nil {
+						b.Fatal(err)
+					}
+					i++
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkRecord is the cost of one Record call alone.
+func BenchmarkRecord(b *testing.B) {
+	rec := openRecorder(b, "")
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := rec.Record(usage.Searched("merge two pdf files", 3)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func benchService(b *testing.B, opts Options, dir string) *Service {
+	b.Helper()
+	snap, err := catalog.Build(b.Context(), []*source.Root{{Name: "bench", Dir: dir, Kind: "local", Trusted: true}}, catalog.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts.Store = &catalog.Store{}
+	opts.Store.Swap(snap)
+	return New(opts)
+}
+
+// benchCorpus finds shared/bench/corpus beside the repository, or "".
+func benchCorpus() string {
+	dir, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for {
+		p := filepath.Join(dir, "shared", "bench", "corpus")
+		if info, err := os.Stat(p); err == nil && info.IsDir() {
+			return p
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}

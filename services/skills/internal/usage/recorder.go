@@ -1,0 +1,509 @@
+package usage
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Defaults of Options.
+const (
+	DefaultFlushInterval = 30 * time.Second
+	DefaultSyncInterval  = time.Second
+	DefaultMaxSpoolBytes = 64 << 20
+	DefaultQueueSize     = 4096
+	DefaultPostTimeout   = 10 * time.Second
+	// dropLogEvery bounds the "spool full" warnings.
+	dropLogEvery = time.Minute
+	// feedBatch is the most events the store feeder writes in one transaction.
+	feedBatch = 512
+	// maxStoredIDs bounds Recorder.stored.
+	maxStoredIDs = 1 << 16
+	// feedDelay is how long the store feeder gathers events before writing.
+	feedDelay = 200 * time.Millisecond
+	// recentComments is how many comments Stats returns per skill.
+	recentComments = 5
+)
+
+// Options configures a Recorder.
+type Options struct {
+	// Dir is the analytics folder (the spool in Dir/spool, the store in
+	// Dir/usage.db), usually SKILLSD_HOME/analytics. Required.
+	Dir string
+	// Endpoint receives {"events": [...]} batches by POST; empty keeps the
+	// events local (the store only).
+	Endpoint string
+	// FlushInterval is the time between two deliveries; zero means 30 s.
+	FlushInterval time.Duration
+	// SyncInterval bounds how long an appended event waits for its fsync;
+	// zero means 1 s.
+	SyncInterval time.Duration
+	// MaxSpoolBytes caps the spool; zero means 64 MiB. When it is reached new
+	// events are dropped (counted and logged), never the spooled ones.
+	MaxSpoolBytes int64
+	// QueueSize is the in-memory queue to the store; zero means 4096. When it
+	// is full an event reaches the store at the next delivery instead.
+	QueueSize int
+	// PostTimeout bounds one POST to the endpoint; zero means 10 s.
+	PostTimeout time.Duration
+	// ServerID is every event's server_id; empty means "dev-unknown".
+	ServerID string
+	// Client posts the batches; nil means a default client.
+	Client *http.Client
+	// Logger receives the log; nil discards it.
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Recorder records usage events: Record appends each to the spool before it
+// returns; in the background a feeder writes them to the store, a syncer
+// fsyncs the spool, and a publisher delivers the spool (to the store, then
+// the endpoint) every FlushInterval. A nil *Recorder records nothing.
+type Recorder struct {
+	opts  Options
+	log   *slog.Logger
+	now   func() time.Time
+	spool *spool
+	store *Store
+	queue chan Event
+	// barrier asks the feeder to store what is queued and answer.
+	barrier chan chan struct{}
+
+	flushMu sync.Mutex
+	// firstFlush is closed once the delivery at start has run.
+	firstFlush chan struct{}
+	stop       chan struct{}
+	wg         sync.WaitGroup
+	closed     atomic.Bool
+
+	// stored holds the ids of this process's events the feeder stored, so
+	// that delivering their segment does not store them a second time
+	// (bounded by maxStoredIDs; an id left out is stored again, harmlessly).
+	storedMu sync.Mutex
+	stored   map[string]struct{}
+
+	dropped     atomic.Int64 // events refused since the last warning
+	droppedAll  atomic.Int64
+	lastDropLog atomic.Int64 // Unix nanoseconds
+}
+
+// Open opens the spool and the store under opts.Dir and starts the
+// background work; the first delivery runs at once (what a previous run left
+// in the spool). Close stops it.
+func Open(ctx context.Context, opts Options) (*Recorder, error) {
+	if opts.Dir == "" {
+		return nil, errors.New("usage: no folder for the analytics spool and store")
+	}
+	opts.FlushInterval = cmp.Or(opts.FlushInterval, DefaultFlushInterval)
+	opts.SyncInterval = cmp.Or(opts.SyncInterval, DefaultSyncInterval)
+	opts.MaxSpoolBytes = cmp.Or(opts.MaxSpoolBytes, DefaultMaxSpoolBytes)
+	opts.QueueSize = cmp.Or(opts.QueueSize, DefaultQueueSize)
+	opts.PostTimeout = cmp.Or(opts.PostTimeout, DefaultPostTimeout)
+	opts.ServerID = cmp.Or(opts.ServerID, "dev-unknown")
+	if opts.Client == nil {
+		opts.Client = &http.Client{}
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	sp, err := openSpool(filepath.Join(opts.Dir, "spool"), opts.MaxSpoolBytes)
+	if err != nil {
+		return nil, err
+	}
+	st, err := OpenStore(ctx, filepath.Join(opts.Dir, "usage.db"))
+	if err != nil {
+		return nil, err
+	}
+	r := &Recorder{opts: opts, log: log, now: now, spool: sp, store: st,
+		queue: make(chan Event, opts.QueueSize), barrier: make(chan chan struct{}), stored: map[string]struct{}{}, stop: make(chan struct{}), firstFlush: make(chan struct{})}
+	r.wg.Add(3)
+	go r.feed()
+	go r.syncLoop()
+	go r.publishLoop()
+	return r, nil
+}
+
+// Enabled reports whether r records (r is not nil).
+func (r *Recorder) Enabled() bool { return r != nil }
+
+// Record appends an event of p's type and data to the spool, then offers it
+// to the store's queue without waiting. It returns the event, or an error
+// when the event could not be spooled (ErrSpoolFull, a disk error, closed);
+// callers on a request path log it and go on. A nil Recorder returns a zero
+// Event and nil.
+func (r *Recorder) Record(p Payload) (Event, error) {
+	if r == nil {
+		return Event{}, nil
+	}
+	if r.closed.Load() {
+		return Event{}, errors.New("usage: recorder is closed")
+	}
+	typ, data := p.Type, p.Data
+	now := r.now()
+	e := Event{ID: NewID(now), Type: typ, Timestamp: now.UTC(), ServerID: r.opts.ServerID, Data: data}
+	line, err := json.Marshal(e)
+	if err != nil {
+		return Event{}, fmt.Errorf("usage: encoding a %s event: %w", typ, err)
+	}
+	if len(line) > MaxEventBytes {
+		return Event{}, fmt.Errorf("usage: a %s event of %d bytes is larger than %d", typ, len(line), MaxEventBytes)
+	}
+	if err := r.spool.append(line); err != nil {
+		if errors.Is(err, ErrSpoolFull) {
+			r.droppedFull(now)
+		} else {
+			r.log.Error("usage event not recorded", "type", typ, "err", err)
+		}
+		return Event{}, err
+	}
+	select {
+	case r.queue <- e:
+	default: // the store gets it from the spool at the next delivery
+	}
+	return e, nil
+}
+
+// droppedFull counts an event refused by a full spool and warns at most once
+// a minute.
+func (r *Recorder) droppedFull(now time.Time) {
+	r.droppedAll.Add(1)
+	n := r.dropped.Add(1)
+	last := r.lastDropLog.Load()
+	if last != 0 && now.UnixNano()-last < int64(dropLogEvery) {
+		return
+	}
+	if !r.lastDropLog.CompareAndSwap(last, now.UnixNano()) {
+		return
+	}
+	r.dropped.Add(-n)
+	r.log.Warn("usage spool is full: new events are dropped until the publisher delivers the spooled ones",
+		"dropped", n, "cap_bytes", r.opts.MaxSpoolBytes, "spool", r.spool.dir, "endpoint_set", r.opts.Endpoint != "")
+}
+
+// Dropped is the number of events refused because the spool was full.
+func (r *Recorder) Dropped() int64 {
+	if r == nil {
+		return 0
+	}
+	return r.droppedAll.Load()
+}
+
+// Ingest stores a batch from another server's publisher, once per event id.
+func (r *Recorder) Ingest(ctx context.Context, events []Event) (accepted, duplicates int, err error) {
+	return r.store.Ingest(ctx, events)
+}
+
+// Stats aggregates the stored events of a window. Events this recorder
+// recorded before the call are counted (the queue is stored first).
+func (r *Recorder) Stats(ctx context.Context, w Window) (*Stats, error) {
+	if w.Comments == 0 {
+		w.Comments = recentComments
+	}
+	done := make(chan struct{})
+	select {
+	case r.barrier <- done:
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	case <-r.stop: // closed: the feeder already stored the queue
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return r.store.Stats(ctx, w)
+}
+
+// feed writes queued events to the store in batches.
+func (r *Recorder) feed() {
+	defer r.wg.Done()
+	batch := make([]Event, 0, feedBatch)
+	write := func() {
+		if len(batch) == 0 {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		if _, _, err := r.store.Ingest(ctx, batch); err != nil {
+			r.log.Warn("usage events not stored yet (the next delivery retries from the spool)", "events", len(batch), "err", err)
+		} else {
+			r.remember(batch)
+		}
+		cancel()
+		batch = batch[:0]
+	}
+	// The first queued event arms a timer: what arrives until it fires (or
+	// until the batch is full) is stored in the same transaction, so a busy
+	// server writes a few transactions a second, not one per event.
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	armed := false
+	for {
+		select {
+		case e := <-r.queue:
+			batch = append(batch, e)
+			if len(batch) >= feedBatch {
+				write()
+			} else if !armed {
+				timer.Reset(feedDelay)
+				armed = true
+			}
+		case <-timer.C:
+			armed = false
+			write()
+		case done := <-r.barrier:
+			for range len(r.queue) { // what was queued when asked
+				batch = append(batch, <-r.queue)
+			}
+			write()
+			close(done)
+		case <-r.stop:
+			for {
+				select {
+				case e := <-r.queue:
+					batch = append(batch, e)
+					if len(batch) == feedBatch {
+						write()
+					}
+				default:
+					write()
+					return
+				}
+			}
+		}
+	}
+}
+
+// syncLoop fsyncs the spool every SyncInterval.
+func (r *Recorder) syncLoop() {
+	defer r.wg.Done()
+	t := time.NewTicker(r.opts.SyncInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			if err := r.spool.sync(); err != nil {
+				r.log.Warn("usage spool fsync failed", "err", err)
+			}
+		case <-r.stop:
+			return
+		}
+	}
+}
+
+// publishLoop delivers the spool at once, then every FlushInterval.
+func (r *Recorder) publishLoop() {
+	defer r.wg.Done()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-r.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	t := time.NewTicker(r.opts.FlushInterval)
+	defer t.Stop()
+	first := true
+	for {
+		if err := r.Flush(ctx); err != nil && ctx.Err() == nil {
+			r.log.Warn("usage events not delivered yet; they stay in the spool", "endpoint", redact(r.opts.Endpoint), "err", err)
+		}
+		if first {
+			close(r.firstFlush)
+			first = false
+		}
+		select {
+		case <-t.C:
+		case <-r.stop:
+			return
+		}
+	}
+}
+
+// Flush delivers the spool now: it seals this process's segment, then for
+// each segment it can claim (oldest first) stores its events, posts them to
+// the endpoint, and removes it once both succeeded. It stops at the first
+// failure, leaving that segment and the later ones for the next try.
+func (r *Recorder) Flush(ctx context.Context) error {
+	r.flushMu.Lock()
+	defer r.flushMu.Unlock()
+	if err := r.spool.seal(); err != nil {
+		r.log.Warn("usage spool fsync failed", "err", err)
+	}
+	if err := r.spool.recount(); err != nil {
+		return err
+	}
+	r.spool.cleanPending(r.now())
+	segs, err := r.spool.segments()
+	if err != nil {
+		return err
+	}
+	delivered := 0
+	for _, path := range segs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		c, err := r.spool.claim(path)
+		if err != nil {
+			r.log.Warn("usage spool segment skipped", "segment", path, "err", err)
+			continue
+		}
+		if c == nil {
+			continue
+		}
+		events, bad, err := readSegment(c.f)
+		if err != nil {
+			c.release()
+			return fmt.Errorf("reading %s: %w", path, err)
+		}
+		if bad > 0 {
+			r.log.Warn("usage spool segment has unreadable lines; they are skipped", "segment", path, "lines", bad)
+		}
+		if err := r.deliver(ctx, events); err != nil {
+			c.release()
+			return err
+		}
+		if err := r.spool.remove(c); err != nil {
+			r.log.Warn("delivered usage spool segment not removed (its events may be delivered again)", "segment", path, "err", err)
+		}
+		r.forget(events)
+		delivered += len(events)
+	}
+	if delivered > 0 {
+		r.log.Debug("usage events delivered", "events", delivered, "endpoint", redact(r.opts.Endpoint))
+	}
+	return nil
+}
+
+// deliver gives events to every sink: the store, then the endpoint.
+func (r *Recorder) deliver(ctx context.Context, events []Event) error {
+	if len(events) == 0 {
+		return nil
+	}
+	if unstored := r.unstored(events); len(unstored) > 0 {
+		if _, _, err := r.store.Ingest(ctx, unstored); err != nil {
+			return err
+		}
+	}
+	if r.opts.Endpoint == "" {
+		return nil
+	}
+	return r.post(ctx, events)
+}
+
+// batch is the body of a POST: seed 000 §10.3's format.
+type batch struct {
+	Events []Event `json:"events"`
+}
+
+// post sends events to the endpoint; only a 2xx answer is a delivery.
+func (r *Recorder) post(ctx context.Context, events []Event) error {
+	body, err := json.Marshal(batch{Events: events})
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.opts.PostTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.opts.Endpoint, bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("posting usage events: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := r.opts.Client.Do(req)
+	if err != nil {
+		return fmt.Errorf("posting %d usage events: %w", len(events), scrubURLError(err))
+	}
+	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	_ = resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return fmt.Errorf("posting %d usage events: the endpoint answered %s: %s", len(events), resp.Status, bytes.TrimSpace(msg))
+	}
+	return nil
+}
+
+// Close stops the background work: queued events go to the store, and the
+// spool's segment is fsynced and sealed (the next Open delivers it).
+func (r *Recorder) Close() error {
+	if r == nil || !r.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	close(r.stop) // cancels a delivery in progress
+	r.wg.Wait()
+	err := r.spool.seal()
+	return errors.Join(err, r.store.Close())
+}
+
+// redact is an endpoint fit for the log: no user info, no query.
+func redact(endpoint string) string {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	u.User, u.RawQuery, u.Fragment = nil, "", ""
+	return u.String()
+}
+
+// scrubURLError keeps a *url.Error's cause without the URL, which may hold
+// credentials.
+func scrubURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// remember notes ids the feeder stored.
+func (r *Recorder) remember(events []Event) {
+	r.storedMu.Lock()
+	defer r.storedMu.Unlock()
+	for i := range events {
+		if len(r.stored) >= maxStoredIDs {
+			return
+		}
+		r.stored[events[i].ID] = struct{}{}
+	}
+}
+
+// unstored returns the events the feeder did not store.
+func (r *Recorder) unstored(events []Event) []Event {
+	r.storedMu.Lock()
+	defer r.storedMu.Unlock()
+	if len(r.stored) == 0 {
+		return events
+	}
+	var out []Event
+	for _, e := range events {
+		if _, ok := r.stored[e.ID]; !ok {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// forget drops the ids of a delivered segment.
+func (r *Recorder) forget(events []Event) {
+	r.storedMu.Lock()
+	defer r.storedMu.Unlock()
+	for i := range events {
+		delete(r.stored, events[i].ID)
+	}
+}
