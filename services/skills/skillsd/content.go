@@ -1,0 +1,205 @@
+package skillsd
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/skillsd/skillsd/services/skills/internal/config"
+	"github.com/skillsd/skillsd/services/skills/internal/content"
+	"github.com/skillsd/skillsd/services/skills/internal/failure"
+	"github.com/skillsd/skillsd/services/skills/internal/gitsync"
+	"github.com/skillsd/skillsd/services/skills/internal/source"
+)
+
+// contentSetup is the agents and docs store and what keeps its git
+// checkouts fresh.
+type contentSetup struct {
+	store   *content.Store
+	syncers []*gitsync.Syncer
+}
+
+// newContent builds the agents and docs store (seed 003, REQ-CFG-002). Each of
+// agents and docs comes from, first match wins: Options.AgentsDir/DocsDir,
+// content.agents_dir/docs_dir (AGENTS_DIR, DOCS_DIR), or a repository
+// (content.agents_repo/docs_repo, AGENTS_REPO, DOCS_REPO, falling back to the
+// skills repository) checked out with gitsync under the state folder, at its
+// _path sub-folder. Nothing configured: no agents, no docs.
+//
+// A repository that cannot be reached at start-up is not fatal: the last
+// checkout serves, or none (empty lists) until a refresh succeeds.
+func newContent(ctx context.Context, opts Options, cfg config.Config, cwd, home string, getenv func(string) string, log *slog.Logger) (*contentSetup, error) {
+	cs := &contentSetup{}
+	localDir := func(d string) string {
+		d = source.ExpandPath(d, home, getenv)
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(cwd, d)
+		}
+		return filepath.Clean(d)
+	}
+	folder := func(kind, flagDir, cfgDir string, repo config.Repo) (content.Folder, error) {
+		switch {
+		case flagDir != "":
+			d := localDir(flagDir)
+			return content.Folder{Dir: d, Prefix: filepath.Base(d), Kind: kind}, nil
+		case cfgDir != "":
+			d := localDir(cfgDir)
+			return content.Folder{Dir: d, Prefix: filepath.Base(d), Kind: kind}, nil
+		case repo.URL == "":
+			return content.Folder{Kind: kind}, nil
+		}
+		sub := strings.Trim(path.Clean("/"+repo.Path), "/")
+		if sub == "" {
+			sub = "."
+		}
+		state := config.StateDir(cfg, getenv, home)
+		if state == "" {
+			return content.Folder{}, fmt.Errorf("content.%s_repo: no state folder to check the repository out into (set SKILLSD_HOME)", kind)
+		}
+		syncer, err := gitsync.New(gitsync.Repo{
+			Name: kind, URL: repo.URL, Ref: repo.Branch, Path: strings.TrimPrefix(sub, "."),
+			Token: strings.TrimSpace(getenv("GITHUB_TOKEN")),
+		}, gitsync.Options{CacheDir: filepath.Join(state, "git"), Logger: log})
+		if err != nil {
+			return content.Folder{}, fmt.Errorf("content.%s_repo: %w", kind, err)
+		}
+		shared := false
+		for _, other := range cs.syncers {
+			if other.CheckoutDir() == syncer.CheckoutDir() {
+				if other.Repo().Ref != repo.Branch {
+					return content.Folder{}, fmt.Errorf("content.%s_branch: %s and %s come from the same repository on different branches (%s, %s); this build checks one branch per repository out", kind, other.Repo().Name, kind, other.Repo().Ref, repo.Branch)
+				}
+				syncer, shared = other, true // one checkout serves both
+				break
+			}
+		}
+		if !shared {
+			syncer.Open()
+			if _, err := syncer.Sync(ctx); err != nil {
+				log.Warn("content repository not synchronised; serving its last checkout, if any", "kind", kind, "repo", gitsync.Redact(repo.URL), "branch", repo.Branch, "error", err)
+			}
+			cs.syncers = append(cs.syncers, syncer)
+		}
+		dir := syncer.CheckoutDir()
+		if sub != "." {
+			dir = filepath.Join(dir, filepath.FromSlash(sub))
+		}
+		return content.Folder{Dir: dir, Prefix: sub, Kind: kind, Refresh: syncRefresh(syncer, repo, sub)}, nil
+	}
+	agents, err := folder("agents", opts.AgentsDir, cfg.Content.AgentsDir, cfg.Content.Agents())
+	if err != nil {
+		return nil, err
+	}
+	docs, err := folder("docs", opts.DocsDir, cfg.Content.DocsDir, cfg.Content.Docs())
+	if err != nil {
+		return nil, err
+	}
+	if agents.Dir != "" || docs.Dir != "" {
+		log.Info("content folders", "agents", agents.Dir, "docs", docs.Dir)
+	}
+	cs.store = content.New(content.Options{Agents: agents, Docs: docs, Logger: log})
+	return cs, nil
+}
+
+// syncRefresh is a Folder's Refresh for a git checkout: a failed fetch is an
+// UPSTREAM_ERROR naming the repository, branch and path.
+func syncRefresh(s *gitsync.Syncer, repo config.Repo, sub string) func(context.Context) error {
+	return func(ctx context.Context) error {
+		if _, err := s.Sync(ctx); err != nil {
+			return failure.New(failure.Unavailable, "UPSTREAM_ERROR", "synchronising %s (branch %s) failed; the last checkout keeps serving", gitsync.Redact(repo.URL), repo.Branch).
+				With("repo", gitsync.Redact(repo.URL)).With("branch", repo.Branch).With("path", sub).Wrap(err)
+		}
+		return nil
+	}
+}
+
+// poll synchronises the content repositories every interval until done
+// closes; the store then reads the new checkouts.
+func (cs *contentSetup) poll(interval time.Duration, done <-chan struct{}, log *slog.Logger) {
+	if len(cs.syncers) == 0 || interval <= 0 {
+		return
+	}
+	go func() {
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			for _, s := range cs.syncers {
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+				if _, err := s.Sync(ctx); err != nil {
+					log.Warn("content repository not synchronised", "repo", gitsync.Redact(s.Repo().URL), "error", err)
+				}
+				cancel()
+			}
+			cs.store.Reload()
+		}
+	}()
+}
+
+// GitHubAuth is the delegated GitHub authentication the configuration asks
+// for (auth.mode github): what package githubauth needs.
+type GitHubAuth struct {
+	// Enabled is auth.mode == "github".
+	Enabled bool
+	// APIURL is the GitHub API base (auth.github_api_url, GITHUB_API_URL).
+	APIURL string
+	// Repos are the repositories ("owner/name") a caller's token must be
+	// able to read: auth.github_repos (GITHUB_AUTH_REPOS), else the content
+	// repositories hosted on that GitHub.
+	Repos []string
+}
+
+// GitHubAuth returns the server's delegated GitHub authentication settings,
+// for gateways that serve HTTP in front of it.
+func (s *Server) GitHubAuth() GitHubAuth {
+	return gitHubAuth(s.cfg)
+}
+
+func gitHubAuth(cfg config.Config) GitHubAuth {
+	g := GitHubAuth{Enabled: cfg.Auth.Mode == config.AuthGitHub, APIURL: cfg.Auth.GitHubAPIURL, Repos: append([]string{}, cfg.Auth.GitHubRepos...)}
+	if len(g.Repos) > 0 {
+		return g
+	}
+	seen := map[string]bool{}
+	for _, r := range []config.Repo{cfg.Content.Skills(), cfg.Content.Agents(), cfg.Content.Docs()} {
+		if or, ok := GitHubRepoOf(r.URL, g.APIURL); ok && !seen[strings.ToLower(or)] {
+			seen[strings.ToLower(or)] = true
+			g.Repos = append(g.Repos, or)
+		}
+	}
+	return g
+}
+
+// GitHubRepoOf returns "owner/name" for a git URL of a repository hosted on
+// github.com or on the GitHub Enterprise host of apiURL
+// (https://ghe.example.com/api/v3): https://github.com/o/r(.git),
+// git@github.com:o/r.git, ssh://git@github.com/o/r.
+func GitHubRepoOf(gitURL, apiURL string) (string, bool) {
+	hosts := map[string]bool{"github.com": true}
+	if u, err := url.Parse(apiURL); err == nil && u.Host != "" {
+		hosts[strings.TrimPrefix(strings.ToLower(u.Hostname()), "api.")] = true
+	}
+	var host, p string
+	if u, err := url.Parse(gitURL); err == nil && u.Scheme != "" && u.Host != "" {
+		host, p = u.Hostname(), u.Path
+	} else if at, rest, ok := strings.Cut(gitURL, "@"); ok && !strings.Contains(at, "/") {
+		host, p, _ = strings.Cut(rest, ":")
+	}
+	if !hosts[strings.ToLower(host)] {
+		return "", false
+	}
+	parts := strings.Split(strings.Trim(strings.TrimSuffix(strings.Trim(p, "/"), ".git"), "/"), "/")
+	if len(parts) != 2 || parts[0] == "" || parts[1] == "" {
+		return "", false
+	}
+	return parts[0] + "/" + parts[1], true
+}
