@@ -1,0 +1,265 @@
+package mcpgw
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"google.golang.org/grpc"
+
+	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
+)
+
+// The skills-mcp profile (seed 000 §8): get_skill, list_skills and run_script
+// are the native tools (their shapes are seed 000's already) with seed 000's
+// input schemas; get_asset is read_skill_file answering a whole file in seed
+// 000's shape; report_usage and refresh_skills call the usage and catalog
+// services.
+
+// maxAssetBytes is seed 000's assets.max_size_bytes default: get_asset
+// answers whole files, and refuses larger ones with their size (§12.3).
+const maxAssetBytes = 1 << 20
+
+// GetAssetInput is the input of get_asset (seed 000 §8.3).
+type GetAssetInput struct {
+	SkillPath string `json:"skill_path" jsonschema:"Skill path"`
+	File      string `json:"file" jsonschema:"Relative file path within the resource directory"`
+}
+
+// GetAssetOutput is the answer of get_asset: exactly one of Content and
+// ContentBase64 is set; MimeType only for binary files; ResolvedFrom only for
+// an inherited asset.
+type GetAssetOutput struct {
+	SkillPath     string  `json:"skill_path"`
+	File          string  `json:"file"`
+	Content       *string `json:"content,omitempty"`
+	ContentBase64 *string `json:"content_base64,omitempty"`
+	SizeBytes     int64   `json:"size_bytes"`
+	Type          string  `json:"type"`
+	MimeType      string  `json:"mime_type,omitempty"`
+	ResolvedFrom  string  `json:"resolved_from,omitempty"`
+}
+
+// SeedRunScriptInput is run_script's input as seed 000 §8.4 gives it: args is
+// required.
+type SeedRunScriptInput struct {
+	SkillPath string            `json:"skill_path" jsonschema:"Skill path"`
+	File      string            `json:"file" jsonschema:"Script file path"`
+	Args      map[string]string `json:"args" jsonschema:"Named arguments"`
+	Cwd       string            `json:"cwd,omitempty" jsonschema:"Working directory"`
+}
+
+// ReportUsageInput is the input of report_usage (seed 000 §8.5).
+type ReportUsageInput struct {
+	SkillPath string `json:"skill_path"`
+	Useful    bool   `json:"useful"`
+	Comment   string `json:"comment,omitempty"`
+}
+
+// ReportUsageOutput is the answer of report_usage.
+type ReportUsageOutput struct {
+	Recorded bool   `json:"recorded"`
+	Message  string `json:"message"`
+}
+
+// RefreshSkillsOutput is the answer of refresh_skills: seed 000 §8.6's git
+// mode or local mode shape, chosen by MarshalJSON.
+type RefreshSkillsOutput struct {
+	Success         bool
+	Local           bool
+	CommitHash      string
+	FilesChanged    int32
+	SkillsReindexed int32
+	LastSync        string
+	Message         string
+}
+
+// MarshalJSON writes the shape of the refresh's mode.
+func (o RefreshSkillsOutput) MarshalJSON() ([]byte, error) {
+	if o.Local {
+		return json.Marshal(struct {
+			Success         bool   `json:"success"`
+			Mode            string `json:"mode"`
+			SkillsReindexed int32  `json:"skills_reindexed"`
+			Message         string `json:"message"`
+		}{o.Success, "local", o.SkillsReindexed, o.Message})
+	}
+	return json.Marshal(struct {
+		Success         bool   `json:"success"`
+		CommitHash      string `json:"commit_hash"`
+		FilesChanged    int32  `json:"files_changed"`
+		SkillsReindexed int32  `json:"skills_reindexed"`
+		LastSync        string `json:"last_sync"`
+	}{o.Success, o.CommitHash, o.FilesChanged, o.SkillsReindexed, o.LastSync})
+}
+
+// skillsMCPTools serves the tools of the skills-mcp profile that the native
+// set lacks.
+type skillsMCPTools struct {
+	*gateway
+	usage skillsv1.UsageServiceClient
+}
+
+func (g *gateway) addSkillsMCPTools(server *mcp.Server, conn grpc.ClientConnInterface) error {
+	t := &skillsMCPTools{gateway: g, usage: skillsv1.NewUsageServiceClient(conn)}
+	schemas, err := outputSchemas()
+	if err != nil {
+		return err
+	}
+	getTool, err := getSkillTool()
+	if err != nil {
+		return err
+	}
+	getTool.Description = "Search skills by context string and return the best match: its content with inherited rules, assets and scripts; " +
+		"or ambiguous: true with candidates (call again with a more precise context or a candidate's skill_path); or no_match: true."
+	getTool.OutputSchema.(*jsonschema.Schema).Properties["ambiguous"].Description = "Call get_skill again with a candidate's skill_path."
+	getTool.InputSchema.(*jsonschema.Schema).Properties["context"].Description = "Free-text task description"
+	listTool := g.listSkillsTool(schemas)
+	listTool.Description = "Browse the skill tree: each skill with its name, path, description, keywords, assetCount, scriptCount and children. Give path for a sub-tree."
+	listTool.InputSchema, err = jsonschema.For[ListSkillsInput](nil)
+	if err != nil {
+		return err
+	}
+	listTool.InputSchema.(*jsonschema.Schema).Properties["path"].Description = `Sub-tree filter (e.g., "ui" or "api/_index")`
+
+	assetIn, err := jsonschema.For[GetAssetInput](nil)
+	if err != nil {
+		return err
+	}
+	runIn, err := jsonschema.For[SeedRunScriptInput](nil)
+	if err != nil {
+		return err
+	}
+	runTool, err := runScriptTool()
+	if err != nil {
+		return err
+	}
+	runTool.InputSchema = runIn
+	runTool.Description = "Execute a server-side script a skill declares with execution server. Scripts with execution claude: read them with get_asset and run them yourself."
+	usageIn, err := jsonschema.For[ReportUsageInput](nil)
+	if err != nil {
+		return err
+	}
+
+	mcp.AddTool(server, getTool, g.getSkill)
+	mcp.AddTool(server, listTool, g.listSkills)
+	mcp.AddTool(server, &mcp.Tool{
+		Name:        "get_asset",
+		Title:       "Get a skill asset",
+		Description: "Retrieve an asset or script file of a skill (or one it inherits): text as content, binary as content_base64 with mime_type.",
+		InputSchema: assetIn,
+		OutputSchema: objectSchema([]string{"skill_path", "file", "size_bytes", "type"}, map[string]string{
+			"skill_path": "string", "file": "string", "content": "string", "content_base64": "string", "size_bytes": "integer",
+			"type": "string", "mime_type": "string", "resolved_from": "string",
+		}),
+		Annotations: readOnly(),
+	}, t.getAsset)
+	mcp.AddTool(server, runTool, func(ctx context.Context, req *mcp.CallToolRequest, in SeedRunScriptInput) (*mcp.CallToolResult, RunScriptOutput, error) {
+		return g.runScript(ctx, req, RunScriptInput(in))
+	})
+	mcp.AddTool(server, &mcp.Tool{
+		Name:        "report_usage",
+		Title:       "Report whether a skill helped",
+		Description: "Collect feedback on skill quality: whether the skill at skill_path was useful, with an optional comment.",
+		InputSchema: usageIn,
+		OutputSchema: objectSchema([]string{"recorded", "message"}, map[string]string{
+			"recorded": "boolean", "message": "string",
+		}),
+		Annotations: &mcp.ToolAnnotations{IdempotentHint: false},
+	}, t.reportUsage)
+	mcp.AddTool(server, &mcp.Tool{
+		Name:        "refresh_skills",
+		Title:       "Refresh skills",
+		Description: "Force a git pull of the skills and reindex them; answers the sync's stats.",
+		InputSchema: &jsonschema.Schema{Type: "object"},
+		OutputSchema: objectSchema([]string{"success", "skills_reindexed"}, map[string]string{
+			"success": "boolean", "mode": "string", "commit_hash": "string", "files_changed": "integer",
+			"skills_reindexed": "integer", "last_sync": "string", "message": "string",
+		}),
+		Annotations: &mcp.ToolAnnotations{IdempotentHint: true},
+	}, t.refreshSkills)
+	return nil
+}
+
+// getAsset serves get_asset: the whole file, in seed 000 §8.3's shape.
+func (t *skillsMCPTools) getAsset(ctx context.Context, _ *mcp.CallToolRequest, in GetAssetInput) (*mcp.CallToolResult, GetAssetOutput, error) {
+	skill := strings.TrimSpace(in.SkillPath)
+	if skill == "" || in.File == "" {
+		return nil, GetAssetOutput{}, &toolError{msg: "skill_path and file are required: the skill's path (as get_skill or list_skills give it) and the asset's file, such as \"assets/template.md\"."}
+	}
+	ctx, cancel := context.WithTimeout(ctx, t.timeout)
+	defer cancel()
+	first, data, cut, err := t.readWhole(ctx, skill, in.File, maxAssetBytes, false)
+	if err != nil {
+		return nil, GetAssetOutput{}, t.toolError(err, skill)
+	}
+	if cut || first.GetSizeBytes() > maxAssetBytes {
+		return nil, GetAssetOutput{}, &toolError{msg: fmt.Sprintf("Asset %s of skill %s is %d bytes, larger than the limit of %d bytes (assets.max_size_bytes).",
+			first.GetFile(), first.GetSkillPath(), first.GetSizeBytes(), maxAssetBytes)}
+	}
+	out := GetAssetOutput{
+		SkillPath:    first.GetSkillPath(),
+		File:         first.GetFile(),
+		SizeBytes:    first.GetSizeBytes(),
+		Type:         first.GetType(),
+		ResolvedFrom: first.GetResolvedFrom(),
+	}
+	if first.GetBinary() {
+		b64 := base64.StdEncoding.EncodeToString(data)
+		out.ContentBase64 = &b64
+		out.MimeType = first.GetMimeType()
+	} else {
+		text := string(data)
+		out.Content = &text
+	}
+	return nil, out, nil
+}
+
+// reportUsage serves report_usage.
+func (t *skillsMCPTools) reportUsage(ctx context.Context, _ *mcp.CallToolRequest, in ReportUsageInput) (*mcp.CallToolResult, ReportUsageOutput, error) {
+	skill := strings.TrimSpace(in.SkillPath)
+	if skill == "" {
+		return nil, ReportUsageOutput{}, &toolError{msg: "skill_path is required: the path of the skill the feedback is about."}
+	}
+	ctx, cancel := context.WithTimeout(ctx, t.timeout)
+	defer cancel()
+	resp, err := t.usage.ReportUsage(ctx, &skillsv1.ReportUsageRequest{SkillPath: skill, Useful: in.Useful, Comment: in.Comment})
+	if err != nil {
+		return nil, ReportUsageOutput{}, t.toolError(err, skill)
+	}
+	msg := resp.GetMessage()
+	if msg == "" {
+		msg = "Feedback recorded for " + skill
+	}
+	return nil, ReportUsageOutput{Recorded: resp.GetRecorded(), Message: msg}, nil
+}
+
+// refreshSkills serves refresh_skills.
+func (t *skillsMCPTools) refreshSkills(ctx context.Context, _ *mcp.CallToolRequest, _ emptyInput) (*mcp.CallToolResult, RefreshSkillsOutput, error) {
+	ctx, cancel := context.WithTimeout(ctx, max(t.timeout, 5*time.Minute))
+	defer cancel()
+	resp, err := t.catalog.RefreshSkills(ctx, &skillsv1.RefreshSkillsRequest{})
+	if err != nil {
+		return nil, RefreshSkillsOutput{}, t.toolError(err, "")
+	}
+	out := RefreshSkillsOutput{
+		Success:         resp.GetSuccess(),
+		Local:           resp.GetMode() == "local" || (resp.GetMode() == "" && resp.GetCommitHash() == ""),
+		CommitHash:      resp.GetCommitHash(),
+		FilesChanged:    resp.GetFilesChanged(),
+		SkillsReindexed: resp.GetSkillsReindexed(),
+		Message:         resp.GetMessage(),
+	}
+	if ts := resp.GetLastSync(); ts != nil && ts.IsValid() {
+		out.LastSync = ts.AsTime().UTC().Format("2006-01-02T15:04:05.000Z")
+	}
+	if out.Local && out.Message == "" {
+		out.Message = "Reindexed from local directory (no git sync configured)."
+	}
+	return nil, out, nil
+}
