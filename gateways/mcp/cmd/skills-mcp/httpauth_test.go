@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bufio"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func TestHTTPToken(t *testing.T) {
+	tests := []struct {
+		name    string
+		o       options
+		env     map[string]string
+		want    string
+		wantErr string
+	}{
+		{name: "none", want: ""},
+		{name: "default variable", env: map[string]string{authEnvDefault: " s3cret \n"}, want: "s3cret"},
+		{name: "named variable", o: options{authTokenEnv: "MY_TOK"}, env: map[string]string{"MY_TOK": "abc", authEnvDefault: "other"}, want: "abc"},
+		{name: "named variable unset", o: options{authTokenEnv: "MY_TOK"}, wantErr: "--auth-token-env MY_TOK: the environment variable MY_TOK is empty or unset"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := httpToken(tt.o, func(k string) string { return tt.env[k] })
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("got %q, %v; want error %q", got, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Errorf("got %q, %v; want %q", got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseArgsAuthTokenEnv(t *testing.T) {
+	o, err := parseArgs([]string{"--http", "127.0.0.1:0", "--auth-token-env", "TOK"}, func(string) string { return "" }, io.Discard)
+	if err != nil || o.authTokenEnv != "TOK" || o.httpAddr != "127.0.0.1:0" {
+		t.Errorf("--http with --auth-token-env: got %+v, %v", o, err)
+	}
+	_, err = parseArgs([]string{"--auth-token-env", "TOK"}, func(string) string { return "" }, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "--auth-token-env needs --http") {
+		t.Errorf("--auth-token-env alone: got %v, want a usage error", err)
+	}
+}
+
+func TestRequireBearer(t *testing.T) {
+	srv := httptest.NewServer(requireBearer("tok-123", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = io.WriteString(w, "inside")
+	})))
+	t.Cleanup(srv.Close)
+	tests := []struct {
+		auth string
+		want int
+	}{
+		{"", http.StatusUnauthorized},
+		{"Bearer", http.StatusUnauthorized},
+		{"Bearer wrong", http.StatusUnauthorized},
+		{"Bearer tok-1234", http.StatusUnauthorized},
+		{"Basic tok-123", http.StatusUnauthorized},
+		{"Bearer tok-123", http.StatusOK},
+		{"bearer tok-123", http.StatusOK},
+	}
+	for _, tt := range tests {
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL, nil)
+		if tt.auth != "" {
+			req.Header.Set("Authorization", tt.auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tt.want {
+			t.Errorf("Authorization %q: got %d %s, want %d", tt.auth, resp.StatusCode, body, tt.want)
+		}
+		if tt.want == http.StatusUnauthorized {
+			if !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer") {
+				t.Errorf("Authorization %q: WWW-Authenticate %q, want a Bearer challenge", tt.auth, resp.Header.Get("WWW-Authenticate"))
+			}
+			if strings.Contains(string(body), "tok-123") {
+				t.Errorf("Authorization %q: the 401 body leaks the token: %s", tt.auth, body)
+			}
+		}
+	}
+}
+
+// bearerTransport adds a bearer token to every request.
+type bearerTransport struct{ token string }
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestHTTPBearerAuth runs the binary with --http and a token: MCP clients
+// without the token are refused, with it they work; /healthz stays open,
+// and a request with a foreign Host header is refused (DNS rebinding).
+func TestHTTPBearerAuth(t *testing.T) {
+	cmd := command(t, []string{"MCP_TOK=good-token"}, "--skills-dir", writeSkills(t), "--http", "127.0.0.1:0", "--auth-token-env", "MCP_TOK")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	endpoint := ""
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		re := regexp.MustCompile(`url=(http://\S+/mcp)`)
+		for sc.Scan() {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil && endpoint == "" {
+				found <- m[1]
+			}
+		}
+	}()
+	select {
+	case endpoint = <-found:
+	case <-time.After(30 * time.Second):
+		t.Fatal("skills-mcp did not announce its URL")
+	}
+
+	resp, err := http.Get(strings.TrimSuffix(endpoint, "/mcp") + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("/healthz with auth on: got %d, want 200", resp.StatusCode)
+	}
+
+	client := mcp.NewClient(&mcp.Implementation{Name: "auth-test", Version: "0"}, nil)
+	if cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}, nil); err == nil {
+		_ = cs.Close()
+		t.Error("connecting without a token: succeeded, want a refusal")
+	}
+	bad := &http.Client{Transport: bearerTransport{"bad-token"}}
+	if cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: bad, MaxRetries: -1}, nil); err == nil {
+		_ = cs.Close()
+		t.Error("connecting with a wrong token: succeeded, want a refusal")
+	}
+	good := &http.Client{Transport: bearerTransport{"good-token"}}
+	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: good}, nil)
+	if err != nil {
+		t.Fatalf("connecting with the token: %v", err)
+	}
+	defer cs.Close()
+	if _, isErr, text := callJSON[loadAnswer](t, cs, "load_skill", map[string]any{"name": "pdf"}); isErr {
+		t.Errorf("load_skill with the token: %s", text)
+	}
+
+	// DNS rebinding: a loopback request naming another host is refused, token or not.
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, endpoint,
+		strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	req.Host = "evil.example.com"
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err = good.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("request with Host evil.example.com: got %d, want 403", resp.StatusCode)
+	}
+}

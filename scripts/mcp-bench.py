@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Measures skills-mcp over stdio on one catalog: start-up (process start to
+the tools/list answer, median of RUNS after one warm-up run), the tools/list payload, the whole
+skills/list (all pages: bytes, pages, time), resources/list and prompts/list
+sizes, and the memory of the process once all of them were answered (VmRSS,
+and VmHWM, the peak). Linux only (reads /proc).
+
+usage: scripts/mcp-bench.py [-n RUNS] BINARY --skills-dir DIR [ARGS...]
+"""
+import json, statistics, subprocess, sys, time
+
+def rpc_session(args):
+    p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True, bufsize=1)
+    state = {"id": 0}
+    def call(method, params=None):
+        state["id"] += 1
+        msg = {"jsonrpc": "2.0", "id": state["id"], "method": method}
+        if params is not None:
+            msg["params"] = params
+        p.stdin.write(json.dumps(msg) + "\n"); p.stdin.flush()
+        while True:
+            line = p.stdout.readline()
+            if not line:
+                raise SystemExit(f"mcp-bench: {args[0]} closed stdout during {method}")
+            m = json.loads(line)
+            if m.get("id") == state["id"]:
+                if "error" in m:
+                    raise SystemExit(f"mcp-bench: {method}: {m['error']}")
+                return m["result"], len(line.encode())
+    def notify(method):
+        p.stdin.write(json.dumps({"jsonrpc": "2.0", "method": method}) + "\n"); p.stdin.flush()
+    return p, call, notify
+
+INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "mcp-bench", "version": "0"}}
+
+def startup(args):
+    t0 = time.perf_counter()
+    p, call, notify = rpc_session(args)
+    call("initialize", INIT); notify("notifications/initialized")
+    _, size = call("tools/list")
+    ms = (time.perf_counter() - t0) * 1000
+    p.stdin.close(); p.wait()
+    return ms, size
+
+def paged(call, method, key):
+    cursor, items, size, pages = None, 0, 0, 0
+    while True:
+        res, n = call(method, {"cursor": cursor} if cursor else {})
+        items += len(res[key]); size += n; pages += 1
+        cursor = res.get("nextCursor")
+        if not cursor:
+            return items, size, pages
+
+def mem(pid):
+    out = {}
+    with open(f"/proc/{pid}/status") as fh:
+        for line in fh:
+            k, _, v = line.partition(":")
+            if k in ("VmRSS", "VmHWM"):
+                out[k] = int(v.split()[0]) / 1024
+    return out
+
+def main():
+    args = sys.argv[1:]
+    runs = 9
+    if args[:1] == ["-n"]:
+        runs, args = int(args[1]), args[2:]
+    if not args:
+        sys.exit(__doc__.strip())
+    times, tools_size = [], 0
+    startup(args)  # warm-up, not counted: the page cache, a freshly written catalog
+    for _ in range(runs):
+        ms, tools_size = startup(args)
+        times.append(ms)
+    p, call, notify = rpc_session(args)
+    call("initialize", INIT); notify("notifications/initialized")
+    call("tools/list")
+    t0 = time.perf_counter()
+    skills, skills_size, skills_pages = paged(call, "skills/list", "skills")
+    skills_ms = (time.perf_counter() - t0) * 1000
+    t0 = time.perf_counter()
+    _, again_size, _ = paged(call, "skills/list", "skills")
+    again_ms = (time.perf_counter() - t0) * 1000
+    resources, res_size, res_pages = paged(call, "resources/list", "resources")
+    prompts, prompts_size, _ = paged(call, "prompts/list", "prompts")
+    m = mem(p.pid)
+    p.stdin.close(); p.wait()
+    print(json.dumps({
+        "startup_to_tools_list_ms": {"median": round(statistics.median(times)), "min": round(min(times)), "max": round(max(times)), "runs": runs},
+        "tools_list_bytes": tools_size,
+        "skills_list": {"skills": skills, "pages": skills_pages, "bytes": skills_size, "first_ms": round(skills_ms), "again_ms": round(again_ms)},
+        "resources_list": {"resources": resources, "pages": res_pages, "bytes": res_size},
+        "prompts_list": {"prompts": prompts, "bytes": prompts_size},
+        "rss_mb": round(m.get("VmRSS", 0), 1), "peak_rss_mb": round(m.get("VmHWM", 0), 1),
+    }, indent=1))
+
+main()
