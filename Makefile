@@ -106,8 +106,9 @@ test: checkgenerate lint breaking build cross unit ## everything CI checks
 ci: test ## what .ci/run runs
 
 .PHONY: bench
-bench: ## Go benchmarks of the service (catalog build, parsing, search, file reads, script runs)
+bench: ## Go benchmarks of the service (catalog build, one-skill change on 3,000 skills, parsing, search, file reads, script runs)
 	go test -run '^$$' -bench . -benchmem -count 5 ./services/skills/internal/...
+	go test -run '^$$' -bench WatchedChange -count 5 ./services/skills/skillsd
 
 .PHONY: clean
 clean: ## remove ./bin and the npm packages
@@ -117,6 +118,15 @@ clean: ## remove ./bin and the npm packages
 bench-startup: build ## time skills-mcp from start to its tools/list answer (demo catalog, and ../shared/bench/corpus when present)
 	python3 scripts/startup-time.py ./bin/skills-mcp --skills-dir examples/skills
 	@if [ -d ../shared/bench/corpus ]; then python3 scripts/startup-time.py ./bin/skills-mcp --skills-dir ../shared/bench/corpus; fi
+
+.PHONY: bench-mcp
+bench-mcp: build ## skills-mcp at scale: start-up to tools/list, tools/list, skills/list, resources/list and prompts/list sizes, RSS; on ../shared/bench/corpus and a 3,000-skill copy of it
+	@test -d ../shared/bench/corpus || { echo "bench-mcp needs ../shared/bench/corpus"; exit 1; }
+	python3 scripts/mcp-bench.py ./bin/skills-mcp --skills-dir ../shared/bench/corpus
+	tmp="$$(mktemp -d)"; trap 'rm -rf "$$tmp"' EXIT; \
+	python3 scripts/synth-catalog.py ../shared/bench/corpus "$$tmp/skills" 3000 && \
+	python3 scripts/mcp-bench.py ./bin/skills-mcp --skills-dir "$$tmp/skills"
+	go test -run '^$$' -bench 'Skills(IndexBuild|ListPage)' -benchmem ./gateways/mcp/mcpgw
 
 BENCH     ?= ../shared/bench
 BENCH_TMP ?= $(or $(TMPDIR),/tmp)/skillsd-bench-quality

@@ -55,10 +55,10 @@ func cleanEnv(t *testing.T) []string {
 	return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "LANG=C.UTF-8"}
 }
 
-// start starts bin with args. The process is stopped when the test ends
-// (SIGTERM, then SIGKILL to its whole group), and its stderr is logged when
-// the test failed.
-func start(t *testing.T, bin string, args ...string) *process {
+// startEnv starts bin with args, in the clean environment plus env. The
+// process is stopped when the test ends (SIGTERM, then SIGKILL to its whole
+// group), and its stderr is logged when the test failed.
+func startEnv(t *testing.T, env []string, bin string, args ...string) *process {
 	t.Helper()
 	p := &process{
 		name:   strings.TrimSuffix(bin[strings.LastIndexByte(bin, '/')+1:], ".exe"),
@@ -67,7 +67,7 @@ func start(t *testing.T, bin string, args ...string) *process {
 		stderr: &syncBuffer{},
 		exited: make(chan struct{}),
 	}
-	p.cmd.Env = cleanEnv(t)
+	p.cmd.Env = append(cleanEnv(t), env...)
 	p.cmd.Dir = t.TempDir()
 	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
 	ownGroup(p.cmd)
@@ -150,10 +150,16 @@ func (p *process) waitReady(t *testing.T, ready func(ctx context.Context) error)
 // another program took the port in between, it tries again with a new one.
 func startOnFreePort(t *testing.T, bin string, args func(addr string) []string, ready func(ctx context.Context, addr string) error) (*process, string) {
 	t.Helper()
+	return startOnFreePortEnv(t, nil, bin, args, ready)
+}
+
+// startOnFreePortEnv is startOnFreePort with env added to the clean environment.
+func startOnFreePortEnv(t *testing.T, env []string, bin string, args func(addr string) []string, ready func(ctx context.Context, addr string) error) (*process, string) {
+	t.Helper()
 	const attempts = 3
 	for i := 1; ; i++ {
 		addr := freeAddr(t)
-		p := start(t, bin, args(addr)...)
+		p := startEnv(t, env, bin, args(addr)...)
 		err := p.waitReady(t, func(ctx context.Context) error { return ready(ctx, addr) })
 		if err == nil {
 			return p, addr

@@ -13,7 +13,7 @@ import (
 
 // ListSkillsInput is the input of list_skills.
 type ListSkillsInput struct {
-	Path string `json:"path,omitempty" jsonschema:"Only this branch of the tree: a folder (like \"ui\") or a skill path (like \"ui/_index\"). Leave out for the whole catalog."`
+	Path string `json:"path,omitempty" jsonschema:"One branch: a folder (like \"ui\") or a skill path (like \"ui/_index\"); leave out for the whole catalog."`
 }
 
 // ListSkillsOutput is the answer of list_skills (seed 000 §8.2). Truncated and
@@ -51,9 +51,8 @@ func (g *gateway) listSkillsTool(schemas *outputSchemaSet) *mcp.Tool {
 	return &mcp.Tool{
 		Name:  toolListSkills,
 		Title: "List skills",
-		Description: "Browse the skill catalog as a tree: each skill with its name, path, description, keywords, " +
-			"counts of declared assets and scripts, and the skills that inherit from it (children). " +
-			"Give path to list one branch only.",
+		Description: "Browse the skill catalog as a tree: each skill's name, path, description, keywords, " +
+			"asset and script counts, and children (the skills that inherit from it). Give path for one branch.",
 		OutputSchema: schemas.listSkills,
 		Annotations:  readOnly(),
 	}

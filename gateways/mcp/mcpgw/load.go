@@ -18,7 +18,7 @@ const maxTextBytes = 96 << 10
 
 // LoadSkillInput is the input of load_skill.
 type LoadSkillInput struct {
-	Name string `json:"name" jsonschema:"The skill to load: its path (skill_path or path in other answers, like \"pdf\" or \"ui/react/auth\") or its name, case-insensitive."`
+	Name string `json:"name" jsonschema:"A skill_path (or path) from another answer, like \"ui/react/auth\", or the skill's name; case-insensitive."`
 }
 
 // LoadSkillOutput is the answer of load_skill.
@@ -49,9 +49,8 @@ func (g *gateway) loadSkillTool(schemas *outputSchemaSet) *mcp.Tool {
 	return &mcp.Tool{
 		Name:  toolLoadSkill,
 		Title: "Load a skill",
-		Description: "Load one skill to follow it for the task at hand: its content (the skill's instructions with the rules it inherits), " +
-			"its folder and the list of its files. Call it once a skill fits the task, before doing the task. " +
-			"Text beyond 96 KiB is cut (truncated is then true and message says how to read the rest).",
+		Description: "Load the skill that fits the task, before doing it: its content (instructions with inherited rules) to follow, " +
+			"its folder and files. Text past 96 KiB is cut: truncated is then true and message says how to read the rest.",
 		OutputSchema: schemas.loadSkill,
 		Annotations:  readOnly(),
 	}

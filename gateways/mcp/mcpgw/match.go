@@ -124,8 +124,9 @@ func getSkillSchemas() (in, out *jsonschema.Schema, err error) {
 	out = &jsonschema.Schema{
 		Type: "object",
 		Properties: map[string]*jsonschema.Schema{
-			"no_match":          {Type: "boolean", Description: "No skill fits: go on without one."},
-			"ambiguous":         {Type: "boolean", Description: "Pick a candidate, then load_skill its skill_path."},
+			"no_match": {Type: "boolean", Description: "No skill fits: go on without one."},
+			// What to do then is in the tool's description.
+			"ambiguous":         {Type: "boolean"},
 			"message":           {Type: "string"},
 			"candidates":        list(object("{skill_path, score, description, matched_keywords}")),
 			"skill_path":        {Type: "string"},
@@ -154,7 +155,7 @@ func getSkillTool() (*mcp.Tool, error) {
 	return &mcp.Tool{
 		Name:  toolGetSkill,
 		Title: "Get the skill for a task",
-		Description: "Match a task to one skill and load it in one call. Answers the skill's content with inherited rules, assets and scripts; " +
+		Description: "Match a task to one skill and load it in one call: its content with inherited rules, assets and scripts; " +
 			"or ambiguous: true with candidates (pick one, then load_skill); or no_match: true.",
 		InputSchema:  in,
 		OutputSchema: out,

@@ -59,6 +59,17 @@ type Options struct {
 	// does not answer roots/list within 5 seconds is skipped (logged at debug
 	// level). Nil means the server never asks for roots.
 	OnClientRoots func(ctx context.Context, roots []string)
+	// Profile is the tool set to serve: ProfileNative (the default, for
+	// empty) or a compatibility profile of Profiles (profile*.go). A profile
+	// changes only the tools and the instructions.
+	Profile string
+	// RunSkillCommand serves run_skill_command in the skillhub profile (off by
+	// default, as in seed 004). The service must enable commands too.
+	RunSkillCommand bool
+	// CatalogWatch, when set, is bound to the server New returns: Run it for
+	// as long as the server serves, and catalog changes reach the sessions as
+	// MCP notifications (watch.go). Nil means no change notifications.
+	CatalogWatch *CatalogWatch
 }
 
 // gateway holds what the tool handlers share.
@@ -72,6 +83,8 @@ type gateway struct {
 	// tools is the set of tools this server serves, so that texts meant for
 	// models (instructions, error hints) only name tools that exist.
 	tools map[string]bool
+	// watch follows catalog changes (nil: none are followed).
+	watch *CatalogWatch
 }
 
 // New returns an MCP server whose tools call the skillsd services over conn.
@@ -93,7 +106,18 @@ func New(conn grpc.ClientConnInterface, opts Options) (*mcp.Server, error) {
 		log:     logger,
 		timeout: cmp.Or(opts.CallTimeout, defaultCallTimeout),
 		tools: map[string]bool{toolSearchSkills: true, toolGetSkill: true, toolLoadSkill: true, toolListSkills: true,
-			toolReadSkillFile: true, toolRunScript: true},
+			toolReadSkillFile: true, toolRunScript: true, toolRefreshSkills: true, toolReportUsage: true},
+		watch: opts.CatalogWatch,
+	}
+	profile, err := ParseProfile(opts.Profile)
+	if err != nil {
+		return nil, fmt.Errorf("mcpgw: %w", err)
+	}
+	if profile != ProfileNative {
+		g.tools = map[string]bool{}
+		for _, name := range profileToolNames(profile, opts) {
+			g.tools[name] = true
+		}
 	}
 	schemas, err := outputSchemas()
 	if err != nil {
@@ -116,24 +140,52 @@ func New(conn grpc.ClientConnInterface, opts Options) (*mcp.Server, error) {
 		return nil, fmt.Errorf("mcpgw: %w", err)
 	}
 	serverOpts := &mcp.ServerOptions{
-		Instructions: instructions(g.has),
+		Instructions: cmp.Or(profileInstructions(profile), instructions(g.has)),
 		Logger:       logger,
-		// No logging capability: this server sends no log notifications.
+		// surfaces.configure adds prompts, resources, completions, logging
+		// (setLevel is accepted; logs go to stderr) and the skills extension.
 		Capabilities: &mcp.ServerCapabilities{},
 	}
 	if opts.OnClientRoots != nil {
 		newRootsWatcher(opts.OnClientRoots, logger, runtime.GOOS == "windows").install(serverOpts)
 	}
+	// Resources, prompts, completion and the skills extension (surfaces.go).
+	surf := &surfaces{g: g}
+	surf.configure(serverOpts)
+	if g.watch != nil {
+		g.watch.configure(serverOpts)
+	}
 	server := mcp.NewServer(&mcp.Implementation{
 		Name:    serverName,
 		Version: cmp.Or(opts.Version, "devel"),
 	}, serverOpts)
-	mcp.AddTool(server, searchTool, g.searchSkills)
-	mcp.AddTool(server, getTool, g.getSkill)
-	mcp.AddTool(server, g.loadSkillTool(schemas), g.loadSkill)
-	mcp.AddTool(server, g.listSkillsTool(schemas), g.listSkills)
-	mcp.AddTool(server, readTool, g.readSkillFile)
-	mcp.AddTool(server, runTool, g.runScript)
+	if profile == ProfileNative {
+		// All eight native tools, trimmed to fit tools/list in its budget
+		// (budget.go). With analytics off, report_usage answers
+		// recorded: false and why.
+		mcp.AddTool(server, trimForBudget(searchTool), g.searchSkills)
+		mcp.AddTool(server, trimForBudget(getTool), g.getSkill)
+		mcp.AddTool(server, trimForBudget(g.loadSkillTool(schemas)), g.loadSkill)
+		mcp.AddTool(server, trimForBudget(g.listSkillsTool(schemas)), g.listSkills)
+		mcp.AddTool(server, trimForBudget(readTool), g.readSkillFile)
+		mcp.AddTool(server, trimForBudget(runTool), g.runScript)
+		mcp.AddTool(server, trimForBudget(refreshSkillsTool()), g.refreshSkills)
+		if err := g.addReportUsage(server, conn); err != nil {
+			return nil, fmt.Errorf("mcpgw: %w", err)
+		}
+	} else if err := g.addProfileTools(server, conn, profile, opts); err != nil {
+		return nil, fmt.Errorf("mcpgw: %w", err)
+	}
+	if err := surf.install(server); err != nil {
+		return nil, fmt.Errorf("mcpgw: %w", err)
+	}
+	// Resources and prompts follow the catalog's changes: surf.install
+	// registered their listener (surfaces.go).
+	if g.watch != nil {
+		if err := g.watch.bind(g, server); err != nil {
+			return nil, fmt.Errorf("mcpgw: %w", err)
+		}
+	}
 	return server, nil
 }
 

@@ -247,7 +247,7 @@ func TestToolsListGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(wire) >= 8<<10 {
+	if len(wire) >= toolsListBudget {
 		t.Errorf("tools/list: got %d bytes, want less than 8 KiB", len(wire))
 	}
 	var got bytes.Buffer

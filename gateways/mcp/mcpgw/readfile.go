@@ -16,7 +16,7 @@ import (
 type ReadSkillFileInput struct {
 	SkillPath string `json:"skill_path"`
 	File      string `json:"file" jsonschema:"Path in the skill's folder, or of an inherited asset."`
-	Offset    int64  `json:"offset,omitempty" jsonschema:"Byte to start at: the next_offset of the previous page."`
+	Offset    int64  `json:"offset,omitempty" jsonschema:"The previous page's next_offset."`
 	MaxBytes  int64  `json:"max_bytes,omitempty" jsonschema:"Page size; default 65536."`
 }
 

@@ -23,7 +23,7 @@ const runScriptTimeout = 25 * time.Hour
 // RunScriptInput is the input of run_script.
 type RunScriptInput struct {
 	SkillPath string            `json:"skill_path"`
-	File      string            `json:"file" jsonschema:"A script the skill declares with execution server."`
+	File      string            `json:"file" jsonschema:"A script declared with execution server."`
 	Args      map[string]string `json:"args,omitempty" jsonschema:"Named arguments, as declared."`
 	Cwd       string            `json:"cwd,omitempty" jsonschema:"Folder relative to the skill's; default the skill's."`
 }
@@ -48,8 +48,8 @@ func runScriptTool() (*mcp.Tool, error) {
 	return &mcp.Tool{
 		Name:  toolRunScript,
 		Title: "Run a skill script",
-		Description: "Run a script a skill declares with execution server, on the server. " +
-			"Scripts with execution claude: read them and run them yourself.",
+		Description: "Run on the server a script a skill declares with execution server. " +
+			"For execution claude, read the script and run it yourself.",
 		InputSchema: in,
 		OutputSchema: objectSchema([]string{"success", "exit_code", "stdout", "stderr", "duration_ms", "script"}, map[string]string{
 			"success": "boolean", "exit_code": "integer", "stdout": "string", "stderr": "string", "duration_ms": "integer", "script": "string",

@@ -57,7 +57,7 @@ func searchSkillsTool() (*mcp.Tool, error) {
 		Type: "object",
 		Properties: map[string]*jsonschema.Schema{
 			"query": str(),
-			"results": {Type: "array", Description: "Best first; empty: no skill applies.", Items: &jsonschema.Schema{
+			"results": {Type: "array", Items: &jsonschema.Schema{
 				Type: "object",
 				Properties: map[string]*jsonschema.Schema{
 					"name": str(), "skill_path": str(), "description": str(), "category": str(), "excerpt": str(),
@@ -70,8 +70,8 @@ func searchSkillsTool() (*mcp.Tool, error) {
 	return &mcp.Tool{
 		Name:  toolSearchSkills,
 		Title: "Search skills",
-		Description: "Find the skills for a task, best first. Pass the skill_path of the one that fits to load_skill. " +
-			"Empty results: no skill applies, go on without one.",
+		Description: "Find skills for a task, best first; pass the skill_path of the one that fits to load_skill. " +
+			"No results: no skill applies, go on without one.",
 		InputSchema:  in,
 		OutputSchema: out,
 		Annotations:  readOnly(),

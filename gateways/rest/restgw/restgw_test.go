@@ -482,14 +482,13 @@ func TestCatalogRoutes(t *testing.T) {
 	wantOK(t, "sub-tree", r)
 }
 
-func TestUnimplemented(t *testing.T) {
+// TestUsageStatsAnalyticsOff: every RPC is implemented now, so the 501
+// mapping is checked by TestUnknownService (a server with no skills
+// services); here a refusal with a reason: analytics is off by default.
+func TestUsageStatsAnalyticsOff(t *testing.T) {
 	srv := serve(t, writeCatalog(t, catalog))
-
-	// GetUsageStats is not implemented yet by the service; when it is, point
-	// this at another RPC that is not (TestUnknownService checks the same
-	// mapping against a server with no skills services at all).
 	r := get(t, srv, "/v1/usage/stats")
-	wantError(t, "GET /v1/usage/stats", r, http.StatusNotImplemented, "UNIMPLEMENTED", "Unimplemented")
+	wantError(t, "GET /v1/usage/stats", r, http.StatusBadRequest, "NOT_SUPPORTED", "FailedPrecondition")
 }
 
 func TestRoutingErrors(t *testing.T) {

@@ -30,6 +30,7 @@ import (
 	"github.com/skillsd/skillsd/services/skills/internal/search"
 	"github.com/skillsd/skillsd/services/skills/internal/server"
 	"github.com/skillsd/skillsd/services/skills/internal/source"
+	"github.com/skillsd/skillsd/services/skills/internal/usage"
 )
 
 // DefaultVersion is reported when Options.Version is empty.
@@ -63,6 +64,21 @@ type Options struct {
 	Version string
 	// AuthTokens are the accepted bearer tokens; empty means no authentication.
 	AuthTokens []string
+	// AgentsDir is the folder of agent profiles (seed 003); empty means
+	// content.agents_dir (AGENTS_DIR), then the agents repository, else none.
+	AgentsDir string
+	// DocsDir is the documentation folder; empty means content.docs_dir
+	// (DOCS_DIR), then the docs repository, else none.
+	DocsDir string
+	// NoWatch turns off the watching of local source folders: changes are
+	// then seen only on RefreshSkills or skip_cache. The zero value watches.
+	NoWatch bool
+	// WatchDebounce is how long local files must stay quiet after a change
+	// before the catalog is rebuilt; 0 means 500 ms.
+	WatchDebounce time.Duration
+	// PollInterval is how often local folders are re-read where they cannot
+	// be watched (inotify limits, network file systems); 0 means 30 s.
+	PollInterval time.Duration
 }
 
 // Server is a ready catalog and the gRPC server that serves it.
@@ -84,6 +100,12 @@ type Server struct {
 	// order.
 	buildMu sync.Mutex
 	roots   []*source.Root
+
+	// fresh keeps the catalog current: git sources, watcher, periodic refresh.
+	fresh freshness
+
+	// usage records usage events; nil when analytics is off.
+	usage *usage.Recorder
 
 	mu      sync.Mutex
 	conns   []*grpc.ClientConn
@@ -147,10 +169,15 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	for _, d := range expanded {
 		roots = append(roots, &source.Root{Name: d, Dir: d, Kind: "local", Trusted: true})
 	}
+	var gitSources []*gitSource
 	if len(roots) == 0 {
+		// SKILLS_REPO and the config's git sources, then its local ones.
+		if roots, gitSources, err = gitRoots(cfg, getenv, home); err != nil {
+			return nil, err
+		}
 		for _, src := range cfg.Sources {
 			if src.Git != nil {
-				return nil, fmt.Errorf("config: sources: %q is a git source; git sources are not supported by this build yet (use a local path)", src.Name)
+				continue
 			}
 			d := source.ExpandPath(src.Path, home, getenv)
 			if !filepath.IsAbs(d) {
@@ -172,25 +199,46 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		opts: opts, log: log, cfg: cfg, store: &catalog.Store{}, closeCh: make(chan struct{}),
 		cwd: cwd, home: home, discovered: discovered, roots: roots,
 	}
+	s.fresh.git = gitSources
+	if cfg.Refresh.Enabled {
+		s.fresh.interval = cfg.Refresh.Interval()
+	}
 	start := time.Now()
+	s.syncAtStart(ctx)
 	if err := s.rebuild(ctx); err != nil {
 		return nil, err
 	}
 	snap := s.store.Current()
 	log.Info("catalog loaded", "skills", len(snap.Skills()), "sources", len(roots), "diagnostics", len(snap.Diagnostics()), "duration", time.Since(start))
 
+	cont, err := newContent(ctx, opts, cfg, cwd, home, getenv, log)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Refresh.Enabled {
+		cont.poll(cfg.Refresh.Interval(), s.closeCh, log)
+	}
+
+	if s.usage, err = openUsage(ctx, cfg, getenv, home, log); err != nil {
+		return nil, err
+	}
 	unary, stream := server.Interceptors(log, opts.AuthTokens)
 	s.grpc = grpc.NewServer(grpc.ChainUnaryInterceptor(unary...), grpc.ChainStreamInterceptor(stream...))
 	svc := server.New(server.Options{
 		Store:            s.store,
-		Reload:           s.rebuild,
+		Reload:           s.reloadForRead,
 		Filter:           server.Filter{EnabledSkills: cfg.Filters.EnabledSkills, EnabledCategories: cfg.Filters.EnabledCategories},
 		Version:          opts.Version,
 		MatchingStrategy: cfg.Matching.Strategy,
 		Routing:          routing(cfg),
 		Files:            fileReader(cfg),
 		Scripts:          scriptSandbox(cfg, home, cwd, getenv, log),
+		Commands:         commandRunner(cfg, home, getenv, log),
+		Content:          cont.store,
+		Usage:            s.usage,
 		Logger:           log,
+		Refresh:          s.refresh,
+		SourceState:      s.sourceState,
 	})
 	skillsv1.RegisterCatalogServiceServer(s.grpc, svc)
 	skillsv1.RegisterRoutingServiceServer(s.grpc, svc)
@@ -201,6 +249,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	s.hs = health.NewServer()
 	healthpb.RegisterHealthServer(s.grpc, s.hs)
 	reflection.Register(s.grpc)
+	s.startBackground()
 	return s, nil
 }
 
@@ -252,7 +301,7 @@ func (s *Server) rebuildLocked(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("loading the catalog: %w", err)
 	}
-	s.store.Swap(snap)
+	s.swapIfChanged(snap)
 	return nil
 }
 
@@ -297,6 +346,7 @@ func (s *Server) SetClientRoots(ctx context.Context, roots []string) error {
 		s.roots = prev
 		return err
 	}
+	s.restartWatch(next)
 	snap := s.store.Current()
 	s.log.Info("catalog reloaded for the client's roots", "roots", dirs, "sources", len(next),
 		"skills", len(snap.Skills()), "diagnostics", len(snap.Diagnostics()), "duration", time.Since(start))
@@ -378,10 +428,16 @@ func (s *Server) Close() error {
 		_ = c.Close()
 	}
 	s.stop()
+	if err := s.usage.Close(); err != nil {
+		s.log.Warn("closing the usage recorder", "err", err)
+	}
 	return nil
 }
 
 func (s *Server) stop() {
+	// End the change streams first: a graceful stop waits for every stream.
+	s.store.Close()
+	s.stopBackground()
 	s.hs.Shutdown()
 	done := make(chan struct{})
 	go func() { s.grpc.GracefulStop(); close(done) }()

@@ -10,7 +10,7 @@
 //
 //	skills-mcp [--skills-dir DIR]... [--config FILE]   embedded service (default)
 //	skills-mcp --server ADDR [--token-env NAME]        remote skillsd over gRPC
-//	skills-mcp ... --http ADDR                         Streamable HTTP on ADDR (/mcp, /healthz)
+//	skills-mcp ... --http ADDR                         Streamable HTTP on ADDR (/mcp; legacy SSE at /sse; /healthz)
 //
 // Logs go to stderr only; on stdio, stdout carries nothing but the protocol.
 // It exits with status 0 when stdin closes (stdio) or on SIGINT/SIGTERM, 1 when
@@ -49,6 +49,7 @@ import (
 var version string
 
 func main() {
+	setMemoryLimit(os.Getenv) // memlimit.go
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
 	stop()
@@ -69,8 +70,16 @@ type options struct {
 	server     string
 	tokenEnv   string
 	httpAddr   string
-	logLevel   slog.Level
-	version    bool
+	// authTokenEnv names the variable holding the bearer token HTTP clients
+	// must send (httpauth.go).
+	authTokenEnv string
+	// authMode is --auth: none, token or github (authmode.go).
+	authMode string
+	logLevel slog.Level
+	version  bool
+	// profile and runSkillCommand choose the MCP tool set (profile.go).
+	profile         string
+	runSkillCommand bool
 }
 
 // usageError is a command-line mistake: reported with a hint, exit status 2.
@@ -101,9 +110,12 @@ func parseArgs(args []string, getenv func(string) string, stderr io.Writer) (opt
 	fs.StringVar(&o.configFile, "config", "", "the config.yaml `file` of the embedded service")
 	fs.StringVar(&o.server, "server", "", "use the skillsd gRPC server at `ADDR` (host:port) instead of an embedded one")
 	fs.StringVar(&o.tokenEnv, "token-env", "", "with --server: the environment variable `NAME` holding the bearer token to send")
-	fs.StringVar(&o.httpAddr, "http", "", "serve Streamable HTTP on `ADDR` (/mcp and /healthz) instead of stdio")
+	fs.StringVar(&o.httpAddr, "http", "", "serve Streamable HTTP on `ADDR` (/mcp, the legacy HTTP+SSE transport at /sse, and /healthz) instead of stdio")
+	fs.StringVar(&o.authTokenEnv, "auth-token-env", "", "with --http: the environment variable `NAME` holding the bearer token clients must send (default "+authEnvDefault+"; unset means no authentication)")
+	fs.StringVar(&o.authMode, "auth", "", "with --http: how clients authenticate: none, token (the bearer token of --auth-token-env) or github (each caller's GitHub token; docs/github.md); default token when a token is set, else the config's auth.mode, else none")
 	fs.StringVar(&logLevel, "log-level", "", "log level: debug, info, warn or error (default LOG_LEVEL, then info)")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
+	profileFlags(fs, &o)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage:\n"+
 			"  skills-mcp [--skills-dir DIR]... [--config FILE]   embedded service (default)\n"+
@@ -127,6 +139,15 @@ func parseArgs(args []string, getenv func(string) string, stderr io.Writer) (opt
 		}
 	} else if o.tokenEnv != "" {
 		return o, usagef("--token-env needs --server: the token is sent to a remote skillsd")
+	}
+	if err := checkProfileArgs(o); err != nil {
+		return o, err
+	}
+	if o.authTokenEnv != "" && o.httpAddr == "" {
+		return o, usagef("--auth-token-env needs --http: on stdio the host that starts skills-mcp is its only client")
+	}
+	if err := checkAuthArgs(o); err != nil {
+		return o, err
 	}
 	source := "--log-level"
 	if logLevel == "" {
@@ -194,7 +215,16 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, ge
 		return err
 	}
 	defer svc.close()
+	var auth httpAuth
+	if o.httpAddr != "" {
+		if auth, err = newHTTPAuth(o, svc, getenv, log); err != nil {
+			return err
+		}
+	}
 	mopts := mcpgw.Options{Logger: log, Version: buildVersion()}
+	if err := applyProfile(&mopts, o, svc, getenv, log); err != nil {
+		return err
+	}
 	if svc.setClientRoots != nil {
 		mopts.OnClientRoots = func(ctx context.Context, roots []string) {
 			if err := svc.setClientRoots(ctx, roots); err != nil && ctx.Err() == nil {
@@ -202,12 +232,24 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, ge
 			}
 		}
 	}
+	// Catalog changes become MCP notifications for as long as we serve.
+	changes := mcpgw.NewCatalogWatch()
+	mopts.CatalogWatch = changes
 	server, err := mcpgw.New(svc.conn, mopts)
 	if err != nil {
 		return err
 	}
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	watchDone := make(chan struct{})
+	go func() {
+		defer close(watchDone)
+		if err := changes.Run(watchCtx); err != nil {
+			log.Warn("following catalog changes", "error", err)
+		}
+	}()
+	defer func() { stopWatch(); <-watchDone }()
 	if o.httpAddr != "" {
-		return serveHTTP(ctx, server, o.httpAddr, log)
+		return serveHTTP(ctx, server, o.httpAddr, auth, log)
 	}
 	log.Info("serving MCP on stdio")
 	err = server.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})
@@ -227,6 +269,12 @@ type service struct {
 	// a remote service, whose folders are its own. With several HTTP sessions,
 	// the last roots listed win.
 	setClientRoots func(ctx context.Context, roots []string) error
+	// settings are the MCP settings of the embedded service's configuration
+	// (mcp.profile, commands.enabled); nil for a remote service.
+	settings *skillsd.MCPSettings
+	// githubAuth is the embedded service's delegated GitHub auth settings
+	// (auth.mode github); nil for a remote service (authmode.go).
+	githubAuth *skillsd.GitHubAuth
 }
 
 // connect returns the service: an embedded one, or a remote one with --server.
@@ -275,6 +323,8 @@ func startEmbedded(ctx context.Context, o options, getenv func(string) string, l
 			_ = srv.Close()
 		},
 		setClientRoots: srv.SetClientRoots,
+		settings:       new(srv.MCPSettings()),
+		githubAuth:     githubAuthOf(srv),
 	}, nil
 }
 
@@ -316,18 +366,19 @@ func logStatus(ctx context.Context, conn grpc.ClientConnInterface, log *slog.Log
 	}
 }
 
-// serveHTTP serves the MCP server over Streamable HTTP on addr (/mcp), with a
-// health check (/healthz), until ctx ends.
-func serveHTTP(ctx context.Context, server *mcp.Server, addr string, log *slog.Logger) error {
+// serveHTTP serves the MCP server over Streamable HTTP on addr (/mcp), the
+// legacy HTTP+SSE transport (/sse) for clients that predate it, and a health
+// check (/healthz), until ctx ends. auth guards /mcp and /sse (/healthz stays
+// open).
+func serveHTTP(ctx context.Context, server *mcp.Server, addr string, auth httpAuth, log *slog.Logger) error {
 	lis, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("--http %s: %w", addr, err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(
-		func(*http.Request) *mcp.Server { return server },
-		&mcp.StreamableHTTPOptions{Logger: log}, // DNS-rebinding protection stays on
-	))
+	mcpHandler := streamableHandler(server, log) // every protocol version; DNS-rebinding protection stays on (httpversions.go)
+	mux.Handle("/mcp", auth.wrap(mcpHandler))
+	mux.Handle("/sse", auth.wrap(sseHandler(server)))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(map[string]string{"status": "ok"})
@@ -335,7 +386,7 @@ func serveHTTP(ctx context.Context, server *mcp.Server, addr string, log *slog.L
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(lis) }()
-	log.Info("serving MCP over Streamable HTTP", "url", "http://"+lis.Addr().String()+"/mcp")
+	log.Info("serving MCP over Streamable HTTP", "url", "http://"+lis.Addr().String()+"/mcp", "sse_url", "http://"+lis.Addr().String()+"/sse", "auth", auth.mode)
 	select {
 	case err := <-done:
 		return err

@@ -280,7 +280,7 @@ func TestStdioEmbedded(t *testing.T) {
 	for _, tool := range tools.Tools {
 		names = append(names, tool.Name)
 	}
-	if got, want := strings.Join(names, ","), "get_skill,list_skills,load_skill,read_skill_file,run_script,search_skills"; got != want {
+	if got, want := strings.Join(names, ","), "get_skill,list_skills,load_skill,read_skill_file,refresh_skills,report_usage,run_script,search_skills"; got != want {
 		t.Errorf("tools: got %s, want %s", got, want)
 	}
 	list, isErr, text := callJSON[struct{ Skills []skillNode }](t, cs, "list_skills", nil)

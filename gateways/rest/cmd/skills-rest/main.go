@@ -2,7 +2,7 @@
 // skills.v1 gRPC services), its OpenAPI document at /openapi.json and /healthz.
 //
 //	skills-rest (--server ADDR | --skills-dir DIR...) [--http ADDR] [--config FILE]
-//	            [--token-env NAME] [--log-level LEVEL] [--version]
+//	            [--token-env NAME] [--auth none|github] [--log-level LEVEL] [--version]
 //
 // With --server it forwards to a running skillsd (remote mode; --token-env names
 // the environment variable holding the bearer token to send). Otherwise it
@@ -36,7 +36,7 @@ import (
 // version is set at build time with -ldflags "-X main.version=…".
 var version = skillsd.DefaultVersion
 
-const usageLine = "usage: skills-rest (--server ADDR | --skills-dir DIR...) [--http ADDR] [--config FILE] [--token-env NAME] [--log-level LEVEL] [--version]"
+const usageLine = "usage: skills-rest (--server ADDR | --skills-dir DIR...) [--http ADDR] [--config FILE] [--token-env NAME] [--auth none|github] [--log-level LEVEL] [--version]"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -74,6 +74,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	tokenEnv := fs.String("token-env", "", "environment variable holding the bearer token sent to --server")
 	logLevel := fs.String("log-level", "", "debug, info, warn or error (default: LOG_LEVEL, else info)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
+	authMode := fs.String("auth", "", "how HTTP callers authenticate: none, or github (each caller's GitHub token; docs/github.md); default: the config's auth.mode when github, else none")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -103,6 +104,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
 	var conn *grpc.ClientConn
+	var githubAuth *skillsd.GitHubAuth // the embedded service's (auth.go)
 	if remote {
 		var token string
 		if *tokenEnv != "" {
@@ -126,6 +128,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return err
 		}
 		defer srv.Close() // also closes conn
+		githubAuth = new(srv.GitHubAuth())
 		if conn, err = srv.DialInProcess(ctx); err != nil {
 			return err
 		}
@@ -135,12 +138,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
+	handler, auth, err := authHandler(*authMode, h, githubAuth, getenv, log)
+	if err != nil {
+		return err
+	}
 	lis, err := net.Listen("tcp", *httpAddr)
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", *httpAddr, err)
 	}
 	hs := &http.Server{
-		Handler:           h,
+		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       time.Minute,
 		// No WriteTimeout: GET /v1/catalog:watch streams for as long as the
@@ -154,7 +161,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		mode = "remote " + *server
 	}
 	fmt.Fprintf(stderr, "skills-rest: listening on http://%s\n", lis.Addr())
-	log.Info("serving REST", "addr", lis.Addr().String(), "mode", mode, "version", version)
+	log.Info("serving REST", "addr", lis.Addr().String(), "mode", mode, "auth", auth, "version", version)
 
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(lis) }()

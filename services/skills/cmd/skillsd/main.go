@@ -2,6 +2,7 @@
 // standard health service and reflection.
 //
 //	skillsd [--skills-dir DIR]... [--grpc ADDR] [--config FILE] [--token-env NAME]
+//	        [--agents-dir DIR] [--docs-dir DIR]
 //
 // Logs go to stderr.
 package main
@@ -57,6 +58,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	addr := fs.String("grpc", "127.0.0.1:50051", "gRPC listen address")
 	cfgFile := fs.String("config", "", "config.yaml to load")
 	tokenEnv := fs.String("token-env", "", "environment variable holding the accepted bearer tokens (comma-separated); empty: no auth")
+	agentsDir := fs.String("agents-dir", "", "a folder of agent profiles (*.md) for ContentService (default: AGENTS_DIR, content.agents_dir, then the agents repository)")
+	docsDir := fs.String("docs-dir", "", "a documentation folder (.md, .mdx) for ContentService (default: DOCS_DIR, content.docs_dir, then the docs repository)")
 	logLevel := fs.String("log-level", "", "debug, info, warn or error (default: LOG_LEVEL, else info)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
@@ -100,6 +103,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		Logger:     log,
 		Version:    version,
 		AuthTokens: tokens,
+		AgentsDir:  *agentsDir,
+		DocsDir:    *docsDir,
 	})
 	if err != nil {
 		return err

@@ -47,9 +47,15 @@ const (
 )
 
 // ProfileNative is the MCP tool set of MCP_TOOLS.md (mcp.profile,
-// SKILLS_MCP_PROFILE). Compatibility profiles are planned; each adds its name
-// to the accepted values here when it lands.
+// SKILLS_MCP_PROFILE). The other profiles are the compatibility tool sets of
+// the seed systems (docs/migrate); Profiles lists them all.
 const ProfileNative = "native"
+
+// Profiles are the accepted values of mcp.profile: ProfileNative first, then
+// one per seed system.
+func Profiles() []string {
+	return []string{ProfileNative, "skills-mcp", "universal-skills", "sk", "skillhub", "github-worker"}
+}
 
 // DefaultGitRef is the ref a git source or content repository tracks unless told otherwise.
 const DefaultGitRef = "main"
@@ -66,6 +72,7 @@ type Config struct {
 	Filters   Filters   `yaml:"filters"`
 	Embedding Embedding `yaml:"embedding"`
 	MCP       MCP       `yaml:"mcp"`
+	Commands  Commands  `yaml:"commands"`
 	Auth      Auth      `yaml:"auth"`
 	Log       Log       `yaml:"log"`
 	// StateDir holds all local state (git caches, analytics spool, aggregates).
@@ -150,6 +157,12 @@ type Analytics struct {
 	Endpoint string `yaml:"endpoint"`
 	// FlushIntervalSeconds between two posts (1..86400).
 	FlushIntervalSeconds int `yaml:"flush_interval_seconds"`
+	// ServerID is every event's server_id; empty means seed 000's
+	// "dev-" + USER (or USERNAME).
+	ServerID string `yaml:"server_id"`
+	// MaxSpoolBytes caps the spool of undelivered events (1 MiB..64 GiB);
+	// when reached, new events are dropped and a warning is logged.
+	MaxSpoolBytes int64 `yaml:"max_spool_bytes"`
 }
 
 // FlushInterval is FlushIntervalSeconds as a duration.
@@ -190,7 +203,7 @@ type Embedding struct {
 
 // MCP configures the MCP gateway.
 type MCP struct {
-	// Profile is the tool set served: ProfileNative.
+	// Profile is the tool set served: one of Profiles.
 	Profile string `yaml:"profile"`
 }
 
@@ -203,6 +216,10 @@ type Auth struct {
 	TokensEnv string `yaml:"tokens_env"`
 	// GitHubAPIURL is the GitHub API base used by AuthGitHub (GITHUB_API_URL).
 	GitHubAPIURL string `yaml:"github_api_url"`
+	// GitHubRepos are the repositories ("owner/name") a caller's GitHub token
+	// must be able to read under AuthGitHub (GITHUB_AUTH_REPOS). Empty means
+	// the content repositories that are on GitHub (content.*_repo).
+	GitHubRepos []string `yaml:"github_repos"`
 }
 
 // Log configures logging (structured, to stderr).
@@ -255,6 +272,11 @@ type Content struct {
 	// DocsBranch empty: SkillsBranch when DocsRepo is empty, else DefaultGitRef.
 	DocsBranch string `yaml:"docs_branch"`
 	DocsPath   string `yaml:"docs_path"`
+	// AgentsDir is a local folder of agent profiles (AGENTS_DIR); it excludes
+	// AgentsRepo. "~" and $VAR are expanded by the caller.
+	AgentsDir string `yaml:"agents_dir"`
+	// DocsDir is a local documentation folder (DOCS_DIR); it excludes DocsRepo.
+	DocsDir string `yaml:"docs_dir"`
 }
 
 // Repo is one resolved content repository; URL is empty when none is configured.
@@ -327,6 +349,8 @@ func Default() Config {
 			Enabled:              false,
 			Endpoint:             "",
 			FlushIntervalSeconds: 30,
+			ServerID:             "",       // dev-$USER
+			MaxSpoolBytes:        64 << 20, // 64 MiB
 		},
 		Search: Search{
 			Limit:     10,  // seed 004's SEARCH_LIMIT
@@ -339,9 +363,16 @@ func Default() Config {
 		},
 		Embedding: Embedding{Provider: ProviderNone},
 		MCP:       MCP{Profile: ProfileNative},
+		Commands: Commands{
+			Enabled:        false,
+			Allowed:        []string{"python", "uv", "node", "cat", "ls", "grep"}, // seed 004's ALLOWED_COMMANDS
+			TimeoutSeconds: 60,
+			MaxOutputBytes: 65536,
+		},
 		Auth: Auth{
 			Mode:         AuthNone,
 			GitHubAPIURL: "https://api.github.com",
+			GitHubRepos:  []string{}, // the content repositories on GitHub
 		},
 		Log:      Log{Level: "info"},
 		StateDir: "",         // SKILLSD_HOME, else ~/.skillsd

@@ -74,12 +74,18 @@ func TestDefault(t *testing.T) {
 		{"scripts.cwd_allow", d.Scripts.CwdAllow, []string{}},
 		{"assets.max_file_bytes", d.Assets.MaxFileBytes, int64(65536)},
 		{"analytics.flush_interval_seconds", d.Analytics.FlushIntervalSeconds, 30},
+		{"analytics.server_id", d.Analytics.ServerID, ""},
+		{"analytics.max_spool_bytes", d.Analytics.MaxSpoolBytes, int64(64 << 20)},
 		{"filters.enabled_skills", d.Filters.EnabledSkills, []string{}},
 		{"filters.enabled_categories", d.Filters.EnabledCategories, []string{}},
 		{"embedding.provider", d.Embedding.Provider, "none"},
 		{"embedding.base_url", d.Embedding.BaseURL, ""},
 		{"embedding.model", d.Embedding.Model, ""},
 		{"mcp.profile", d.MCP.Profile, "native"},
+		{"commands.enabled", d.Commands.Enabled, false},
+		{"commands.allowed", d.Commands.Allowed, []string{"python", "uv", "node", "cat", "ls", "grep"}},
+		{"commands.timeout_seconds", d.Commands.TimeoutSeconds, 60},
+		{"commands.max_output_bytes", d.Commands.MaxOutputBytes, int64(65536)},
 		{"auth.mode", d.Auth.Mode, "none"},
 		{"auth.tokens_env", d.Auth.TokensEnv, ""},
 		{"auth.github_api_url", d.Auth.GitHubAPIURL, "https://api.github.com"},
@@ -95,6 +101,9 @@ func TestDefault(t *testing.T) {
 		{"content.docs_repo", d.Content.DocsRepo, ""},
 		{"content.docs_branch", d.Content.DocsBranch, ""},
 		{"content.docs_path", d.Content.DocsPath, "docs"},
+		{"content.agents_dir", d.Content.AgentsDir, ""},
+		{"content.docs_dir", d.Content.DocsDir, ""},
+		{"auth.github_repos", d.Auth.GitHubRepos, []string{}},
 	}
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, tt.got); diff != "" {
@@ -109,7 +118,7 @@ func TestDefault(t *testing.T) {
 	for _, k := range typeKeys() {
 		switch k {
 		case "matching", "refresh", "scripts", "assets", "analytics", "search", "filters",
-			"embedding", "mcp", "auth", "log", "content":
+			"embedding", "mcp", "commands", "auth", "log", "content":
 			continue // sections
 		}
 		if !covered[k] && !strings.HasPrefix(k, "sources[]") { // list items: see TestParse

@@ -67,7 +67,12 @@ var envVars = []EnvVar{
 	text("EMBEDDING_MODEL", "embedding.model", "a model name", func(c *Config) *string { return &c.Embedding.Model }),
 	text("LOG_LEVEL", "log.level", "debug, info, warn or error", func(c *Config) *string { return &c.Log.Level }),
 	text("SKILLSD_HOME", "state_dir", "a folder", func(c *Config) *string { return &c.StateDir }),
-	text("SKILLS_MCP_PROFILE", "mcp.profile", "native", func(c *Config) *string { return &c.MCP.Profile }),
+	text("SKILLS_MCP_PROFILE", "mcp.profile", "native, skills-mcp, universal-skills, sk, skillhub or github-worker", func(c *Config) *string { return &c.MCP.Profile }),
+	list("ALLOWED_COMMANDS", "commands.allowed", func(c *Config) *[]string { return &c.Commands.Allowed }),
+	number("EXEC_TIMEOUT_SECONDS", "commands.timeout_seconds", "a whole number of seconds, such as 60",
+		func(c *Config) *int { return &c.Commands.TimeoutSeconds }),
+	number("EXEC_MAX_OUTPUT_BYTES", "commands.max_output_bytes", "a whole number of bytes, such as 65536",
+		func(c *Config) *int64 { return &c.Commands.MaxOutputBytes }),
 	text("GITHUB_API_URL", "auth.github_api_url", "an http:// or https:// URL", func(c *Config) *string { return &c.Auth.GitHubAPIURL }),
 	text("SKILLS_REPO", "content.skills_repo", "a git URL", func(c *Config) *string { return &c.Content.SkillsRepo }),
 	text("SKILLS_BRANCH", "content.skills_branch", "a branch name", func(c *Config) *string { return &c.Content.SkillsBranch }),
@@ -78,6 +83,9 @@ var envVars = []EnvVar{
 	text("DOCS_REPO", "content.docs_repo", "a git URL", func(c *Config) *string { return &c.Content.DocsRepo }),
 	text("DOCS_BRANCH", "content.docs_branch", "a branch name", func(c *Config) *string { return &c.Content.DocsBranch }),
 	text("DOCS_PATH", "content.docs_path", "a folder inside the repository (. for its root)", func(c *Config) *string { return &c.Content.DocsPath }),
+	text("AGENTS_DIR", "content.agents_dir", "a local folder of agent profiles", func(c *Config) *string { return &c.Content.AgentsDir }),
+	text("DOCS_DIR", "content.docs_dir", "a local documentation folder", func(c *Config) *string { return &c.Content.DocsDir }),
+	list("GITHUB_AUTH_REPOS", "auth.github_repos", func(c *Config) *[]string { return &c.Auth.GitHubRepos }),
 }
 
 func text(name, key, form string, field func(*Config) *string) EnvVar {

@@ -34,7 +34,10 @@ func TestApplyEnv(t *testing.T) {
 		{"EMBEDDING_MODEL", map[string]string{"EMBEDDING_MODEL": "text-embedding-3-small"}, func(c *Config) { c.Embedding.Model = "text-embedding-3-small" }},
 		{"LOG_LEVEL", map[string]string{"LOG_LEVEL": "DEBUG"}, func(c *Config) { c.Log.Level = "debug" }},
 		{"SKILLSD_HOME", map[string]string{"SKILLSD_HOME": "/var/lib/skillsd"}, func(c *Config) { c.StateDir = "/var/lib/skillsd" }},
-		{"SKILLS_MCP_PROFILE", map[string]string{"SKILLS_MCP_PROFILE": "native"}, func(c *Config) { c.MCP.Profile = "native" }},
+		{"SKILLS_MCP_PROFILE", map[string]string{"SKILLS_MCP_PROFILE": "SkillHub"}, func(c *Config) { c.MCP.Profile = "skillhub" }},
+		{"ALLOWED_COMMANDS", map[string]string{"ALLOWED_COMMANDS": "python, ls"}, func(c *Config) { c.Commands.Allowed = []string{"python", "ls"} }},
+		{"EXEC_TIMEOUT_SECONDS", map[string]string{"EXEC_TIMEOUT_SECONDS": "5"}, func(c *Config) { c.Commands.TimeoutSeconds = 5 }},
+		{"EXEC_MAX_OUTPUT_BYTES", map[string]string{"EXEC_MAX_OUTPUT_BYTES": "1024"}, func(c *Config) { c.Commands.MaxOutputBytes = 1024 }},
 		{"GITHUB_API_URL", map[string]string{"GITHUB_API_URL": "https://ghe.example.com/api/v3"}, func(c *Config) { c.Auth.GitHubAPIURL = "https://ghe.example.com/api/v3" }},
 		{"SKILLS_REPO", map[string]string{"SKILLS_REPO": "https://github.com/acme/skills.git"}, func(c *Config) { c.Content.SkillsRepo = "https://github.com/acme/skills.git" }},
 		{"SKILLS_BRANCH", map[string]string{"SKILLS_BRANCH": "develop"}, func(c *Config) { c.Content.SkillsBranch = "develop" }},
@@ -45,6 +48,9 @@ func TestApplyEnv(t *testing.T) {
 		{"DOCS_REPO", map[string]string{"DOCS_REPO": "https://github.com/acme/docs.git"}, func(c *Config) { c.Content.DocsRepo = "https://github.com/acme/docs.git" }},
 		{"DOCS_BRANCH", map[string]string{"DOCS_BRANCH": "gh-pages"}, func(c *Config) { c.Content.DocsBranch = "gh-pages" }},
 		{"DOCS_PATH", map[string]string{"DOCS_PATH": "site/docs"}, func(c *Config) { c.Content.DocsPath = "site/docs" }},
+		{"AGENTS_DIR", map[string]string{"AGENTS_DIR": "~/org/agents"}, func(c *Config) { c.Content.AgentsDir = "~/org/agents" }},
+		{"DOCS_DIR", map[string]string{"DOCS_DIR": "/srv/docs"}, func(c *Config) { c.Content.DocsDir = "/srv/docs" }},
+		{"GITHUB_AUTH_REPOS", map[string]string{"GITHUB_AUTH_REPOS": "octo/skills, octo/docs"}, func(c *Config) { c.Auth.GitHubRepos = []string{"octo/skills", "octo/docs"} }},
 	}
 	tested := map[string]bool{}
 	for _, tt := range tests {
@@ -111,7 +117,7 @@ func TestApplyEnvErrors(t *testing.T) {
 		{map[string]string{"ANALYTICS_ENDPOINT": "collector"}, `environment variable ANALYTICS_ENDPOINT (analytics.endpoint): want an http:// or https:// URL`},
 		{map[string]string{"SKILLS_REPO": "https://x-access-token:ghp_abc@github.com/a/b.git"}, `environment variable SKILLS_REPO (content.skills_repo): must not embed credentials; put the token in the GITHUB_TOKEN environment variable`},
 		{map[string]string{"SKILLS_PATH": "/abs"}, `environment variable SKILLS_PATH (content.skills_path): want a folder inside the repository, relative and with /, such as skills; got "/abs"`},
-		{map[string]string{"SKILLS_MCP_PROFILE": "other"}, `environment variable SKILLS_MCP_PROFILE (mcp.profile): unknown value "other" (want native)`},
+		{map[string]string{"SKILLS_MCP_PROFILE": "other"}, `environment variable SKILLS_MCP_PROFILE (mcp.profile): unknown value "other" (want native, skills-mcp, universal-skills, sk, skillhub or github-worker)`},
 	}
 	for _, tt := range tests {
 		c := Default()

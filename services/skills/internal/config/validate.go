@@ -57,7 +57,7 @@ func (c *Config) Validate() error {
 	checks := []func() *Error{
 		c.Matching.validate, c.Refresh.validate, c.Scripts.validate, c.Assets.validate,
 		c.Analytics.validate, c.Search.validate, c.Filters.validate, c.Embedding.validate,
-		c.MCP.validate, c.Auth.validate, c.Log.validate, c.validateSources, c.Content.validate,
+		c.MCP.validate, c.Commands.validate, c.Auth.validate, c.Log.validate, c.validateSources, c.Content.validate,
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {
@@ -125,7 +125,13 @@ func (a Analytics) validate() *Error {
 	if err := httpURL("analytics.endpoint", a.Endpoint); err != nil {
 		return err
 	}
-	return between("analytics.flush_interval_seconds", int64(a.FlushIntervalSeconds), 1, maxSeconds)
+	if err := between("analytics.flush_interval_seconds", int64(a.FlushIntervalSeconds), 1, maxSeconds); err != nil {
+		return err
+	}
+	if len(a.ServerID) > 256 {
+		return errorf("analytics.server_id", "must be at most 256 bytes, got %d", len(a.ServerID))
+	}
+	return between("analytics.max_spool_bytes", a.MaxSpoolBytes, 1<<20, 64<<30)
 }
 
 func (s Search) validate() *Error {
@@ -153,7 +159,7 @@ func (e Embedding) validate() *Error {
 }
 
 func (m MCP) validate() *Error {
-	return oneOf("mcp.profile", m.Profile, ProfileNative)
+	return oneOf("mcp.profile", m.Profile, Profiles()...)
 }
 
 func (a Auth) validate() *Error {
@@ -165,6 +171,11 @@ func (a Auth) validate() *Error {
 	}
 	if err := envName("auth.tokens_env", a.TokensEnv); err != nil {
 		return err
+	}
+	for i, r := range a.GitHubRepos {
+		if owner, name, ok := strings.Cut(r, "/"); !ok || owner == "" || name == "" || strings.ContainsAny(name, "/ \t") || strings.ContainsAny(owner, " \t") {
+			return errorf(itemKey("auth.github_repos", i), "want owner/name (such as octo-org/skills), got %s", quote(r))
+		}
 	}
 	if a.Mode == AuthGitHub && a.GitHubAPIURL == "" {
 		return errorf("auth.github_api_url", "required when auth.mode is github (for example %q)", "https://api.github.com")
@@ -249,6 +260,17 @@ func (c Content) validate() *Error {
 	}
 	if c.SkillsBranch == "" {
 		return errorf("content.skills_branch", "must not be empty (default %s)", DefaultGitRef)
+	}
+	if c.AgentsDir != "" && c.AgentsRepo != "" {
+		return errorf("content.agents_dir", "set only one of agents_dir (a local folder) and agents_repo (a repository)")
+	}
+	if c.DocsDir != "" && c.DocsRepo != "" {
+		return errorf("content.docs_dir", "set only one of docs_dir (a local folder) and docs_repo (a repository)")
+	}
+	for key, dir := range map[string]string{"content.agents_dir": c.AgentsDir, "content.docs_dir": c.DocsDir} {
+		if strings.ContainsRune(dir, 0) || (dir != "" && strings.TrimSpace(dir) == "") {
+			return errorf(key, "want a folder path")
+		}
 	}
 	return nil
 }

@@ -51,7 +51,10 @@ func TestValidate(t *testing.T) {
 		{"openai with local server", func(c *Config) {
 			c.Embedding = Embedding{Provider: "openai", BaseURL: "http://localhost:11434/v1", Model: "nomic-embed-text"}
 		}, ""},
-		{"profile", func(c *Config) { c.MCP.Profile = "skillhub" }, `mcp.profile: unknown value "skillhub" (want native)`},
+		{"profile", func(c *Config) { c.MCP.Profile = "skills_hub" }, `mcp.profile: unknown value "skills_hub" (want native, skills-mcp, universal-skills, sk, skillhub or github-worker)`},
+		{"commands timeout", func(c *Config) { c.Commands.TimeoutSeconds = 0 }, `commands.timeout_seconds: must be 1 to 86400 seconds, got 0`},
+		{"commands output", func(c *Config) { c.Commands.MaxOutputBytes = -1 }, `commands.max_output_bytes: must be 1 to 67108864 bytes, got -1`},
+		{"commands path", func(c *Config) { c.Commands.Allowed = []string{"/bin/sh"} }, `commands.allowed: item 1 ("/bin/sh") must be a program name, without a path or spaces`},
 		{"auth mode", func(c *Config) { c.Auth.Mode = "basic" }, `auth.mode: unknown value "basic" (want none, token or github)`},
 		{"token mode without tokens_env", func(c *Config) { c.Auth.Mode = "token" }, "auth.tokens_env: required when auth.mode is token: name the environment variable that holds the accepted tokens"},
 		{"token mode", func(c *Config) { c.Auth.Mode, c.Auth.TokensEnv = "token", "SKILLSD_TOKENS" }, ""},
@@ -79,6 +82,11 @@ func TestValidate(t *testing.T) {
 		{"content repo credentials", func(c *Config) { c.Content.SkillsRepo = "https://ghp_secret@github.com/a/b.git" }, "content.skills_repo: must not embed credentials; put the token in the GITHUB_TOKEN environment variable"},
 		{"content branch", func(c *Config) { c.Content.DocsBranch = "a..b" }, `content.docs_branch: not a valid branch, tag or commit name: "a..b"`},
 		{"content skills branch empty", func(c *Config) { c.Content.SkillsBranch = "" }, "content.skills_branch: must not be empty (default main)"},
+		{"agents dir and repo", func(c *Config) { c.Content.AgentsDir, c.Content.AgentsRepo = "/srv/agents", "https://h/a.git" }, "content.agents_dir: set only one of agents_dir (a local folder) and agents_repo (a repository)"},
+		{"docs dir and repo", func(c *Config) { c.Content.DocsDir, c.Content.DocsRepo = "/srv/docs", "https://h/d.git" }, "content.docs_dir: set only one of docs_dir (a local folder) and docs_repo (a repository)"},
+		{"agents and docs dirs", func(c *Config) { c.Content.AgentsDir, c.Content.DocsDir = "~/agents", "docs" }, ""},
+		{"github repos", func(c *Config) { c.Auth.GitHubRepos = []string{"octo/skills", "octo-org/docs.site"} }, ""},
+		{"github repo not owner/name", func(c *Config) { c.Auth.GitHubRepos = []string{"octo/skills", "https://github.com/octo/docs"} }, `auth.github_repos[1]: want owner/name (such as octo-org/skills), got "https://github.com/octo/docs"`},
 		{"content path", func(c *Config) { c.Content.SkillsPath = "../skills" }, `content.skills_path: want a folder inside the repository, relative and with /, such as skills; got "../skills"`},
 		{"content path root", func(c *Config) { c.Content.SkillsPath, c.Content.DocsPath = ".", "" }, ""},
 	}

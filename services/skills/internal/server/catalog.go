@@ -91,6 +91,7 @@ func (s *Service) GetSkill(ctx context.Context, req *skillsv1.GetSkillRequest) (
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
+	s.recordLoad(ctx, sk.Path)
 	return toSkillDetail(snap, sk), nil
 }
 
@@ -149,7 +150,7 @@ func (s *Service) GetCatalogStatus(ctx context.Context, _ *skillsv1.GetCatalogSt
 		}
 	}
 	for _, src := range snap.Sources() {
-		resp.Sources = append(resp.Sources, toSourceStatus(src, counts[src], snap.BuiltAt()))
+		resp.Sources = append(resp.Sources, s.sourceStatus(src, counts[src], snap.BuiltAt()))
 	}
 	return resp, nil
 }

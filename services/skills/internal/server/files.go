@@ -5,6 +5,7 @@ import (
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 	"github.com/skillsd/skillsd/services/skills/internal/assets"
+	"github.com/skillsd/skillsd/services/skills/internal/usage"
 )
 
 // ReadSkillFile reads one file of a skill (its folder, or a declared asset
@@ -40,6 +41,9 @@ func (s *Service) ReadSkillFile(ctx context.Context, req *skillsv1.ReadSkillFile
 		resp.Text = string(f.Data)
 	} else {
 		resp.Data = f.Data
+	}
+	if req.GetOffset() == 0 { // one event per file read, not per page
+		s.record(ctx, usage.AssetServed(f.SkillPath, f.File, f.Type, f.ResolvedFrom != "", f.Size))
 	}
 	return resp, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
 	"github.com/skillsd/skillsd/services/skills/internal/failure"
 	"github.com/skillsd/skillsd/services/skills/internal/search"
+	"github.com/skillsd/skillsd/services/skills/internal/usage"
 )
 
 // This file is the RoutingService: ranked search and the match decision, over a
@@ -165,6 +166,7 @@ func (s *Service) SearchSkills(ctx context.Context, req *skillsv1.SearchSkillsRe
 		}
 		resp.Results = append(resp.Results, toSearchHit(h))
 	}
+	s.record(ctx, usage.Searched(query, len(resp.Results)))
 	return resp, nil
 }
 
@@ -213,6 +215,14 @@ func (s *Service) MatchSkill(ctx context.Context, req *skillsv1.MatchSkillReques
 		resp.Scripts, resp.InheritedScripts = toScripts(ownS), toScripts(inheritedS)
 	}
 	s.log.DebugContext(ctx, "match", "outcome", d.Outcome.String(), "strategy", d.Strategy, "candidates", len(d.Candidates))
+	switch resp.Outcome {
+	case skillsv1.MatchOutcome_MATCH_OUTCOME_NO_MATCH:
+		s.record(ctx, usage.NoMatch(text))
+	case skillsv1.MatchOutcome_MATCH_OUTCOME_AMBIGUOUS:
+		s.record(ctx, usage.Ambiguous(text, candidatePaths(resp.Candidates)))
+	case skillsv1.MatchOutcome_MATCH_OUTCOME_MATCH:
+		s.record(ctx, usage.Served(text, resp.SkillPath, resp.Score, resp.MatchedKeywords, false, "match"))
+	}
 	return resp, nil
 }
 

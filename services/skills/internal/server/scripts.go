@@ -5,6 +5,7 @@ import (
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 	"github.com/skillsd/skillsd/services/skills/internal/sandbox"
+	"github.com/skillsd/skillsd/services/skills/internal/usage"
 )
 
 // RunScript runs a declared server script in the sandbox. The checks follow
@@ -23,6 +24,7 @@ func (s *Service) RunScript(ctx context.Context, req *skillsv1.RunScriptRequest)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
+	s.record(ctx, usage.ScriptExecuted(sk.Path, res.Script, "server", res.Success, res.ExitCode, res.Duration, argNames(req.GetArgs())))
 	return &skillsv1.RunScriptResponse{
 		Success:         res.Success,
 		ExitCode:        int32(res.ExitCode),

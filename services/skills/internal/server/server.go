@@ -8,21 +8,26 @@ import (
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
+	"sync/atomic"
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 	"github.com/skillsd/skillsd/services/skills/internal/assets"
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
+	"github.com/skillsd/skillsd/services/skills/internal/content"
 	"github.com/skillsd/skillsd/services/skills/internal/failure"
 	"github.com/skillsd/skillsd/services/skills/internal/sandbox"
+	"github.com/skillsd/skillsd/services/skills/internal/usage"
 )
 
 // Options configures the service adapter.
 type Options struct {
 	// Store holds the catalog snapshot being served. Required.
 	Store *catalog.Store
-	// Reload rebuilds the catalog from its sources and swaps it into Store; nil
+	// Reload brings the catalog up to date before a skip_cache read (skillsd
+	// synchronises its git sources first) and swaps it into Store; nil
 	// means the catalog cannot be reloaded (skip_cache is then a no-op).
+	// It is called concurrently, by every read with skip_cache: it must be
+	// safe for that (skillsd's lets concurrent reads share one refresh).
 	Reload func(ctx context.Context) error
 	// Filter decides which skills this server exposes; the zero Filter exposes all.
 	Filter Filter
@@ -38,8 +43,25 @@ type Options struct {
 	// Scripts runs declared server scripts (ScriptService); nil means script
 	// execution is switched off.
 	Scripts *sandbox.Sandbox
+	// Commands runs seed 004's allow-listed commands (ScriptService.RunCommand);
+	// nil means running commands is switched off.
+	Commands *sandbox.Commands
+	// Content serves agent profiles and documentation (ContentService); nil
+	// means no agents or docs folder (empty lists, gets answer not found).
+	Content *content.Store
+	// Usage records usage events and answers the UsageService; nil means
+	// analytics is off (nothing recorded, the usage RPCs say so).
+	Usage *usage.Recorder
 	// Logger receives the log; nil discards it.
 	Logger *slog.Logger
+	// Refresh synchronises the git sources and rebuilds the catalog
+	// (RefreshSkills), one refresh at a time: it answers Busy while another
+	// runs. Nil means RefreshSkills reloads the local sources through Reload.
+	Refresh func(ctx context.Context) (RefreshReport, error)
+	// SourceState tells what the service knows of a source beyond the
+	// snapshot (git repository, commit, last sync, error), by source name;
+	// nil, or false, means nothing.
+	SourceState func(name string) (SourceState, bool)
 }
 
 // Filter is the enabled subset of seed 004 §8.3: when EnabledSkills is set only
@@ -82,9 +104,10 @@ type Service struct {
 	skillsv1.UnimplementedUsageServiceServer
 	skillsv1.UnimplementedContentServiceServer
 
-	opts     Options
-	log      *slog.Logger
-	reloadMu sync.Mutex
+	opts Options
+	log  *slog.Logger
+	// refreshing makes RefreshSkills single-flight when Options.Refresh is nil.
+	refreshing atomic.Bool
 	// routeCache holds the search index and matcher of the latest snapshot.
 	routeCache routeCache
 }
@@ -107,13 +130,11 @@ func New(opts Options) *Service {
 // snapshot returns the catalog being served.
 func (s *Service) snapshot() *catalog.Snapshot { return s.opts.Store.Current() }
 
-// reload rebuilds the catalog (skip_cache). Concurrent callers share one reload.
+// reload brings the catalog up to date (skip_cache) through Options.Reload.
 func (s *Service) reload(ctx context.Context) error {
 	if s.opts.Reload == nil {
 		return nil
 	}
-	s.reloadMu.Lock()
-	defer s.reloadMu.Unlock()
 	return s.opts.Reload(ctx)
 }
 
