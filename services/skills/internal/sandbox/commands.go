@@ -192,16 +192,11 @@ func (c *Commands) Run(ctx context.Context, sk *catalog.Skill, name string, args
 		return nil, failure.New(failure.Internal, "", "creating the command's TMPDIR").Wrap(err)
 	}
 	defer os.RemoveAll(tmp)
-	env := []string{"PATH=" + c.opts.Path}
-	if c.opts.Home != "" {
-		env = append(env, "HOME="+c.opts.Home)
-	}
-	env = append(env, "LANG="+c.opts.Lang, "TMPDIR="+tmp)
 	o, err := run(ctx, command{
 		path:      prog,
 		args:      append(pre, args...),
 		dir:       dir,
-		env:       env,
+		env:       minimalEnv(c.opts.Path, c.opts.Home, c.opts.Lang, tmp, nil),
 		timeout:   c.opts.Timeout,
 		grace:     c.opts.KillGrace,
 		maxOutput: c.opts.MaxOutputBytes,

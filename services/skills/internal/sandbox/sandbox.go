@@ -577,13 +577,21 @@ func cwdError(sk *catalog.Skill, cwd, what string) error {
 
 // environ is the whole environment of a run.
 func (s *Sandbox) environ(tmp string, args map[string]string) []string {
-	env := []string{"PATH=" + s.opts.Path}
-	if s.opts.Home != "" {
-		env = append(env, "HOME="+s.opts.Home)
+	return minimalEnv(s.opts.Path, s.opts.Home, s.opts.Lang, tmp, args)
+}
+
+// minimalEnv is the whole environment of every process the package starts
+// (scripts and commands alike): PATH, HOME when known, LANG, the process's
+// own TMPDIR, and vars (the SKILL_ARG_* variables) in a stable order.
+// Nothing of the server's own environment is ever added here.
+func minimalEnv(path, home, lang, tmp string, vars map[string]string) []string {
+	env := []string{"PATH=" + path}
+	if home != "" {
+		env = append(env, "HOME="+home)
 	}
-	env = append(env, "LANG="+s.opts.Lang, "TMPDIR="+tmp)
-	for _, k := range slices.Sorted(maps.Keys(args)) {
-		env = append(env, k+"="+args[k])
+	env = append(env, "LANG="+lang, "TMPDIR="+tmp)
+	for _, k := range slices.Sorted(maps.Keys(vars)) {
+		env = append(env, k+"="+vars[k])
 	}
 	return env
 }
