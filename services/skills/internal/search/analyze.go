@@ -154,12 +154,26 @@ func (s *scanner) next() (start, end int, kind tokKind, ok bool) {
 		switch {
 		case strings.HasPrefix(text[end:], "++"):
 			end += 2
-		case text[end] == '#' && (end+1 == len(text) || !wordByte[text[end+1]]):
+		case text[end] == '#' && !wordAt(text, end+1):
 			end++
 		}
 	}
 	s.pos = end
 	return start, end, kind, true
+}
+
+// wordAt reports whether a word's character starts at byte i of text (false
+// at the end, and on bytes that are not UTF-8).
+func wordAt(text string, i int) bool {
+	if i >= len(text) {
+		return false
+	}
+	if c := text[i]; c < utf8.RuneSelf {
+		return wordByte[c]
+	}
+	r, _ := utf8.DecodeRuneInString(text[i:])
+	k, in := runeKind(r)
+	return in && k == tokWord
 }
 
 // isASCII reports whether s has only ASCII bytes.
