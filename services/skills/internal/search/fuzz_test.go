@@ -1,6 +1,7 @@
 package search
 
 import (
+	"math"
 	"slices"
 	"testing"
 	"unicode/utf8"
@@ -39,6 +40,48 @@ func FuzzSearch(f *testing.F) {
 		}
 		if again := ix.Search(q); !slices.Equal(names(again), names(hits)) {
 			t.Errorf("%q: %v then %v", text, names(hits), names(again))
+		}
+	})
+}
+
+// FuzzMatch feeds arbitrary contexts to both match strategies over seed
+// 000's reference tree: never a panic; a match names exactly one skill, an
+// ambiguous answer at least two and at most MaxResults, no match none;
+// scores stay finite and not negative.
+func FuzzMatch(f *testing.F) {
+	for _, seed := range []string{
+		"create a React login form with JWT", "go", "golang gin api", "le composant React", "",
+		"c#é", "\x00\x01", "REACT react React", "auth auth auth auth",
+	} {
+		f.Add(seed)
+	}
+	skills := matchFixture(f)
+	matchers := []*Matcher{
+		NewMatcher(skills, MatcherOptions{Strategy: StrategyKeyword}),
+		NewMatcher(skills, MatcherOptions{Strategy: StrategyRanked}),
+	}
+	f.Fuzz(func(t *testing.T, context string) {
+		for _, m := range matchers {
+			d := m.Match(context)
+			switch d.Outcome {
+			case Match:
+				if len(d.Candidates) != 1 {
+					t.Errorf("%s %q: a match with %d candidates", m.Strategy(), context, len(d.Candidates))
+				}
+			case Ambiguous:
+				if n := len(d.Candidates); n < 2 || n > DefaultThresholds().MaxResults {
+					t.Errorf("%s %q: ambiguous with %d candidates", m.Strategy(), context, n)
+				}
+			case NoMatch:
+				if len(d.Candidates) != 0 {
+					t.Errorf("%s %q: no match with %d candidates", m.Strategy(), context, len(d.Candidates))
+				}
+			}
+			for _, c := range d.Candidates {
+				if c.Score < 0 || math.IsNaN(c.Score) || math.IsInf(c.Score, 0) {
+					t.Errorf("%s %q: %s scored %v", m.Strategy(), context, c.Skill.Path, c.Score)
+				}
+			}
 		}
 	})
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // matchFixture builds the seed-000 tree of the catalog package's testdata.
-func matchFixture(t *testing.T) []*catalog.Skill {
+func matchFixture(t testing.TB) []*catalog.Skill {
 	t.Helper()
 	dir, err := filepath.Abs(filepath.Join("..", "catalog", "testdata", "seed000-tree"))
 	if err != nil {
