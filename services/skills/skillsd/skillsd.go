@@ -27,6 +27,7 @@ import (
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
 	"github.com/skillsd/skillsd/services/skills/internal/config"
+	"github.com/skillsd/skillsd/services/skills/internal/embed"
 	"github.com/skillsd/skillsd/services/skills/internal/search"
 	"github.com/skillsd/skillsd/services/skills/internal/server"
 	"github.com/skillsd/skillsd/services/skills/internal/source"
@@ -106,6 +107,8 @@ type Server struct {
 
 	// usage records usage events; nil when analytics is off.
 	usage *usage.Recorder
+	// sem is the semantic search engine; nil with embedding.provider none.
+	sem *embed.Engine
 
 	mu      sync.Mutex
 	conns   []*grpc.ClientConn
@@ -219,6 +222,9 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		cont.poll(cfg.Refresh.Interval(), s.closeCh, log)
 	}
 
+	if s.sem, err = openSemantic(cfg, getenv, home, log); err != nil {
+		return nil, err
+	}
 	if s.usage, err = openUsage(ctx, cfg, getenv, home, log); err != nil {
 		return nil, err
 	}
@@ -239,7 +245,11 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		Logger:           log,
 		Refresh:          s.refresh,
 		SourceState:      s.sourceState,
+		Semantic:         s.sem,
 	})
+	if s.sem != nil {
+		s.prepareRouting(svc) // embeds the skills of each catalog as it comes
+	}
 	skillsv1.RegisterCatalogServiceServer(s.grpc, svc)
 	skillsv1.RegisterRoutingServiceServer(s.grpc, svc)
 	skillsv1.RegisterFileServiceServer(s.grpc, svc)
@@ -428,6 +438,9 @@ func (s *Server) Close() error {
 		_ = c.Close()
 	}
 	s.stop()
+	if s.sem != nil {
+		s.sem.Close()
+	}
 	if err := s.usage.Close(); err != nil {
 		s.log.Warn("closing the usage recorder", "err", err)
 	}

@@ -199,6 +199,14 @@ type Embedding struct {
 	BaseURL string `yaml:"base_url"`
 	// Model name; empty means the provider's default.
 	Model string `yaml:"model"`
+	// QueryTimeoutMS bounds the embedding of a search query, in
+	// milliseconds; on timeout the search answers lexically (10..10000).
+	QueryTimeoutMS int `yaml:"query_timeout_ms"`
+	// BatchSize is the most texts per embeddings request (1..2048).
+	BatchSize int `yaml:"batch_size"`
+	// StrongSimilarity is the cosine similarity from which a skill is
+	// answered although the lexical engine abstained (0..1).
+	StrongSimilarity float64 `yaml:"strong_similarity"`
 }
 
 // MCP configures the MCP gateway.
@@ -361,7 +369,7 @@ func Default() Config {
 			EnabledSkills:     []string{}, // every skill
 			EnabledCategories: []string{},
 		},
-		Embedding: Embedding{Provider: ProviderNone},
+		Embedding: Embedding{Provider: ProviderNone, QueryTimeoutMS: 300, BatchSize: 64, StrongSimilarity: 0.75},
 		MCP:       MCP{Profile: ProfileNative},
 		Commands: Commands{
 			Enabled:        false,

@@ -155,7 +155,16 @@ func (e Embedding) validate() *Error {
 	if err := oneOf("embedding.provider", e.Provider, ProviderNone, ProviderOpenAI); err != nil {
 		return err
 	}
-	return httpURL("embedding.base_url", e.BaseURL)
+	if err := httpURL("embedding.base_url", e.BaseURL); err != nil {
+		return err
+	}
+	if err := between("embedding.query_timeout_ms", int64(e.QueryTimeoutMS), 10, 10000); err != nil {
+		return err
+	}
+	if err := between("embedding.batch_size", int64(e.BatchSize), 1, 2048); err != nil {
+		return err
+	}
+	return fraction("embedding.strong_similarity", e.StrongSimilarity)
 }
 
 func (m MCP) validate() *Error {

@@ -49,8 +49,11 @@ func TestValidate(t *testing.T) {
 		{"provider", func(c *Config) { c.Embedding.Provider = "gemini" }, `embedding.provider: unknown value "gemini" (want none or openai)`},
 		{"base_url", func(c *Config) { c.Embedding.BaseURL = "localhost:11434" }, "embedding.base_url: want an http:// or https:// URL"},
 		{"openai with local server", func(c *Config) {
-			c.Embedding = Embedding{Provider: "openai", BaseURL: "http://localhost:11434/v1", Model: "nomic-embed-text"}
+			c.Embedding.Provider, c.Embedding.BaseURL, c.Embedding.Model = "openai", "http://localhost:11434/v1", "nomic-embed-text"
 		}, ""},
+		{"query timeout", func(c *Config) { c.Embedding.QueryTimeoutMS = 0 }, "embedding.query_timeout_ms: must be between 10 and 10000, got 0"},
+		{"batch size", func(c *Config) { c.Embedding.BatchSize = 5000 }, "embedding.batch_size: must be between 1 and 2048, got 5000"},
+		{"strong similarity", func(c *Config) { c.Embedding.StrongSimilarity = 1.5 }, "embedding.strong_similarity: must be between 0 and 1, got 1.5"},
 		{"profile", func(c *Config) { c.MCP.Profile = "skills_hub" }, `mcp.profile: unknown value "skills_hub" (want native, skills-mcp, universal-skills, sk, skillhub or github-worker)`},
 		{"commands timeout", func(c *Config) { c.Commands.TimeoutSeconds = 0 }, `commands.timeout_seconds: must be 1 to 86400 seconds, got 0`},
 		{"commands output", func(c *Config) { c.Commands.MaxOutputBytes = -1 }, `commands.max_output_bytes: must be 1 to 67108864 bytes, got -1`},

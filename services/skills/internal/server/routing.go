@@ -10,6 +10,7 @@ import (
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
+	"github.com/skillsd/skillsd/services/skills/internal/embed"
 	"github.com/skillsd/skillsd/services/skills/internal/failure"
 	"github.com/skillsd/skillsd/services/skills/internal/search"
 	"github.com/skillsd/skillsd/services/skills/internal/usage"
@@ -62,6 +63,8 @@ type routes struct {
 	snap    *catalog.Snapshot
 	index   *search.Index
 	matcher *search.Matcher
+	// sem fuses in the semantic ranking; nil without Options.Semantic.
+	sem *embed.Set
 }
 
 // routeCache holds the routes of the latest snapshot. Readers load it without
@@ -104,6 +107,9 @@ func (s *Service) routes(ctx context.Context) *routes {
 			Tokenizer:  search.NewKeywordTokenizer(cfg.StopWords),
 			Index:      idx,
 		}),
+	}
+	if s.opts.Semantic != nil {
+		r.sem = s.opts.Semantic.Sync(skills) // embeds in the background
 	}
 	s.routeCache.cur.Store(r)
 	s.log.DebugContext(ctx, "search index built", "generation", snap.Generation(), "skills", len(skills),
@@ -158,7 +164,12 @@ func (s *Service) SearchSkills(ctx context.Context, req *skillsv1.SearchSkillsRe
 	if cat != "" || len(tags) > 0 {
 		q.Allow = func(sk *catalog.Skill) bool { return (cat == "" || category(sk) == cat) && hasTags(sk, tags) }
 	}
-	hits := r.index.Search(q)
+	var hits []search.Hit
+	if r.sem != nil {
+		hits = r.sem.Search(ctx, r.index, q)
+	} else {
+		hits = r.index.Search(q)
+	}
 	resp := &skillsv1.SearchSkillsResponse{Query: req.GetQuery(), Results: make([]*skillsv1.SearchHit, 0, len(hits))}
 	for _, h := range hits {
 		if len(resp.Results) == limit {
@@ -177,7 +188,12 @@ func (s *Service) MatchSkill(ctx context.Context, req *skillsv1.MatchSkillReques
 		return nil, toStatus(ctx, s.log, err)
 	}
 	r := s.routes(ctx)
-	d := r.matcher.Match(text)
+	var d search.Decision
+	if r.sem != nil && r.matcher.Strategy() == search.StrategyRanked {
+		d = r.sem.Match(ctx, r.index, text, s.routing().Match)
+	} else {
+		d = r.matcher.Match(text)
+	}
 	resp := &skillsv1.MatchSkillResponse{
 		Strategy:         d.Strategy,
 		Message:          d.Message,

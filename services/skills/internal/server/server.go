@@ -14,6 +14,7 @@ import (
 	"github.com/skillsd/skillsd/services/skills/internal/assets"
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
 	"github.com/skillsd/skillsd/services/skills/internal/content"
+	"github.com/skillsd/skillsd/services/skills/internal/embed"
 	"github.com/skillsd/skillsd/services/skills/internal/failure"
 	"github.com/skillsd/skillsd/services/skills/internal/sandbox"
 	"github.com/skillsd/skillsd/services/skills/internal/usage"
@@ -62,6 +63,10 @@ type Options struct {
 	// snapshot (git repository, commit, last sync, error), by source name;
 	// nil, or false, means nothing.
 	SourceState func(name string) (SourceState, bool)
+	// Semantic fuses the lexical ranking with an embedding model's in
+	// SearchSkills (ranked mode) and the ranked match strategy; nil means
+	// lexical search only (embedding.provider none).
+	Semantic *embed.Engine
 }
 
 // Filter is the enabled subset of seed 004 §8.3: when EnabledSkills is set only
