@@ -186,6 +186,10 @@ func New(conn grpc.ClientConnInterface, opts Options) (*mcp.Server, error) {
 			return nil, fmt.Errorf("mcpgw: %w", err)
 		}
 	}
+	// Added last, so outermost: a panic in a handler or an answer the SDK
+	// cannot send is turned into an error instead of ending the connection
+	// (recover.go).
+	server.AddReceivingMiddleware(guardHandlers(logger))
 	return server, nil
 }
 
