@@ -279,15 +279,22 @@ func TestUsageContract(t *testing.T) {
 	go func() { _ = hs.Serve(lis) }()
 	t.Cleanup(func() { _ = hs.Close() })
 
-	var remote *usageStats
+	// Events reach the collector while it is asked: wait for all of them
+	// over gRPC alone, then compare the surfaces on the settled answer.
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		remote = statsBoth(t, cconn)
-		if remote.TotalEvents >= total || time.Now().After(deadline) {
+		resp, err := skillsv1.NewUsageServiceClient(cconn).GetUsageStats(t.Context(), &skillsv1.GetUsageStatsRequest{
+			StartTime: timestamppb.New(time.Now().Add(-time.Hour)), EndTime: timestamppb.New(time.Now().Add(time.Hour)),
+		})
+		if err != nil {
+			t.Fatalf("collector GetUsageStats: %v", err)
+		}
+		if resp.GetTotalEvents() >= total || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	remote := statsBoth(t, cconn)
 	if diff := cmp.Diff(local, remote); diff != "" {
 		t.Errorf("collector's statistics differ from the server's (-server +collector):\n%s", diff)
 	}
