@@ -810,13 +810,6 @@ func TestProfileGitHubWorker(t *testing.T) {
 	if g := result[map[string]any](t, c[1]); g["content"] != changed || g["sha"] != gitSHA([]byte(changed)) {
 		t.Errorf("get_skill skipCache: got %.80q, want the new text", g["content"])
 	}
-	if c[2].IsError && strings.Contains(c[2].Text, "not implemented") {
-		t.Logf("ContentService does not answer yet: %s", c[2].Text)
-		for _, i := range []int{2, 3, 4, 5, 6, 7} {
-			checkGHError(t, c[i], "UPSTREAM_ERROR")
-		}
-		return
-	}
 	// Agents and docs (REQ-AGENT-001/002, REQ-DOC-001..003).
 	agents := result[[]map[string]any](t, c[2])
 	if len(agents) != 1 || agents[0]["name"] != "reviewer" || agents[0]["model"] != "sonnet" ||
