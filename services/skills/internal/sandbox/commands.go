@@ -180,30 +180,22 @@ func (c *Commands) Run(ctx context.Context, sk *catalog.Skill, name string, args
 	if err != nil {
 		return nil, withSkill(err, sk)
 	}
-	select {
-	case c.sem <- struct{}{}:
-		defer func() { <-c.sem }()
-	default:
-		return nil, failure.New(failure.ResourceExhausted, "",
-			"%d commands are already running, the most this server allows at once; try again when one ends", cap(c.sem))
-	}
-	tmp, err := os.MkdirTemp(c.opts.TempDir, "skillsd-cmd-")
-	if err != nil {
-		return nil, failure.New(failure.Internal, "", "creating the command's TMPDIR").Wrap(err)
-	}
-	defer os.RemoveAll(tmp)
-	o, err := run(ctx, command{
-		path:      prog,
-		args:      append(pre, args...),
-		dir:       dir,
-		env:       minimalEnv(c.opts.Path, c.opts.Home, c.opts.Lang, tmp, nil),
-		timeout:   c.opts.Timeout,
-		grace:     c.opts.KillGrace,
-		maxOutput: c.opts.MaxOutputBytes,
-	})
+	o, err := launch(ctx, c.sem, "commands", "", c.opts.TempDir,
+		func(tmp string) []string { return minimalEnv(c.opts.Path, c.opts.Home, c.opts.Lang, tmp, nil) },
+		command{
+			path:      prog,
+			args:      append(pre, args...),
+			dir:       dir,
+			timeout:   c.opts.Timeout,
+			grace:     c.opts.KillGrace,
+			maxOutput: c.opts.MaxOutputBytes,
+		})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if _, ok := err.(*failure.Error); ok { // refused by launch: no slot, no TMPDIR
+			return nil, err
 		}
 		return nil, failure.New(failure.FailedPrecondition, ReasonNoRunner,
 			"command %q could not be started in skill %q", name, sk.Path).With("skill_path", sk.Path).Wrap(err)

@@ -300,33 +300,22 @@ func (s *Sandbox) Run(ctx context.Context, snap *catalog.Snapshot, sk *catalog.S
 	if err != nil {
 		return nil, err
 	}
-	// Concurrency.
-	select {
-	case s.sem <- struct{}{}:
-		defer func() { <-s.sem }()
-	default:
-		return nil, failure.New(failure.ResourceExhausted, "",
-			"%d scripts are already running, the most this server allows at once (scripts.max_concurrent); try again when one ends", cap(s.sem))
-	}
-
-	tmp, err := os.MkdirTemp(s.opts.TempDir, "skillsd-run-")
-	if err != nil {
-		return nil, failure.New(failure.Internal, "", "creating the script's TMPDIR").Wrap(err)
-	}
-	defer os.RemoveAll(tmp)
-
-	o, err := run(ctx, command{
-		path:      runner,
-		args:      append(args, script),
-		dir:       dir,
-		env:       s.environ(tmp, env),
-		timeout:   s.opts.Timeout,
-		grace:     s.opts.KillGrace,
-		maxOutput: s.opts.MaxOutputBytes,
-	})
+	o, err := launch(ctx, s.sem, "scripts", " (scripts.max_concurrent)", s.opts.TempDir,
+		func(tmp string) []string { return s.environ(tmp, env) },
+		command{
+			path:      runner,
+			args:      append(args, script),
+			dir:       dir,
+			timeout:   s.opts.Timeout,
+			grace:     s.opts.KillGrace,
+			maxOutput: s.opts.MaxOutputBytes,
+		})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if _, ok := err.(*failure.Error); ok { // refused by launch: no slot, no TMPDIR
+			return nil, err
 		}
 		s.log.WarnContext(ctx, "script did not start", "skill", sk.Path, "script", clean, "runner", runner, "err", err)
 		return nil, failure.New(failure.FailedPrecondition, ReasonNoRunner,
@@ -576,6 +565,28 @@ func cwdError(sk *catalog.Skill, cwd, what string) error {
 }
 
 // environ is the whole environment of a run.
+// launch is the one way a process starts: it takes a slot of sem (refusing
+// at once when every slot is taken; what names the processes and hint the
+// setting that bounds them), creates the process's own TMPDIR under tempDir
+// (removed when it ends), gives it the environment envOf builds for that
+// TMPDIR, and runs c.
+func launch(ctx context.Context, sem chan struct{}, what, hint, tempDir string, envOf func(tmp string) []string, c command) (*outcome, error) {
+	select {
+	case sem <- struct{}{}:
+		defer func() { <-sem }()
+	default:
+		return nil, failure.New(failure.ResourceExhausted, "",
+			"%d %s are already running, the most this server allows at once%s; try again when one ends", cap(sem), what, hint)
+	}
+	tmp, err := os.MkdirTemp(tempDir, "skillsd-run-")
+	if err != nil {
+		return nil, failure.New(failure.Internal, "", "creating the TMPDIR of a process").Wrap(err)
+	}
+	defer os.RemoveAll(tmp)
+	c.env = envOf(tmp)
+	return run(ctx, c)
+}
+
 func (s *Sandbox) environ(tmp string, args map[string]string) []string {
 	return minimalEnv(s.opts.Path, s.opts.Home, s.opts.Lang, tmp, args)
 }
