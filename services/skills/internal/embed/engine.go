@@ -69,6 +69,7 @@ type Engine struct {
 	want      *Set // the latest Sync
 	running   bool
 	lastFail  time.Time // of a skill-vector pass
+	lastErr   error     // of that pass; nil once a pass succeeds
 	queryFail atomic.Int64
 	loaded    bool
 
@@ -206,7 +207,7 @@ func (e *Engine) fill() {
 			}
 		}
 		if len(texts) == 0 {
-			e.finish(true)
+			e.finish(nil)
 			return
 		}
 		start, saved := time.Now(), time.Now()
@@ -221,7 +222,7 @@ func (e *Engine) fill() {
 				if lo > 0 {
 					e.save(want) // keep what was embedded
 				}
-				e.finish(false)
+				e.finish(err)
 				return
 			}
 			e.publish(hashes[lo:hi], vecs)
@@ -254,13 +255,41 @@ func (e *Engine) loadOnce() {
 	e.mu.Unlock()
 }
 
-func (e *Engine) finish(ok bool) {
+// finish ends a pass; err is why it failed, nil when it succeeded.
+func (e *Engine) finish(err error) {
 	e.mu.Lock()
 	e.running = false
-	if !ok {
+	e.lastErr = err
+	if err != nil {
 		e.lastFail = time.Now()
 	}
 	e.mu.Unlock()
+}
+
+// Status is the progress of a Set's embedding.
+type Status struct {
+	// Model is the provider's model name.
+	Model string
+	// Embedded and Pending count the Set's skills with and without a
+	// vector.
+	Embedded, Pending int
+	// LastError is why the last pass over the skills failed, nil when it
+	// succeeded or none failed yet; LastErrorAt is when.
+	LastError   error
+	LastErrorAt time.Time
+}
+
+// Status reports s's progress.
+func (s *Set) Status() Status {
+	e := s.e
+	r := s.vectors()
+	st := Status{Model: e.opts.Provider.Model(), Embedded: len(s.skills) - r.missing, Pending: r.missing}
+	e.mu.Lock()
+	if e.lastErr != nil {
+		st.LastError, st.LastErrorAt = e.lastErr, e.lastFail
+	}
+	e.mu.Unlock()
+	return st
 }
 
 // publish adds vectors.

@@ -8,6 +8,7 @@ import (
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
+	"github.com/skillsd/skillsd/services/skills/internal/embed"
 	"github.com/skillsd/skillsd/services/skills/internal/failure"
 	"github.com/skillsd/skillsd/services/skills/internal/skill"
 )
@@ -152,7 +153,24 @@ func (s *Service) GetCatalogStatus(ctx context.Context, _ *skillsv1.GetCatalogSt
 	for _, src := range snap.Sources() {
 		resp.Sources = append(resp.Sources, s.sourceStatus(src, counts[src], snap.BuiltAt()))
 	}
+	if s.opts.Semantic != nil {
+		resp.Semantic = toSemanticStatus(s.routes(ctx).sem.Status())
+	}
 	return resp, nil
+}
+
+// toSemanticStatus is the wire form of the semantic search's progress.
+func toSemanticStatus(st embed.Status) *skillsv1.SemanticStatus {
+	out := &skillsv1.SemanticStatus{
+		Model:         st.Model,
+		EmbeddedCount: int32(st.Embedded),
+		PendingCount:  int32(st.Pending),
+	}
+	if st.LastError != nil {
+		out.LastError = st.LastError.Error()
+		out.LastErrorAt = timestamp(st.LastErrorAt)
+	}
+	return out
 }
 
 // strategy resolves the configured matching strategy: "auto" is "keyword" when

@@ -680,8 +680,11 @@ type GetCatalogStatusResponse struct {
 	Version string `protobuf:"bytes,8,opt,name=version,proto3" json:"version,omitempty"`
 	// The matching strategy in use: "keyword" or "ranked".
 	MatchingStrategy string `protobuf:"bytes,9,opt,name=matching_strategy,json=matchingStrategy,proto3" json:"matching_strategy,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// The semantic search's progress; absent when no embedding provider is
+	// configured (embedding.provider none).
+	Semantic      *SemanticStatus `protobuf:"bytes,10,opt,name=semantic,proto3" json:"semantic,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetCatalogStatusResponse) Reset() {
@@ -777,6 +780,99 @@ func (x *GetCatalogStatusResponse) GetMatchingStrategy() string {
 	return ""
 }
 
+func (x *GetCatalogStatusResponse) GetSemantic() *SemanticStatus {
+	if x != nil {
+		return x.Semantic
+	}
+	return nil
+}
+
+// SemanticStatus is the state of the optional semantic search: how many of
+// the routable skills have a vector. Until every skill has one, search fuses
+// the semantic ranking over those that do.
+type SemanticStatus struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The embedding model's name, as sent to the provider.
+	Model string `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
+	// The number of routable skills with a vector.
+	EmbeddedCount int32 `protobuf:"varint,2,opt,name=embedded_count,json=embeddedCount,proto3" json:"embedded_count,omitempty"`
+	// The number of routable skills still without a vector.
+	PendingCount int32 `protobuf:"varint,3,opt,name=pending_count,json=pendingCount,proto3" json:"pending_count,omitempty"`
+	// Why the last embedding request failed, when the skills' embedding pass
+	// failed and has not succeeded since (it is retried); never contains the
+	// API key.
+	LastError string `protobuf:"bytes,4,opt,name=last_error,json=lastError,proto3" json:"last_error,omitempty"`
+	// When that request failed.
+	LastErrorAt   *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=last_error_at,json=lastErrorAt,proto3" json:"last_error_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SemanticStatus) Reset() {
+	*x = SemanticStatus{}
+	mi := &file_skills_v1_catalog_service_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SemanticStatus) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SemanticStatus) ProtoMessage() {}
+
+func (x *SemanticStatus) ProtoReflect() protoreflect.Message {
+	mi := &file_skills_v1_catalog_service_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SemanticStatus.ProtoReflect.Descriptor instead.
+func (*SemanticStatus) Descriptor() ([]byte, []int) {
+	return file_skills_v1_catalog_service_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *SemanticStatus) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *SemanticStatus) GetEmbeddedCount() int32 {
+	if x != nil {
+		return x.EmbeddedCount
+	}
+	return 0
+}
+
+func (x *SemanticStatus) GetPendingCount() int32 {
+	if x != nil {
+		return x.PendingCount
+	}
+	return 0
+}
+
+func (x *SemanticStatus) GetLastError() string {
+	if x != nil {
+		return x.LastError
+	}
+	return ""
+}
+
+func (x *SemanticStatus) GetLastErrorAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LastErrorAt
+	}
+	return nil
+}
+
 // RefreshSkillsRequest asks for a refresh.
 type RefreshSkillsRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -786,7 +882,7 @@ type RefreshSkillsRequest struct {
 
 func (x *RefreshSkillsRequest) Reset() {
 	*x = RefreshSkillsRequest{}
-	mi := &file_skills_v1_catalog_service_proto_msgTypes[10]
+	mi := &file_skills_v1_catalog_service_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -798,7 +894,7 @@ func (x *RefreshSkillsRequest) String() string {
 func (*RefreshSkillsRequest) ProtoMessage() {}
 
 func (x *RefreshSkillsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_skills_v1_catalog_service_proto_msgTypes[10]
+	mi := &file_skills_v1_catalog_service_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -811,7 +907,7 @@ func (x *RefreshSkillsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RefreshSkillsRequest.ProtoReflect.Descriptor instead.
 func (*RefreshSkillsRequest) Descriptor() ([]byte, []int) {
-	return file_skills_v1_catalog_service_proto_rawDescGZIP(), []int{10}
+	return file_skills_v1_catalog_service_proto_rawDescGZIP(), []int{11}
 }
 
 // RefreshSkillsResponse reports a refresh, in the shapes of seed 000 §8.6.
@@ -842,7 +938,7 @@ type RefreshSkillsResponse struct {
 
 func (x *RefreshSkillsResponse) Reset() {
 	*x = RefreshSkillsResponse{}
-	mi := &file_skills_v1_catalog_service_proto_msgTypes[11]
+	mi := &file_skills_v1_catalog_service_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -854,7 +950,7 @@ func (x *RefreshSkillsResponse) String() string {
 func (*RefreshSkillsResponse) ProtoMessage() {}
 
 func (x *RefreshSkillsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_skills_v1_catalog_service_proto_msgTypes[11]
+	mi := &file_skills_v1_catalog_service_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -867,7 +963,7 @@ func (x *RefreshSkillsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RefreshSkillsResponse.ProtoReflect.Descriptor instead.
 func (*RefreshSkillsResponse) Descriptor() ([]byte, []int) {
-	return file_skills_v1_catalog_service_proto_rawDescGZIP(), []int{11}
+	return file_skills_v1_catalog_service_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *RefreshSkillsResponse) GetSuccess() bool {
@@ -942,7 +1038,7 @@ type WatchCatalogRequest struct {
 
 func (x *WatchCatalogRequest) Reset() {
 	*x = WatchCatalogRequest{}
-	mi := &file_skills_v1_catalog_service_proto_msgTypes[12]
+	mi := &file_skills_v1_catalog_service_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -954,7 +1050,7 @@ func (x *WatchCatalogRequest) String() string {
 func (*WatchCatalogRequest) ProtoMessage() {}
 
 func (x *WatchCatalogRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_skills_v1_catalog_service_proto_msgTypes[12]
+	mi := &file_skills_v1_catalog_service_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -967,7 +1063,7 @@ func (x *WatchCatalogRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchCatalogRequest.ProtoReflect.Descriptor instead.
 func (*WatchCatalogRequest) Descriptor() ([]byte, []int) {
-	return file_skills_v1_catalog_service_proto_rawDescGZIP(), []int{12}
+	return file_skills_v1_catalog_service_proto_rawDescGZIP(), []int{13}
 }
 
 // WatchCatalogResponse is one catalog change.
@@ -992,7 +1088,7 @@ type WatchCatalogResponse struct {
 
 func (x *WatchCatalogResponse) Reset() {
 	*x = WatchCatalogResponse{}
-	mi := &file_skills_v1_catalog_service_proto_msgTypes[13]
+	mi := &file_skills_v1_catalog_service_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1004,7 +1100,7 @@ func (x *WatchCatalogResponse) String() string {
 func (*WatchCatalogResponse) ProtoMessage() {}
 
 func (x *WatchCatalogResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_skills_v1_catalog_service_proto_msgTypes[13]
+	mi := &file_skills_v1_catalog_service_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1017,7 +1113,7 @@ func (x *WatchCatalogResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchCatalogResponse.ProtoReflect.Descriptor instead.
 func (*WatchCatalogResponse) Descriptor() ([]byte, []int) {
-	return file_skills_v1_catalog_service_proto_rawDescGZIP(), []int{13}
+	return file_skills_v1_catalog_service_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *WatchCatalogResponse) GetGeneration() int64 {
@@ -1115,7 +1211,7 @@ const file_skills_v1_catalog_service_proto_rawDesc = "" +
 	"\verror_count\x18\x02 \x01(\x05R\n" +
 	"errorCount\x12#\n" +
 	"\rwarning_count\x18\x03 \x01(\x05R\fwarningCount\"\x19\n" +
-	"\x17GetCatalogStatusRequest\"\xf9\x02\n" +
+	"\x17GetCatalogStatusRequest\"\xb0\x03\n" +
 	"\x18GetCatalogStatusResponse\x12\x1e\n" +
 	"\n" +
 	"generation\x18\x01 \x01(\x03R\n" +
@@ -1129,7 +1225,16 @@ const file_skills_v1_catalog_service_proto_rawDesc = "" +
 	"\rwarning_count\x18\x06 \x01(\x05R\fwarningCount\x121\n" +
 	"\asources\x18\a \x03(\v2\x17.skills.v1.SourceStatusR\asources\x12\x18\n" +
 	"\aversion\x18\b \x01(\tR\aversion\x12+\n" +
-	"\x11matching_strategy\x18\t \x01(\tR\x10matchingStrategy\"\x16\n" +
+	"\x11matching_strategy\x18\t \x01(\tR\x10matchingStrategy\x125\n" +
+	"\bsemantic\x18\n" +
+	" \x01(\v2\x19.skills.v1.SemanticStatusR\bsemantic\"\xd1\x01\n" +
+	"\x0eSemanticStatus\x12\x14\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\x12%\n" +
+	"\x0eembedded_count\x18\x02 \x01(\x05R\rembeddedCount\x12#\n" +
+	"\rpending_count\x18\x03 \x01(\x05R\fpendingCount\x12\x1d\n" +
+	"\n" +
+	"last_error\x18\x04 \x01(\tR\tlastError\x12>\n" +
+	"\rlast_error_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\vlastErrorAt\"\x16\n" +
 	"\x14RefreshSkillsRequest\"\xdc\x02\n" +
 	"\x15RefreshSkillsResponse\x12\x18\n" +
 	"\asuccess\x18\x01 \x01(\bR\asuccess\x12\x12\n" +
@@ -1179,7 +1284,7 @@ func file_skills_v1_catalog_service_proto_rawDescGZIP() []byte {
 	return file_skills_v1_catalog_service_proto_rawDescData
 }
 
-var file_skills_v1_catalog_service_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
+var file_skills_v1_catalog_service_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
 var file_skills_v1_catalog_service_proto_goTypes = []any{
 	(*ListSkillsRequest)(nil),        // 0: skills.v1.ListSkillsRequest
 	(*ListSkillsResponse)(nil),       // 1: skills.v1.ListSkillsResponse
@@ -1191,58 +1296,61 @@ var file_skills_v1_catalog_service_proto_goTypes = []any{
 	(*ListDiagnosticsResponse)(nil),  // 7: skills.v1.ListDiagnosticsResponse
 	(*GetCatalogStatusRequest)(nil),  // 8: skills.v1.GetCatalogStatusRequest
 	(*GetCatalogStatusResponse)(nil), // 9: skills.v1.GetCatalogStatusResponse
-	(*RefreshSkillsRequest)(nil),     // 10: skills.v1.RefreshSkillsRequest
-	(*RefreshSkillsResponse)(nil),    // 11: skills.v1.RefreshSkillsResponse
-	(*WatchCatalogRequest)(nil),      // 12: skills.v1.WatchCatalogRequest
-	(*WatchCatalogResponse)(nil),     // 13: skills.v1.WatchCatalogResponse
-	(*Skill)(nil),                    // 14: skills.v1.Skill
-	(*SkillNode)(nil),                // 15: skills.v1.SkillNode
-	(*structpb.Struct)(nil),          // 16: google.protobuf.Struct
-	(*SkillFile)(nil),                // 17: skills.v1.SkillFile
-	(*Asset)(nil),                    // 18: skills.v1.Asset
-	(*Script)(nil),                   // 19: skills.v1.Script
-	(*Diagnostic)(nil),               // 20: skills.v1.Diagnostic
-	(Severity)(0),                    // 21: skills.v1.Severity
-	(*timestamppb.Timestamp)(nil),    // 22: google.protobuf.Timestamp
-	(*SourceStatus)(nil),             // 23: skills.v1.SourceStatus
+	(*SemanticStatus)(nil),           // 10: skills.v1.SemanticStatus
+	(*RefreshSkillsRequest)(nil),     // 11: skills.v1.RefreshSkillsRequest
+	(*RefreshSkillsResponse)(nil),    // 12: skills.v1.RefreshSkillsResponse
+	(*WatchCatalogRequest)(nil),      // 13: skills.v1.WatchCatalogRequest
+	(*WatchCatalogResponse)(nil),     // 14: skills.v1.WatchCatalogResponse
+	(*Skill)(nil),                    // 15: skills.v1.Skill
+	(*SkillNode)(nil),                // 16: skills.v1.SkillNode
+	(*structpb.Struct)(nil),          // 17: google.protobuf.Struct
+	(*SkillFile)(nil),                // 18: skills.v1.SkillFile
+	(*Asset)(nil),                    // 19: skills.v1.Asset
+	(*Script)(nil),                   // 20: skills.v1.Script
+	(*Diagnostic)(nil),               // 21: skills.v1.Diagnostic
+	(Severity)(0),                    // 22: skills.v1.Severity
+	(*timestamppb.Timestamp)(nil),    // 23: google.protobuf.Timestamp
+	(*SourceStatus)(nil),             // 24: skills.v1.SourceStatus
 }
 var file_skills_v1_catalog_service_proto_depIdxs = []int32{
-	14, // 0: skills.v1.ListSkillsResponse.skills:type_name -> skills.v1.Skill
-	15, // 1: skills.v1.GetSkillTreeResponse.skills:type_name -> skills.v1.SkillNode
-	14, // 2: skills.v1.GetSkillResponse.skill:type_name -> skills.v1.Skill
-	16, // 3: skills.v1.GetSkillResponse.frontmatter:type_name -> google.protobuf.Struct
-	17, // 4: skills.v1.GetSkillResponse.files:type_name -> skills.v1.SkillFile
-	18, // 5: skills.v1.GetSkillResponse.assets:type_name -> skills.v1.Asset
-	19, // 6: skills.v1.GetSkillResponse.scripts:type_name -> skills.v1.Script
-	18, // 7: skills.v1.GetSkillResponse.inherited_assets:type_name -> skills.v1.Asset
-	19, // 8: skills.v1.GetSkillResponse.inherited_scripts:type_name -> skills.v1.Script
-	20, // 9: skills.v1.GetSkillResponse.diagnostics:type_name -> skills.v1.Diagnostic
-	21, // 10: skills.v1.ListDiagnosticsRequest.min_severity:type_name -> skills.v1.Severity
-	20, // 11: skills.v1.ListDiagnosticsResponse.diagnostics:type_name -> skills.v1.Diagnostic
-	22, // 12: skills.v1.GetCatalogStatusResponse.built_at:type_name -> google.protobuf.Timestamp
-	23, // 13: skills.v1.GetCatalogStatusResponse.sources:type_name -> skills.v1.SourceStatus
-	22, // 14: skills.v1.RefreshSkillsResponse.last_sync:type_name -> google.protobuf.Timestamp
-	23, // 15: skills.v1.RefreshSkillsResponse.sources:type_name -> skills.v1.SourceStatus
-	22, // 16: skills.v1.WatchCatalogResponse.changed_at:type_name -> google.protobuf.Timestamp
-	0,  // 17: skills.v1.CatalogService.ListSkills:input_type -> skills.v1.ListSkillsRequest
-	2,  // 18: skills.v1.CatalogService.GetSkillTree:input_type -> skills.v1.GetSkillTreeRequest
-	4,  // 19: skills.v1.CatalogService.GetSkill:input_type -> skills.v1.GetSkillRequest
-	6,  // 20: skills.v1.CatalogService.ListDiagnostics:input_type -> skills.v1.ListDiagnosticsRequest
-	8,  // 21: skills.v1.CatalogService.GetCatalogStatus:input_type -> skills.v1.GetCatalogStatusRequest
-	10, // 22: skills.v1.CatalogService.RefreshSkills:input_type -> skills.v1.RefreshSkillsRequest
-	12, // 23: skills.v1.CatalogService.WatchCatalog:input_type -> skills.v1.WatchCatalogRequest
-	1,  // 24: skills.v1.CatalogService.ListSkills:output_type -> skills.v1.ListSkillsResponse
-	3,  // 25: skills.v1.CatalogService.GetSkillTree:output_type -> skills.v1.GetSkillTreeResponse
-	5,  // 26: skills.v1.CatalogService.GetSkill:output_type -> skills.v1.GetSkillResponse
-	7,  // 27: skills.v1.CatalogService.ListDiagnostics:output_type -> skills.v1.ListDiagnosticsResponse
-	9,  // 28: skills.v1.CatalogService.GetCatalogStatus:output_type -> skills.v1.GetCatalogStatusResponse
-	11, // 29: skills.v1.CatalogService.RefreshSkills:output_type -> skills.v1.RefreshSkillsResponse
-	13, // 30: skills.v1.CatalogService.WatchCatalog:output_type -> skills.v1.WatchCatalogResponse
-	24, // [24:31] is the sub-list for method output_type
-	17, // [17:24] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	15, // 0: skills.v1.ListSkillsResponse.skills:type_name -> skills.v1.Skill
+	16, // 1: skills.v1.GetSkillTreeResponse.skills:type_name -> skills.v1.SkillNode
+	15, // 2: skills.v1.GetSkillResponse.skill:type_name -> skills.v1.Skill
+	17, // 3: skills.v1.GetSkillResponse.frontmatter:type_name -> google.protobuf.Struct
+	18, // 4: skills.v1.GetSkillResponse.files:type_name -> skills.v1.SkillFile
+	19, // 5: skills.v1.GetSkillResponse.assets:type_name -> skills.v1.Asset
+	20, // 6: skills.v1.GetSkillResponse.scripts:type_name -> skills.v1.Script
+	19, // 7: skills.v1.GetSkillResponse.inherited_assets:type_name -> skills.v1.Asset
+	20, // 8: skills.v1.GetSkillResponse.inherited_scripts:type_name -> skills.v1.Script
+	21, // 9: skills.v1.GetSkillResponse.diagnostics:type_name -> skills.v1.Diagnostic
+	22, // 10: skills.v1.ListDiagnosticsRequest.min_severity:type_name -> skills.v1.Severity
+	21, // 11: skills.v1.ListDiagnosticsResponse.diagnostics:type_name -> skills.v1.Diagnostic
+	23, // 12: skills.v1.GetCatalogStatusResponse.built_at:type_name -> google.protobuf.Timestamp
+	24, // 13: skills.v1.GetCatalogStatusResponse.sources:type_name -> skills.v1.SourceStatus
+	10, // 14: skills.v1.GetCatalogStatusResponse.semantic:type_name -> skills.v1.SemanticStatus
+	23, // 15: skills.v1.SemanticStatus.last_error_at:type_name -> google.protobuf.Timestamp
+	23, // 16: skills.v1.RefreshSkillsResponse.last_sync:type_name -> google.protobuf.Timestamp
+	24, // 17: skills.v1.RefreshSkillsResponse.sources:type_name -> skills.v1.SourceStatus
+	23, // 18: skills.v1.WatchCatalogResponse.changed_at:type_name -> google.protobuf.Timestamp
+	0,  // 19: skills.v1.CatalogService.ListSkills:input_type -> skills.v1.ListSkillsRequest
+	2,  // 20: skills.v1.CatalogService.GetSkillTree:input_type -> skills.v1.GetSkillTreeRequest
+	4,  // 21: skills.v1.CatalogService.GetSkill:input_type -> skills.v1.GetSkillRequest
+	6,  // 22: skills.v1.CatalogService.ListDiagnostics:input_type -> skills.v1.ListDiagnosticsRequest
+	8,  // 23: skills.v1.CatalogService.GetCatalogStatus:input_type -> skills.v1.GetCatalogStatusRequest
+	11, // 24: skills.v1.CatalogService.RefreshSkills:input_type -> skills.v1.RefreshSkillsRequest
+	13, // 25: skills.v1.CatalogService.WatchCatalog:input_type -> skills.v1.WatchCatalogRequest
+	1,  // 26: skills.v1.CatalogService.ListSkills:output_type -> skills.v1.ListSkillsResponse
+	3,  // 27: skills.v1.CatalogService.GetSkillTree:output_type -> skills.v1.GetSkillTreeResponse
+	5,  // 28: skills.v1.CatalogService.GetSkill:output_type -> skills.v1.GetSkillResponse
+	7,  // 29: skills.v1.CatalogService.ListDiagnostics:output_type -> skills.v1.ListDiagnosticsResponse
+	9,  // 30: skills.v1.CatalogService.GetCatalogStatus:output_type -> skills.v1.GetCatalogStatusResponse
+	12, // 31: skills.v1.CatalogService.RefreshSkills:output_type -> skills.v1.RefreshSkillsResponse
+	14, // 32: skills.v1.CatalogService.WatchCatalog:output_type -> skills.v1.WatchCatalogResponse
+	26, // [26:33] is the sub-list for method output_type
+	19, // [19:26] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_skills_v1_catalog_service_proto_init() }
@@ -1257,7 +1365,7 @@ func file_skills_v1_catalog_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_skills_v1_catalog_service_proto_rawDesc), len(file_skills_v1_catalog_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   14,
+			NumMessages:   15,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

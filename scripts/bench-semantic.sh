@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Routing quality with semantic search on: skills eval over the routing
+# benchmark with an embedding provider, scored by the benchmark's eval.py.
+#
+#   scripts/bench-semantic.sh SKILLS_BIN BENCH_DIR TMP_DIR
+#
+# With EMBEDDING_BASE_URL set (and EMBEDDING_MODEL, OPENAI_API_KEY as the
+# endpoint needs), that endpoint is measured. Otherwise a local endpoint is
+# started from scripts/embeddings (the Universal Sentence Encoder from npm).
+set -euo pipefail
+skills=$1 bench=$2 tmp=$3
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$tmp"
+base_url=${EMBEDDING_BASE_URL:-}
+model=${EMBEDDING_MODEL:-}
+if [ -z "$base_url" ]; then
+  (cd "$here/embeddings" && { [ -d node_modules ] || npm ci --no-audit --no-fund --loglevel=error; })
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  node "$here/embeddings/server.mjs" "$port" 2>"$tmp/embeddings.log" &
+  server=$!
+  trap 'kill "$server" 2>/dev/null || true' EXIT
+  for _ in $(seq 1 600); do
+    grep -q '^ready' "$tmp/embeddings.log" && break
+    kill -0 "$server" 2>/dev/null || { cat "$tmp/embeddings.log" >&2; exit 1; }
+    sleep 0.1
+  done
+  grep -q '^ready' "$tmp/embeddings.log" || { echo "bench-semantic: the local embeddings endpoint did not start" >&2; exit 1; }
+  base_url=http://127.0.0.1:$port/v1
+  model=universal-sentence-encoder-lite
+fi
+cat >"$tmp/semantic.yaml" <<YAML
+state_dir: $tmp/home
+embedding:
+  provider: openai
+  base_url: $base_url
+  model: ${model:-text-embedding-3-small}
+  query_timeout_ms: 10000
+YAML
+echo "bench-semantic: $base_url, model ${model:-text-embedding-3-small}; vectors cached in $tmp/home" >&2
+env -u EMBEDDING_PROVIDER -u EMBEDDING_BASE_URL -u EMBEDDING_MODEL \
+  "$skills" eval --config "$tmp/semantic.yaml" --skills-dir "$bench/corpus" --queries "$bench/queries.dev.jsonl" >"$tmp/results-semantic.jsonl"
+echo "bench-semantic: rankings in $tmp/results-semantic.jsonl" >&2
+python3 "$bench/eval.py" --queries "$bench/queries.dev.jsonl" "$tmp/results-semantic.jsonl" --by-kind
