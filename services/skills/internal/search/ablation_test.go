@@ -2,7 +2,6 @@ package search
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -57,17 +56,15 @@ func TestAblation(t *testing.T) {
 		"proximity (bigrams)":  func(tu *tuning) { tu.bigramWeight = 0 },
 	}
 
-	h := devHalves(qs)
 	measure := func(tu tuning) string {
 		ranker := New(skills, Options{tune: &tu, Threshold: -1})
 		rank := evaluate(ranker, qs)
-		para := rank.byKind["paraphrase"]
-		even, odd := evaluate(ranker, h[0]), evaluate(ranker, h[1])
+		para := rank.ByKind["paraphrase"]
 		abst := evaluate(New(skills, Options{tune: &tu}), qs)
 		return fmt.Sprintf("%6.3f %6.3f %6.3f | %6.3f %6.3f %6.3f | %8.3f %8.3f",
-			ratio(rank.all.hit1, rank.all.n), ratio(rank.all.hit3, rank.all.n), rank.all.rr/float64(rank.all.n),
-			ratio(para.hit3, para.n), ratio(even.all.hit3, even.all.n), ratio(odd.all.hit3, odd.all.n),
-			ratio(abst.all.answered, abst.all.n), ratio(abst.none.answered, abst.none.n))
+			rank.All.H1(), rank.All.H3(), rank.All.MRR(),
+			para.H3(), rank.Halves[0].H3(), rank.Halves[1].H3(),
+			abst.All.AnsweredShare(), abst.None.AnsweredShare())
 	}
 	var b strings.Builder
 	header := fmt.Sprintf("%-34s %6s %6s %6s | %6s %6s %6s | %8s %8s\n", "", "hit@1", "hit@3", "MRR", "para@3", "even@3", "odd@3", "answered", "none ans")
@@ -87,15 +84,4 @@ func TestAblation(t *testing.T) {
 		fmt.Fprintf(&b, "%-34s %s\n", "- "+s.name, measure(tu))
 	}
 	t.Log("\n" + b.String())
-}
-
-// devHalves splits the dev queries by the parity of their number ("q051"
-// is odd).
-func devHalves(qs []benchQuery) [2][]benchQuery {
-	var h [2][]benchQuery
-	for _, q := range qs {
-		n, _ := strconv.Atoi(strings.TrimLeft(q.ID, "q"))
-		h[n%2] = append(h[n%2], q)
-	}
-	return h
 }

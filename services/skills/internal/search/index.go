@@ -95,6 +95,9 @@ type tuning struct {
 	// foreignUnknown weighs an unknown word of a query whose language no
 	// skill is written in, in the calibration (0..1).
 	foreignUnknown float64
+	// agreement and restatedThreshold fuse a query's phrasings
+	// (restated.go).
+	agreement, restatedThreshold float64
 }
 
 var defaultTuning = tuning{
@@ -109,6 +112,9 @@ var defaultTuning = tuning{
 	analysis:     fullAnalysis,
 
 	foreignUnknown: 0.5,
+
+	agreement:         0.25,
+	restatedThreshold: 0.5,
 }
 
 // posting is one skill's entry in a term's posting list.

@@ -73,8 +73,11 @@ type Candidate struct {
 	Skill *catalog.Skill
 	Score float64
 	// Matched are the keywords (keyword strategy) or query terms (ranked) that
-	// matched.
+	// matched, in the phrasing that matched best.
 	Matched []string
+	// Phrasing is that phrasing: 0 for the context, i for the ith
+	// restatement.
+	Phrasing int
 }
 
 // Decision is the answer of a match.
@@ -147,14 +150,44 @@ func KeywordCandidates(tok *KeywordTokenizer, skills []*catalog.Skill, context s
 	return out
 }
 
+// KeywordCandidatesRestated is KeywordCandidates over the context and its
+// restatements: each skill keeps its best score over the phrasings, with
+// that phrasing's matched keywords. Without restatements it is
+// KeywordCandidates exactly.
+func KeywordCandidatesRestated(tok *KeywordTokenizer, skills []*catalog.Skill, context string, restated []string) []Candidate {
+	out := KeywordCandidates(tok, skills, context)
+	rest := restatements(Query{Text: context, Restated: restated})
+	if len(rest) == 0 {
+		return out
+	}
+	at := make(map[*catalog.Skill]int, len(out))
+	for i, c := range out {
+		at[c.Skill] = i
+	}
+	for p, text := range rest {
+		for _, c := range KeywordCandidates(tok, skills, text) {
+			c.Phrasing = p + 1
+			i, ok := at[c.Skill]
+			switch {
+			case !ok:
+				at[c.Skill] = len(out)
+				out = append(out, c)
+			case c.Score > out[i].Score:
+				out[i] = c
+			}
+		}
+	}
+	return out
+}
+
 // RankedCandidates asks the search engine for the best limit skills for the
-// context; its scores are calibrated to 0..1 and it returns nothing when
-// nothing applies.
-func RankedCandidates(idx *Index, context string, limit int) []Candidate {
-	hits := idx.Search(Query{Text: context, Limit: limit})
+// context and its restatements (fused as Search fuses them); its scores
+// are calibrated to 0..1 and it returns nothing when nothing applies.
+func RankedCandidates(idx *Index, context string, limit int, restated ...string) []Candidate {
+	hits := idx.Search(Query{Text: context, Limit: limit, Restated: restated})
 	out := make([]Candidate, 0, len(hits))
 	for _, h := range hits {
-		out = append(out, Candidate{Skill: h.Skill, Score: h.Score, Matched: h.Matched})
+		out = append(out, Candidate{Skill: h.Skill, Score: h.Score, Matched: h.Matched, Phrasing: h.Phrasing})
 	}
 	return out
 }
@@ -237,15 +270,16 @@ func NewMatcher(skills []*catalog.Skill, opts MatcherOptions) *Matcher {
 // StrategyRanked.
 func (m *Matcher) Strategy() string { return m.strategy }
 
-// Match decides which skill fits the context.
-func (m *Matcher) Match(context string) Decision {
+// Match decides which skill fits the context, with the caller's
+// restatements of it (see Query.Restated) fused in.
+func (m *Matcher) Match(context string, restated ...string) Decision {
 	var cands []Candidate
 	if m.strategy == StrategyKeyword {
-		cands = KeywordCandidates(m.tok, m.skills, context)
+		cands = KeywordCandidatesRestated(m.tok, m.skills, context, restated)
 	} else {
 		// The decision needs the best two, and an ambiguous answer up to
 		// MaxResults.
-		cands = RankedCandidates(m.idx, context, max(m.th.MaxResults, 2))
+		cands = RankedCandidates(m.idx, context, max(m.th.MaxResults, 2), restated...)
 	}
 	d := Decide(cands, m.th)
 	d.Strategy = m.strategy

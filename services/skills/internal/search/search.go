@@ -12,6 +12,12 @@ type Query struct {
 	// Text is the user's words: a task description, a few keywords, a
 	// question.
 	Text string
+	// Restated are other phrasings of Text by the caller — a host model's
+	// restatement in plain technical terms, naming the technologies and
+	// concepts the request implies. In ranked mode each phrasing is ranked
+	// on its own and the rankings are fused (restated.go); blank ones and
+	// repeats of Text are ignored. All-terms mode ignores them.
+	Restated []string
 	// Limit is the most hits returned; 0 means DefaultLimit.
 	Limit int
 	// AllTerms selects seed 002's mode: only skills whose name, description,
@@ -44,6 +50,9 @@ type Hit struct {
 	// Excerpt is about 160 characters of the skill's text around the best
 	// match, cut at word boundaries, with "…" where cut.
 	Excerpt string
+	// Phrasing says which phrasing of the query the hit's score, Matched
+	// and Excerpt come from: 0 for Query.Text, i for Query.Restated[i-1].
+	Phrasing int
 }
 
 // Search returns the skills for q, best first. In ranked mode it returns no
@@ -56,6 +65,9 @@ func (ix *Index) Search(q Query) []Hit {
 	if q.AllTerms {
 		return ix.searchAllTerms(q)
 	}
+	if rest := restatements(q); len(rest) > 0 {
+		return ix.searchRestated(q, rest)
+	}
 	// Seed 004: rank limit×4 candidates; when more than 5 hit, keep those
 	// with at least CutRatio of the best score; then limit.
 	r := ix.rank(q, q.Limit*4)
@@ -63,16 +75,7 @@ func (ix *Index) Search(q Query) []Hit {
 	if len(r.cands) == 0 || r.cands[0].score < ix.threshold {
 		return []Hit{}
 	}
-	cands := r.cands
-	if len(cands) > 5 && ix.cutRatio > 0 {
-		top := cands[0].score
-		n := 0
-		for n < len(cands) && cands[n].score >= top*ix.cutRatio {
-			n++
-		}
-		cands = cands[:n]
-	}
-	cands = cands[:min(len(cands), q.Limit)]
+	cands := ix.cut(r.cands, q.Limit)
 	hits := make([]Hit, len(cands))
 	for i, c := range cands {
 		d := &ix.docs[c.doc]
@@ -84,6 +87,20 @@ func (ix *Index) Search(q Query) []Hit {
 		}
 	}
 	return hits
+}
+
+// cut is seed 004's dynamic cut (when more than 5 candidates hit, keep those
+// scoring at least cutRatio times the best), then the limit.
+func (ix *Index) cut(cands []cand, limit int) []cand {
+	if len(cands) > 5 && ix.cutRatio > 0 {
+		top := cands[0].score
+		n := 0
+		for n < len(cands) && cands[n].score >= top*ix.cutRatio {
+			n++
+		}
+		cands = cands[:n]
+	}
+	return cands[:min(len(cands), limit)]
 }
 
 // allowed applies q's filters.
