@@ -234,6 +234,10 @@ type SearchOptions struct {
 	Category string
 	// Tags keeps the skills carrying every one of these tags; empty keeps all.
 	Tags []string
+	// Restated are restatements of the query by the caller (at most 3, ranked
+	// mode only): the same need in plain technical terms, naming the
+	// technologies it implies. The server fuses them with the query.
+	Restated []string
 }
 
 // Search ranks the routable skills for a free-text query, best first. No hit
@@ -245,6 +249,7 @@ func (c *Client) Search(ctx context.Context, query string, opts SearchOptions) (
 		Mode:     opts.Mode,
 		Category: opts.Category,
 		Tags:     opts.Tags,
+		Restated: opts.Restated,
 	})
 	if err != nil {
 		return nil, convert(err)
@@ -255,8 +260,10 @@ func (c *Client) Search(ctx context.Context, query string, opts SearchOptions) (
 // Match decides which skill fits a task description: the Outcome of the
 // answer is a match (with the skill's resolved content), ambiguous (with
 // candidates) or no match.
-func (c *Client) Match(ctx context.Context, task string) (*skillsv1.MatchSkillResponse, error) {
-	resp, err := c.routing.MatchSkill(ctx, &skillsv1.MatchSkillRequest{Context: task})
+//
+// restated are restatements of the task, as SearchOptions.Restated.
+func (c *Client) Match(ctx context.Context, task string, restated ...string) (*skillsv1.MatchSkillResponse, error) {
+	resp, err := c.routing.MatchSkill(ctx, &skillsv1.MatchSkillRequest{Context: task, Restated: restated})
 	return resp, convert(err)
 }
 

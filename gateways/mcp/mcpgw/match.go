@@ -18,6 +18,8 @@ const toolGetSkill = "get_skill"
 // GetSkillInput is the input of get_skill.
 type GetSkillInput struct {
 	Context string `json:"context" jsonschema:"The task, in free text: a sentence or a short paragraph."`
+	// Restated is as for search_skills.
+	Restated string `json:"restated,omitempty" jsonschema:"As for search_skills."`
 }
 
 // GetSkillOutput is the answer of get_skill: exactly one of seed 000 §8.1's
@@ -170,7 +172,7 @@ func (g *gateway) getSkill(ctx context.Context, _ *mcp.CallToolRequest, in GetSk
 	}
 	ctx, cancel := context.WithTimeout(ctx, g.timeout)
 	defer cancel()
-	resp, err := g.routing.MatchSkill(ctx, &skillsv1.MatchSkillRequest{Context: in.Context})
+	resp, err := g.routing.MatchSkill(ctx, &skillsv1.MatchSkillRequest{Context: in.Context, Restated: restatedList(in.Restated)})
 	if err != nil {
 		return nil, GetSkillOutput{}, g.toolError(err, "")
 	}

@@ -205,8 +205,10 @@ func instructions(has func(string) bool) string {
 	switch {
 	case has(toolSearchSkills) && has(toolListSkills):
 		b.WriteString("1. Find: call search_skills with the task in a few words (list_skills browses the whole catalog).\n")
+		b.WriteString(restatedHint)
 	case has(toolSearchSkills):
 		b.WriteString("1. Find: call search_skills with the task in a few words.\n")
+		b.WriteString(restatedHint)
 	case has(toolListSkills):
 		b.WriteString("1. Find: call list_skills to see the catalog (pass path to see one branch) and pick the skill whose description fits the task.\n")
 	}
@@ -219,6 +221,14 @@ func instructions(has func(string) bool) string {
 	b.WriteString("If no skill fits the task, go on without one.")
 	return b.String()
 }
+
+// restatedHint teaches a model to pass search_skills' restated argument:
+// one restatement in plain technical terms, which the server fuses with the
+// query (docs/routing.md measures what it adds); a generic category phrase
+// matches many skills and makes the answer worse.
+const restatedHint = "   Also pass restated: the same need in plain technical English, naming the technologies and concepts it implies " +
+	"(\"speed up page loads on phones\" -> \"web performance: bundle size, lazy loading, Core Web Vitals on mobile\"), " +
+	"not a category (\"a performance tool\").\n"
 
 // findHint is the sentence that tells a model how to find skills, naming only
 // the tools that exist.

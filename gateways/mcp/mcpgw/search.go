@@ -19,7 +19,10 @@ const (
 
 // SearchSkillsInput is the input of search_skills.
 type SearchSkillsInput struct {
-	Query    string   `json:"query" jsonschema:"The task or skill you need, in a few words."`
+	Query string `json:"query" jsonschema:"The task or skill you need, in a few words."`
+	// Restated is the calling model's restatement of the need (the name is
+	// pinned by MCP_TOOLS.md); blank means none.
+	Restated string   `json:"restated,omitempty" jsonschema:"The same need in plain technical English, naming the technologies and concepts it implies; not a category."`
 	Limit    int      `json:"limit,omitempty" jsonschema:"1 to 50; default 10."`
 	Mode     string   `json:"mode,omitempty" jsonschema:"all_terms: only skills containing every word."`
 	Category string   `json:"category,omitempty"`
@@ -41,6 +44,9 @@ type SearchHit struct {
 	Score        float64  `json:"score"`
 	Excerpt      string   `json:"excerpt"`
 	MatchedTerms []string `json:"matched_terms"`
+	// MatchedRestated is true when the restatement, not the query, matched
+	// best: matched_terms and excerpt are then the restatement's.
+	MatchedRestated bool `json:"matched_restated,omitempty"`
 }
 
 // searchSkillsTool describes search_skills. Its schemas are terse, and the
@@ -61,8 +67,9 @@ func searchSkillsTool() (*mcp.Tool, error) {
 				Type: "object",
 				Properties: map[string]*jsonschema.Schema{
 					"name": str(), "skill_path": str(), "description": str(), "category": str(), "excerpt": str(),
-					"score":         {Type: "number"},
-					"matched_terms": {Type: "array", Items: str()},
+					"score":            {Type: "number"},
+					"matched_terms":    {Type: "array", Items: str()},
+					"matched_restated": {Type: "boolean"},
 				},
 			}},
 		},
@@ -71,7 +78,7 @@ func searchSkillsTool() (*mcp.Tool, error) {
 		Name:  toolSearchSkills,
 		Title: "Search skills",
 		Description: "Find skills for a task, best first; pass the skill_path of the one that fits to load_skill. " +
-			"No results: no skill applies, go on without one.",
+			"No results: no skill applies, go on without one. Also pass restated.",
 		InputSchema:  in,
 		OutputSchema: out,
 		Annotations:  readOnly(),
@@ -100,6 +107,7 @@ func (g *gateway) searchSkills(ctx context.Context, _ *mcp.CallToolRequest, in S
 	defer cancel()
 	resp, err := g.routing.SearchSkills(ctx, &skillsv1.SearchSkillsRequest{
 		Query:    in.Query,
+		Restated: restatedList(in.Restated),
 		Limit:    int32(min(in.Limit, 1<<30)),
 		Mode:     mode,
 		Category: in.Category,
@@ -116,11 +124,21 @@ func (g *gateway) searchSkills(ctx context.Context, _ *mcp.CallToolRequest, in S
 			Description:  h.GetDescription(),
 			Category:     h.GetCategory(),
 			Score:        h.GetScore(),
-			Excerpt:      h.GetExcerpt(),
-			MatchedTerms: nonNilList(h.GetMatchedTerms()),
+			Excerpt:         h.GetExcerpt(),
+			MatchedTerms:    nonNilList(h.GetMatchedTerms()),
+			MatchedRestated: h.GetPhrasing() > 0,
 		})
 	}
 	return nil, out, nil
+}
+
+// restatedList is the restated argument as the RPC takes it: none when
+// blank (a model may send "" for an optional argument).
+func restatedList(restated string) []string {
+	if strings.TrimSpace(restated) == "" {
+		return nil
+	}
+	return []string{restated}
 }
 
 // nonNilList returns s, or an empty slice for nil, so that JSON holds [] and not null.

@@ -43,6 +43,8 @@ func openSemantic(cfg config.Config, getenv func(string) string, home string, lo
 		CacheDir:         dir,
 		QueryTimeout:     time.Duration(e.QueryTimeoutMS) * time.Millisecond,
 		StrongSimilarity: e.StrongSimilarity,
+		Weight:           e.Weight,
+		RestatedWeight:   restatedWeight(e.RestatedWeight),
 		BatchSize:        e.BatchSize,
 		Logger:           log,
 	}), nil
@@ -82,4 +84,13 @@ func (s *Server) followSwaps(ctx context.Context, svc *server.Service) bool {
 			svc.PrepareRouting(ctx)
 		}
 	}
+}
+
+// restatedWeight maps embedding.restated_weight to embed.Options, where 0
+// means the package's default: a configured 0 keeps the lexical order.
+func restatedWeight(w float64) float64 {
+	if w == 0 {
+		return -1
+	}
+	return w
 }

@@ -71,8 +71,8 @@ func commands() []command {
 	return []command{
 		{name: "list", synopsis: "list [--query Q] [--category C] [--tree [PATH]] [--body]", summary: "list the skills of the catalog", setup: listCmd},
 		{name: "show", synopsis: "show [--files | --raw] <path-or-name>", summary: "show one skill: its fields, then its content resolved with inheritance", setup: showCmd},
-		{name: "search", synopsis: "search [--limit N] [--all-terms] [--category C] [--tag T]... QUERY", summary: "rank the skills for a query, best first", setup: searchCmd},
-		{name: "match", synopsis: "match CONTEXT", summary: "pick the skill for a task: one match with its content, ambiguous candidates, or none", setup: matchCmd},
+		{name: "search", synopsis: "search [--limit N] [--all-terms] [--category C] [--tag T]... [--restated TEXT] QUERY", summary: "rank the skills for a query, best first", setup: searchCmd},
+		{name: "match", synopsis: "match [--restated TEXT] CONTEXT", summary: "pick the skill for a task: one match with its content, ambiguous candidates, or none", setup: matchCmd},
 		{name: "eval", synopsis: "eval --queries FILE [--limit N]", summary: "rank the queries of a JSON lines file, for the routing benchmark", setup: evalCmd},
 		{name: "lint", synopsis: "lint [--strict] [DIR...]", summary: "load skill folders and report their problems; fails on errors", setup: lintCmd},
 		{name: "version", synopsis: "version", summary: "print the version", setup: versionCmd},

@@ -17,10 +17,40 @@ import (
 )
 
 // evalQuery is one line of a queries file (the routing benchmark's format;
-// other fields, such as expected, are ignored).
+// other fields, such as expected, are ignored). Restated, optional, is the
+// query restated by a host model: a string or a list of strings, passed to
+// the search as its restatements.
 type evalQuery struct {
-	ID    json.RawMessage `json:"id"`
-	Query string          `json:"query"`
+	ID       json.RawMessage `json:"id"`
+	Query    string          `json:"query"`
+	Restated json.RawMessage `json:"restated"`
+}
+
+// restated decodes the restated field: absent, null, a string or a list
+// of strings; blank ones are dropped.
+func (q evalQuery) restated() ([]string, error) {
+	var list []string
+	switch t := bytes.TrimSpace(q.Restated); {
+	case len(t) == 0 || string(t) == "null":
+		return nil, nil
+	case t[0] == '"':
+		var one string
+		if err := json.Unmarshal(t, &one); err != nil {
+			return nil, err
+		}
+		list = []string{one}
+	default:
+		if err := json.Unmarshal(t, &list); err != nil {
+			return nil, errors.New(`"restated" must be a string or a list of strings`)
+		}
+	}
+	out := list[:0]
+	for _, r := range list {
+		if strings.TrimSpace(r) != "" {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 // evalResult is one line of eval's output, the format ../bench/eval.py reads:
@@ -35,7 +65,8 @@ type evalResult struct {
 const maxQueryLine = 1 << 20
 
 func evalCmd(fs *flag.FlagSet) func(context.Context, *env, []string) error {
-	queries := fs.String("queries", "", "the JSON lines `file` of {\"id\", \"query\"} objects to rank (- reads stdin)")
+	queries := fs.String("queries", "", "the JSON lines `file` of {\"id\", \"query\", \"restated\"?} objects to rank (- reads stdin); restated, a string or a list, is passed as the query's restatements")
+	noRestated := fs.Bool("no-restated", false, "ignore the restated field: rank each query alone")
 	limit := fs.Int("limit", 10, "rank at most `n` skills per query (1 to 50)")
 	wait := fs.Duration("wait", 10*time.Minute, "with semantic search on, wait at most `d` for every skill to be embedded before ranking (0: rank at once)")
 	return func(ctx context.Context, e *env, args []string) error {
@@ -62,7 +93,7 @@ func evalCmd(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		if err := waitSemantic(ctx, c, e.stderr, *wait); err != nil {
 			return err
 		}
-		return evalQueries(ctx, c, in, e.stdout, *limit)
+		return evalQueries(ctx, c, in, e.stdout, *limit, !*noRestated)
 	}
 }
 
@@ -121,11 +152,12 @@ func openQueries(name string) (io.Reader, func(), error) {
 	return f, func() { _ = f.Close() }, nil
 }
 
-// evalQueries ranks each query of in and writes one result line per query to
-// out, in input order. Blank lines are skipped; a line that is not a query
-// object stops the run with its line number. A blank query gets an empty
-// ranking without asking the server.
-func evalQueries(ctx context.Context, c *skillsclient.Client, in io.Reader, out io.Writer, limit int) error {
+// evalQueries ranks each query of in (with its restatements when
+// useRestated) and writes one result line per query to out, in input order.
+// Blank lines are skipped; a line that is not a query object stops the run
+// with its line number. A blank query gets an empty ranking without asking
+// the server.
+func evalQueries(ctx context.Context, c *skillsclient.Client, in io.Reader, out io.Writer, limit int, useRestated bool) error {
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 64<<10), maxQueryLine)
 	w := bufio.NewWriter(out)
@@ -137,14 +169,21 @@ func evalQueries(ctx context.Context, c *skillsclient.Client, in io.Reader, out 
 		}
 		var q evalQuery
 		if err := json.Unmarshal(line, &q); err != nil {
-			return fmt.Errorf("eval: line %d: not a {\"id\", \"query\"} object: %v", n, err)
+			return fmt.Errorf("eval: line %d: not a {\"id\", \"query\", \"restated\"?} object: %v", n, err)
 		}
 		if len(q.ID) == 0 {
 			return fmt.Errorf("eval: line %d: no id", n)
 		}
+		restated, err := q.restated()
+		if err != nil {
+			return fmt.Errorf("eval: line %d (id %s): %v", n, q.ID, err)
+		}
+		if !useRestated {
+			restated = nil
+		}
 		res := evalResult{ID: q.ID, Ranked: []string{}, Scores: []float64{}}
 		if strings.TrimSpace(q.Query) != "" {
-			hits, err := c.Search(ctx, q.Query, skillsclient.SearchOptions{Limit: limit})
+			hits, err := c.Search(ctx, q.Query, skillsclient.SearchOptions{Limit: limit, Restated: restated})
 			if err != nil {
 				return fmt.Errorf("eval: line %d (id %s): %w", n, q.ID, describe(err))
 			}

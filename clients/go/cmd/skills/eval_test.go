@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -175,4 +176,58 @@ func TestEvalWaitsForSemanticSearch(t *testing.T) {
 	}
 	r = runCLI(t, "eval", "--skills-dir", dir, "--queries", queries, "--wait", "-1s")
 	r.want(t, 2)
+}
+
+// TestEvalRestated: the restated field (a string or a list) is passed as the
+// query's restatements; --no-restated ranks each query alone.
+func TestEvalRestated(t *testing.T) {
+	dir := catalog(t)
+	queries := filepath.Join(t.TempDir(), "queries.jsonl")
+	lines := strings.Join([]string{
+		`{"id": "a", "query": "stitch my scanned handouts together", "restated": "merge PDF files"}`,
+		`{"id": "b", "query": "stitch my scanned handouts together", "restated": ["", "merge PDF files"]}`,
+		`{"id": "c", "query": "stitch my scanned handouts together", "restated": null}`,
+	}, "\n")
+	if err := os.WriteFile(queries, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	first := func(stdout string) []string {
+		var out []string
+		for _, l := range strings.Split(strings.TrimRight(stdout, "\n"), "\n") {
+			var res struct {
+				Ranked []string `json:"ranked"`
+			}
+			if err := json.Unmarshal([]byte(l), &res); err != nil {
+				t.Fatalf("line %q: %v", l, err)
+			}
+			top := ""
+			if len(res.Ranked) > 0 {
+				top = res.Ranked[0]
+			}
+			out = append(out, top)
+		}
+		return out
+	}
+	r := runCLI(t, "eval", "--skills-dir", dir, "--queries", queries)
+	r.want(t, 0)
+	if got, want := first(r.stdout), []string{"pdf", "pdf", ""}; !slices.Equal(got, want) {
+		t.Errorf("with restated: got %q, want %q", got, want)
+	}
+	r = runCLI(t, "eval", "--skills-dir", dir, "--queries", queries, "--no-restated")
+	r.want(t, 0)
+	if got, want := first(r.stdout), []string{"", "", ""}; !slices.Equal(got, want) {
+		t.Errorf("--no-restated: got %q, want %q", got, want)
+	}
+
+	bad := filepath.Join(t.TempDir(), "bad.jsonl")
+	for _, line := range []string{`{"id": "d", "query": "pdf", "restated": 5}`, `{"id": "d", "query": "pdf", "restated": [1]}`} {
+		if err := os.WriteFile(bad, []byte(line+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := runCLI(t, "eval", "--skills-dir", dir, "--queries", bad)
+		r.want(t, 1)
+		if !strings.Contains(r.stderr, "line 1") || !strings.Contains(r.stderr, "restated") {
+			t.Errorf("%s: stderr %q, want the line and the field named", line, r.stderr)
+		}
+	}
 }

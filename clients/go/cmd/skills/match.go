@@ -11,7 +11,9 @@ import (
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 )
 
-func matchCmd(*flag.FlagSet) func(context.Context, *env, []string) error {
+func matchCmd(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+	var restated stringsFlag
+	fs.Var(&restated, "restated", "the task restated in plain technical terms, naming the technologies it implies; fused with it (up to 3)")
 	return func(ctx context.Context, e *env, args []string) error {
 		task := strings.TrimSpace(strings.Join(args, " "))
 		if task == "" {
@@ -22,7 +24,7 @@ func matchCmd(*flag.FlagSet) func(context.Context, *env, []string) error {
 			return err
 		}
 		defer done()
-		resp, err := c.Match(ctx, task)
+		resp, err := c.Match(ctx, task, restated...)
 		if err != nil {
 			return fmt.Errorf("match: %w", describe(err))
 		}

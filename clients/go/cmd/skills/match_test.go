@@ -72,6 +72,34 @@ func TestMatchJSON(t *testing.T) {
 	}
 }
 
+func TestMatchRestated(t *testing.T) {
+	dir := catalog(t)
+	task := "stitch my scanned handouts together"
+	r := runCLI(t, "match", "--json", "--skills-dir", dir, task)
+	r.want(t, 0)
+	if !strings.Contains(r.stdout, "MATCH_OUTCOME_NO_MATCH") {
+		t.Fatalf("alone: got %s, want no match (fixture changed?)", r.stdout)
+	}
+	r = runCLI(t, "match", "--json", "--skills-dir", dir, "--restated", "merge PDF files", task)
+	r.want(t, 0)
+	var got struct {
+		Outcome   string `json:"outcome"`
+		SkillPath string `json:"skill_path"`
+		Phrasing  int    `json:"phrasing"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, r.stdout)
+	}
+	if got.Outcome != "MATCH_OUTCOME_MATCH" || got.SkillPath != "pdf" || got.Phrasing != 1 {
+		t.Errorf("got %+v, want pdf matched through the restatement", got)
+	}
+	r = runCLI(t, "match", "--skills-dir", dir, "--restated", "a", "--restated", "b", "--restated", "c", "--restated", "d", task)
+	r.want(t, 1)
+	if !strings.Contains(r.stderr, "at most 3") {
+		t.Errorf("four restatements: stderr %q, want the limit named", r.stderr)
+	}
+}
+
 func TestMatchUsage(t *testing.T) {
 	r := runCLI(t, "match", "--skills-dir", treeCatalog(t))
 	r.want(t, 2)

@@ -18,8 +18,9 @@ func searchCmd(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 	limit := fs.Int("limit", 0, "return at most `n` results (1 to 50; default: the server's, 10)")
 	allTerms := fs.Bool("all-terms", false, "keep only skills containing every word of the query")
 	category := fs.String("category", "", "keep skills of this `category`")
-	var tags stringsFlag
+	var tags, restated stringsFlag
 	fs.Var(&tags, "tag", "keep skills carrying this `tag` (repeatable: all must match)")
+	fs.Var(&restated, "restated", "the same need restated in plain technical terms, naming the technologies it implies; fused with the query (up to 3)")
 	return func(ctx context.Context, e *env, args []string) error {
 		query := strings.TrimSpace(strings.Join(args, " "))
 		switch {
@@ -28,7 +29,7 @@ func searchCmd(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		case *limit < 0 || *limit > 50:
 			return usagef("search: --limit must be 1 to 50 (got %d)", *limit)
 		}
-		opts := skillsclient.SearchOptions{Limit: *limit, Category: *category, Tags: tags}
+		opts := skillsclient.SearchOptions{Limit: *limit, Category: *category, Tags: tags, Restated: restated}
 		if *allTerms {
 			opts.Mode = skillsv1.SearchMode_SEARCH_MODE_ALL_TERMS
 		}

@@ -44,6 +44,8 @@ func TestSearchJSON(t *testing.T) {
 		{name: "limit", args: []string{"--limit", "1", "documents"}},
 		{name: "all terms", args: []string{"--all-terms", "word documents"}, wantOnly: []string{"docx"}},
 		{name: "nothing applies", args: []string{"zebra xylophone quantum"}, wantNone: true},
+		{name: "restated", args: []string{"--restated", "merge PDF files", "stitch my scanned handouts together"}, wantFirst: "pdf"},
+		{name: "restated, nothing applies", args: []string{"--restated", "zebra quantum", "zebra xylophone quantum"}, wantNone: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

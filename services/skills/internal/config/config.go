@@ -207,6 +207,11 @@ type Embedding struct {
 	// StrongSimilarity is the cosine similarity from which a skill is
 	// answered although the lexical engine abstained (0..1).
 	StrongSimilarity float64 `yaml:"strong_similarity"`
+	// Weight is how much similarity reorders the lexical hits of a query
+	// given alone (0..1; 0 keeps the lexical order).
+	Weight float64 `yaml:"weight"`
+	// RestatedWeight is Weight for a query with restatements (0..1).
+	RestatedWeight float64 `yaml:"restated_weight"`
 }
 
 // MCP configures the MCP gateway.
@@ -369,7 +374,7 @@ func Default() Config {
 			EnabledSkills:     []string{}, // every skill
 			EnabledCategories: []string{},
 		},
-		Embedding: Embedding{Provider: ProviderNone, QueryTimeoutMS: 300, BatchSize: 64, StrongSimilarity: 0.75},
+		Embedding: Embedding{Provider: ProviderNone, QueryTimeoutMS: 300, BatchSize: 64, StrongSimilarity: 0.75, Weight: 0, RestatedWeight: 0.3},
 		MCP:       MCP{Profile: ProfileNative},
 		Commands: Commands{
 			Enabled:        false,

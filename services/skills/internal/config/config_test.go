@@ -84,6 +84,8 @@ func TestDefault(t *testing.T) {
 		{"embedding.query_timeout_ms", d.Embedding.QueryTimeoutMS, 300},
 		{"embedding.batch_size", d.Embedding.BatchSize, 64},
 		{"embedding.strong_similarity", d.Embedding.StrongSimilarity, 0.75},
+		{"embedding.weight", d.Embedding.Weight, 0.0},
+		{"embedding.restated_weight", d.Embedding.RestatedWeight, 0.3},
 		{"mcp.profile", d.MCP.Profile, "native"},
 		{"commands.enabled", d.Commands.Enabled, false},
 		{"commands.allowed", d.Commands.Allowed, []string{"python", "uv", "node", "cat", "ls", "grep"}},

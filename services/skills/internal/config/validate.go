@@ -164,6 +164,12 @@ func (e Embedding) validate() *Error {
 	if err := between("embedding.batch_size", int64(e.BatchSize), 1, 2048); err != nil {
 		return err
 	}
+	if err := fraction("embedding.weight", e.Weight); err != nil {
+		return err
+	}
+	if err := fraction("embedding.restated_weight", e.RestatedWeight); err != nil {
+		return err
+	}
 	return fraction("embedding.strong_similarity", e.StrongSimilarity)
 }
 

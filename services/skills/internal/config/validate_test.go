@@ -54,6 +54,8 @@ func TestValidate(t *testing.T) {
 		{"query timeout", func(c *Config) { c.Embedding.QueryTimeoutMS = 0 }, "embedding.query_timeout_ms: must be between 10 and 10000, got 0"},
 		{"batch size", func(c *Config) { c.Embedding.BatchSize = 5000 }, "embedding.batch_size: must be between 1 and 2048, got 5000"},
 		{"strong similarity", func(c *Config) { c.Embedding.StrongSimilarity = 1.5 }, "embedding.strong_similarity: must be between 0 and 1, got 1.5"},
+		{"semantic weight", func(c *Config) { c.Embedding.Weight = -0.1 }, "embedding.weight: must be between 0 and 1, got -0.1"},
+		{"restated semantic weight", func(c *Config) { c.Embedding.RestatedWeight = 2 }, "embedding.restated_weight: must be between 0 and 1, got 2"},
 		{"profile", func(c *Config) { c.MCP.Profile = "skills_hub" }, `mcp.profile: unknown value "skills_hub" (want native, skills-mcp, universal-skills, sk, skillhub or github-worker)`},
 		{"commands timeout", func(c *Config) { c.Commands.TimeoutSeconds = 0 }, `commands.timeout_seconds: must be 1 to 86400 seconds, got 0`},
 		{"commands output", func(c *Config) { c.Commands.MaxOutputBytes = -1 }, `commands.max_output_bytes: must be 1 to 67108864 bytes, got -1`},

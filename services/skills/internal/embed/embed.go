@@ -3,7 +3,8 @@
 // implementation (hosted APIs and local servers such as Ollama), skill
 // vectors computed in the background and cached on disk by (model, content
 // hash), and the fusion of the lexical ranking of package search with the
-// cosine ranking (reciprocal rank fusion).
+// similarities (a small, calibrated reordering of the lexical hits, and
+// skills found by meaning alone only when strongly similar: fuse.go).
 //
 // Semantic search is an addition, never a dependency: when no provider is
 // configured nothing is computed and nothing leaves the machine; when the

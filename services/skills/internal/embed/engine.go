@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"log/slog"
 	"maps"
 	"math"
@@ -21,7 +22,10 @@ const (
 	DefaultRetryAfter       = 30 * time.Second
 	DefaultStrongSimilarity = 0.75
 	DefaultBodyBytes        = 2000
-	DefaultRRFK             = 60
+	// DefaultRestatedWeight is Options.RestatedWeight's default, chosen
+	// on the routing benchmark with the local sentence encoder of make
+	// bench-quality-semantic (docs/routing.md).
+	DefaultRestatedWeight = 0.3
 )
 
 // Options configures an Engine.
@@ -45,8 +49,17 @@ type Options struct {
 	// BodyBytes is how much of the body (from its start) goes into a
 	// skill's text, after name and description. 0 means DefaultBodyBytes.
 	BodyBytes int
-	// RRFK is reciprocal rank fusion's k; 0 means DefaultRRFK.
-	RRFK int
+	// Weight is how much similarity reorders the lexical hits of a query
+	// given alone: each hit's score is multiplied by exp(Weight × z), z
+	// being the skill's similarity to the query in standard deviations
+	// above the mean over the catalog. 0 (the default) keeps the lexical
+	// order: with the one model measurable here every weight above 0
+	// lowered a figure of the benchmark's development queries.
+	Weight float64
+	// RestatedWeight is Weight for a query with restatements, whose vector
+	// is then the mean of the phrasings' vectors. 0 means
+	// DefaultRestatedWeight; a negative value keeps the lexical order.
+	RestatedWeight float64
 	// BatchSize is how many skills are embedded between two saves of the
 	// cache; 0 means DefaultBatchSize.
 	BatchSize int
@@ -92,9 +105,13 @@ func New(opts Options) *Engine {
 	if opts.BodyBytes <= 0 {
 		opts.BodyBytes = DefaultBodyBytes
 	}
-	if opts.RRFK <= 0 {
-		opts.RRFK = DefaultRRFK
+	switch {
+	case opts.RestatedWeight == 0:
+		opts.RestatedWeight = DefaultRestatedWeight
+	case opts.RestatedWeight < 0:
+		opts.RestatedWeight = 0
 	}
+	opts.Weight = max(opts.Weight, 0)
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = DefaultBatchSize
 	}
@@ -346,22 +363,43 @@ func (s *Set) vectors() *resolved {
 // Pending is the number of the Set's skills without a vector yet.
 func (s *Set) Pending() int { return s.vectors().missing }
 
-// query embeds a query within QueryTimeout; false when that failed or a
+// query embeds a query's phrasings (in one request, within QueryTimeout)
+// and returns the unit vector of their mean; false when that failed or a
 // recent failure says the endpoint is down.
-func (e *Engine) query(ctx context.Context, text string) ([]float32, bool) {
+func (e *Engine) query(ctx context.Context, texts []string) ([]float32, bool) {
 	if last := e.queryFail.Load(); last != 0 && time.Since(time.Unix(0, last)) < e.opts.RetryAfter {
 		return nil, false
 	}
 	ctx, cancel := context.WithTimeout(ctx, e.opts.QueryTimeout)
 	defer cancel()
-	vecs, err := e.opts.Provider.Embed(ctx, []string{text})
-	if err != nil || len(vecs) != 1 {
+	vecs, err := e.opts.Provider.Embed(ctx, texts)
+	if err == nil && len(vecs) != len(texts) {
+		err = fmt.Errorf("the endpoint returned %d vectors for %d texts", len(vecs), len(texts))
+	}
+	if err == nil {
+		for _, v := range vecs[1:] {
+			if len(v) != len(vecs[0]) {
+				err = fmt.Errorf("the endpoint returned vectors of %d and %d dimensions", len(vecs[0]), len(v))
+				break
+			}
+		}
+	}
+	if err != nil {
 		e.queryFail.Store(time.Now().UnixNano())
 		e.log.WarnContext(ctx, "embedding the query failed; answering lexically", "err", err, "retry_after", e.opts.RetryAfter)
 		return nil, false
 	}
 	e.queryFail.Store(0)
-	return unit(vecs[0]), true
+	if len(vecs) == 1 {
+		return unit(vecs[0]), true
+	}
+	mean := make([]float32, len(vecs[0]))
+	for _, v := range vecs {
+		for i, x := range unit(v) {
+			mean[i] += x
+		}
+	}
+	return unit(mean), true
 }
 
 // unit returns v scaled to length 1 (a zero vector stays zero).

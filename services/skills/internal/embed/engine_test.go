@@ -1,10 +1,12 @@
 package embed_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -74,29 +76,116 @@ func inProcess(t *testing.T, opts embed.Options) (*embed.Engine, *embed.Set, *se
 }
 
 func TestFusionReordersLexicalHits(t *testing.T) {
-	_, set, ix := inProcess(t, embed.Options{})
+	_, set, ix := inProcess(t, embed.Options{Weight: 5})
 	q := search.Query{Text: "columns collections mongodb backups"}
 	lex := ix.Search(q)
 	if got, want := names(lex), []string{"csv-tools", "document-store-admin", "nosql-modeling"}; !slices.Equal(got, want) {
 		t.Fatalf("lexical: got %v, want %v (fixture changed?)", got, want)
 	}
 	// The fake model knows MongoDB is NoSQL: nosql-modeling (collections
-	// and NoSQL) is more similar than document-store-admin (NoSQL only).
+	// and NoSQL) is the most similar, then document-store-admin (NoSQL
+	// only), then csv-tools; at weight 5 that outweighs the lexical gaps.
 	fused := set.Search(t.Context(), ix, q)
-	if got, want := names(fused), []string{"csv-tools", "nosql-modeling", "document-store-admin"}; !slices.Equal(got, want) {
+	if got, want := names(fused), []string{"nosql-modeling", "document-store-admin", "csv-tools"}; !slices.Equal(got, want) {
 		t.Errorf("fused: got %v, want %v", got, want)
 	}
-	for i := 1; i < len(fused); i++ {
-		if fused[i].Score > fused[i-1].Score {
-			t.Errorf("scores rise down the list: %v", fused)
+	byName := map[string]search.Hit{}
+	for _, h := range lex {
+		byName[h.Skill.Name] = h
+	}
+	for i, h := range fused {
+		l := byName[h.Skill.Name]
+		if h.Score > l.Score || i > 0 && h.Score > fused[i-1].Score {
+			t.Errorf("%s: score %v, lexical %v: a hit's score is its own, capped so that scores never rise down the list", h.Skill.Name, h.Score, l.Score)
+		}
+		if !slices.Equal(h.Matched, l.Matched) || h.Excerpt != l.Excerpt {
+			t.Errorf("%s: matched %v excerpt %q, want the lexical hit's", h.Skill.Name, h.Matched, h.Excerpt)
 		}
 	}
-	if fused[0].Score != lex[0].Score || !slices.Equal(fused[0].Matched, lex[0].Matched) || fused[0].Excerpt != lex[0].Excerpt {
-		t.Errorf("the lexical best's hit changed: %+v, want %+v", fused[0], lex[0])
+	if fused[0].Score != byName["nosql-modeling"].Score {
+		t.Errorf("first hit's score %v, want its lexical score", fused[0].Score)
 	}
 	// The lexical engine's own answer is untouched.
 	if again := ix.Search(q); !cmp.Equal(view(again), view(lex)) {
 		t.Errorf("lexical search changed: %v", names(again))
+	}
+	// The default weight for a query alone (0) keeps the lexical order.
+	_, def, _ := inProcess(t, embed.Options{})
+	if got := def.Search(t.Context(), ix, q); !cmp.Equal(view(got), view(lex)) {
+		t.Errorf("default weight: got %v, want the lexical %v", names(got), names(lex))
+	}
+}
+
+// recorder is a Provider that records the texts of each request.
+type recorder struct {
+	embedtest.Provider
+	mu    sync.Mutex
+	calls [][]string
+}
+
+func (r *recorder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	r.mu.Lock()
+	r.calls = append(r.calls, slices.Clone(texts))
+	r.mu.Unlock()
+	return r.Provider.Embed(ctx, texts)
+}
+
+func TestRestatedWeight(t *testing.T) {
+	rec := &recorder{}
+	_, set, ix := inProcess(t, embed.Options{Provider: rec, RestatedWeight: 5})
+	// No skill spells MongoDB: the restatement adds nothing lexically, so
+	// the lexical ranking is the query's; its vector means NoSQL.
+	q := search.Query{Text: "columns collections backups", Restated: []string{"mongodb mongo"}}
+	lex := ix.Search(q)
+	if got, want := names(lex), []string{"csv-tools", "document-store-admin", "nosql-modeling"}; !slices.Equal(got, want) {
+		t.Fatalf("lexical: got %v, want %v (fixture changed?)", got, want)
+	}
+	// Alone, the query keeps the lexical order (Weight 0).
+	alone := search.Query{Text: q.Text}
+	if got, want := set.Search(t.Context(), ix, alone), ix.Search(alone); !cmp.Equal(view(got), view(want)) {
+		t.Errorf("alone: got %v, want the lexical %v", names(got), names(want))
+	}
+	// With the restatement both phrasings go out in one request, their mean
+	// vector prefers the NoSQL skills, and RestatedWeight applies.
+	rec.mu.Lock()
+	rec.calls = nil
+	rec.mu.Unlock()
+	if got := names(set.Search(t.Context(), ix, q)); got[0] == "csv-tools" || got[2] != "csv-tools" {
+		t.Errorf("restated: got %v, want the NoSQL skills before csv-tools", got)
+	}
+	rec.mu.Lock()
+	if len(rec.calls) != 1 || !slices.Equal(rec.calls[0], []string{"columns collections backups", "mongodb mongo"}) {
+		t.Errorf("query requests: %q, want one with both phrasings", rec.calls)
+	}
+	rec.mu.Unlock()
+	// A negative RestatedWeight keeps the lexical order; Weight does not
+	// apply to a restated query.
+	_, off, _ := inProcess(t, embed.Options{Weight: 5, RestatedWeight: -1})
+	if got := off.Search(t.Context(), ix, q); !cmp.Equal(view(got), view(lex)) {
+		t.Errorf("RestatedWeight -1: got %v, want the lexical %v", names(got), names(lex))
+	}
+}
+
+func TestMeaningOnlySkillsComeAfterLexicalHits(t *testing.T) {
+	// A model that finds sql-schema most similar to every query.
+	model := tableModel{query: map[string]float32{"sql-schema": 1, "pdf": 0.05}}
+	_, set, ix := inProcess(t, embed.Options{Provider: model, Weight: 1})
+	q := search.Query{Text: "fill pdf forms"}
+	lex := ix.Search(q)
+	if got := names(lex); !slices.Equal(got, []string{"pdf"}) {
+		t.Fatalf("lexical: got %v, want [pdf] (fixture changed?)", got)
+	}
+	got := set.Search(t.Context(), ix, q)
+	if !slices.Equal(names(got), []string{"pdf", "sql-schema"}) {
+		t.Fatalf("got %v, want the lexical hit first, then the strongly similar skill", names(got))
+	}
+	if got[1].Score > got[0].Score || len(got[1].Matched) != 0 || got[1].Excerpt == "" {
+		t.Errorf("meaning-only hit: %+v", got[1])
+	}
+	// Limit 1: the lexical hit only.
+	q.Limit = 1
+	if got := names(set.Search(t.Context(), ix, q)); !slices.Equal(got, []string{"pdf"}) {
+		t.Errorf("limit 1: got %v", got)
 	}
 }
 
@@ -152,12 +241,12 @@ func TestMatch(t *testing.T) {
 	if d := lexical("mongodb"); d.Outcome != search.NoMatch {
 		t.Fatalf("lexical: got %v", d.Outcome)
 	}
-	d := set.Match(t.Context(), ix, "mongodb", th)
+	d := set.Match(t.Context(), ix, "mongodb", nil, th)
 	if d.Outcome != search.Match || d.Best().Skill.Name != "nosql-modeling" || d.Strategy != search.StrategyRanked {
 		t.Errorf("got %v %v, want a match of nosql-modeling", d.Outcome, d.Candidates)
 	}
 	// Weak similarity: no match stays.
-	if d := set.Match(t.Context(), ix, "mongodb collections of tables", th); d.Outcome != search.NoMatch || d.Message != search.NoMatchMessage {
+	if d := set.Match(t.Context(), ix, "mongodb collections of tables", nil, th); d.Outcome != search.NoMatch || d.Message != search.NoMatchMessage {
 		t.Errorf("weak: got %v", d.Outcome)
 	}
 	// Both engines agree: the lexical decision, unchanged.
@@ -167,7 +256,7 @@ func TestMatch(t *testing.T) {
 	if want.Outcome != search.Match {
 		t.Fatalf("lexical: got %v, want a match (fixture changed?)", want.Outcome)
 	}
-	if got := set.Match(t.Context(), ix, text, th); decisionView(got) != decisionView(want) {
+	if got := set.Match(t.Context(), ix, text, nil, th); decisionView(got) != decisionView(want) {
 		t.Errorf("agreement: got %+v, want %+v", got, want)
 	}
 }
@@ -175,19 +264,30 @@ func TestMatch(t *testing.T) {
 func TestMatchDisagreementIsAmbiguous(t *testing.T) {
 	// A model that prefers sql-schema for every query, pdf far behind.
 	model := tableModel{query: map[string]float32{"sql-schema": 1, "csv-tools": 0.9, "billing-reports": 0.8, "pdf": 0.1}}
-	_, set, ix := inProcess(t, embed.Options{Provider: model})
+	_, set, ix := inProcess(t, embed.Options{Provider: model, Weight: 3})
 	th := search.DefaultThresholds()
 	text := "extract tables from pdf forms"
-	if lex := search.Decide(search.RankedCandidates(ix, text, 3), th); lex.Outcome != search.Match || lex.Best().Skill.Name != "pdf" {
+	lex := search.Decide(search.RankedCandidates(ix, text, 3), th)
+	if lex.Outcome != search.Match || lex.Best().Skill.Name != "pdf" {
 		t.Fatalf("lexical: got %s, want a match of pdf (fixture changed?)", decisionView(lex))
+	}
+	if got := names(ix.Search(search.Query{Text: text})); !slices.Equal(got, []string{"pdf", "sql-schema"}) {
+		t.Fatalf("lexical search: got %v, want [pdf sql-schema] (fixture changed?)", got)
 	}
 	if got := names(set.Search(t.Context(), ix, search.Query{Text: text})); !slices.Equal(got, []string{"sql-schema", "pdf"}) {
 		t.Errorf("fused search: got %v, want [sql-schema pdf]", got)
 	}
-	d := set.Match(t.Context(), ix, text, th)
+	d := set.Match(t.Context(), ix, text, nil, th)
 	if d.Outcome != search.Ambiguous || d.Message != search.AmbiguousMessage || len(d.Candidates) != 2 ||
 		d.Candidates[0].Skill.Name != "sql-schema" || d.Candidates[1].Skill.Name != "pdf" {
 		t.Errorf("got %s, want ambiguous between sql-schema and pdf", decisionView(d))
+	}
+	// With the default weight (0) a query alone keeps the lexical decision.
+	_, def, _ := inProcess(t, embed.Options{Provider: model})
+	want := lex
+	want.Strategy = search.StrategyRanked
+	if got := def.Match(t.Context(), ix, text, nil, th); decisionView(got) != decisionView(want) {
+		t.Errorf("default weight: got %s, want %s", decisionView(got), decisionView(want))
 	}
 }
 

@@ -41,6 +41,11 @@ import (
 // most; servers reject more.
 const MaxRestated = 3
 
+// Phrasings returns q.Text followed by the restatements that take part in
+// ranked search: the distinct, non-blank ones that differ from q.Text
+// (white space and case ignored).
+func (q Query) Phrasings() []string { return append([]string{q.Text}, restatements(q)...) }
+
 // restatements returns q's distinct, non-blank restatements that differ from
 // q.Text (white space and case ignored).
 func restatements(q Query) []string {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -156,11 +157,19 @@ func (s *Service) SearchSkills(ctx context.Context, req *skillsv1.SearchSkillsRe
 	default:
 		return nil, toStatus(ctx, s.log, failure.New(failure.InvalidArgument, "", "mode %d is not a search mode: use ranked or all_terms", int32(req.GetMode())))
 	}
+	restated, err := checkRestated(req.GetRestated())
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
+	if allTerms && len(restated) > 0 {
+		return nil, toStatus(ctx, s.log, failure.New(failure.InvalidArgument, "",
+			"restated applies to ranked search: all_terms mode matches the query's own words; leave restated out or use ranked mode"))
+	}
 	cat := strings.ToLower(strings.TrimSpace(req.GetCategory()))
 	tags := lowerAll(req.GetTags())
 
 	r := s.routes(ctx)
-	q := search.Query{Text: query, Limit: limit, AllTerms: allTerms, Category: cat, Tags: tags}
+	q := search.Query{Text: query, Restated: restated, Limit: limit, AllTerms: allTerms, Category: cat, Tags: tags}
 	if cat != "" || len(tags) > 0 {
 		q.Allow = func(sk *catalog.Skill) bool { return (cat == "" || category(sk) == cat) && hasTags(sk, tags) }
 	}
@@ -187,12 +196,16 @@ func (s *Service) MatchSkill(ctx context.Context, req *skillsv1.MatchSkillReques
 	if err := checkText("context", text, "describe the task to find a skill for"); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
+	restated, err := checkRestated(req.GetRestated())
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
+	}
 	r := s.routes(ctx)
 	var d search.Decision
 	if r.sem != nil && r.matcher.Strategy() == search.StrategyRanked {
-		d = r.sem.Match(ctx, r.index, text, s.routing().Match)
+		d = r.sem.Match(ctx, r.index, text, restated, s.routing().Match)
 	} else {
-		d = r.matcher.Match(text)
+		d = r.matcher.Match(text, restated...)
 	}
 	resp := &skillsv1.MatchSkillResponse{
 		Strategy:         d.Strategy,
@@ -215,6 +228,7 @@ func (s *Service) MatchSkill(ctx context.Context, req *skillsv1.MatchSkillReques
 				Score:           c.Score,
 				Description:     c.Skill.Description,
 				MatchedKeywords: nonNil(c.Matched),
+				Phrasing:        int32(c.Phrasing),
 			})
 		}
 	case search.Match:
@@ -224,6 +238,7 @@ func (s *Service) MatchSkill(ctx context.Context, req *skillsv1.MatchSkillReques
 		resp.SkillPath = sk.Path
 		resp.Score = best.Score
 		resp.MatchedKeywords = nonNil(best.Matched)
+		resp.Phrasing = int32(best.Phrasing)
 		resp.Content = r.snap.Content(sk)
 		own, inherited := r.snap.Assets(sk)
 		resp.Assets, resp.InheritedAssets = toAssets(own), toAssets(inherited)
@@ -240,6 +255,28 @@ func (s *Service) MatchSkill(ctx context.Context, req *skillsv1.MatchSkillReques
 		s.record(ctx, usage.Served(text, resp.SkillPath, resp.Score, resp.MatchedKeywords, false, "match"))
 	}
 	return resp, nil
+}
+
+// checkRestated validates a request's restatements: at most
+// search.MaxRestated, each a non-blank text bounded like the query. It
+// returns them trimmed.
+func checkRestated(in []string) ([]string, error) {
+	if len(in) > search.MaxRestated {
+		return nil, failure.New(failure.InvalidArgument, "",
+			"restated holds %d restatements, at most %d are accepted: pass one, in plain technical terms", len(in), search.MaxRestated)
+	}
+	out := make([]string, 0, len(in))
+	for i, r := range in {
+		r = strings.TrimSpace(r)
+		if r == "" {
+			return nil, failure.New(failure.InvalidArgument, "", "restated[%d] is blank: restate the need in plain technical terms, or leave it out", i)
+		}
+		if err := checkText(fmt.Sprintf("restated[%d]", i), r, ""); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }
 
 // checkText validates a free-text request field (already trimmed).
@@ -263,6 +300,7 @@ func toSearchHit(h search.Hit) *skillsv1.SearchHit {
 		Score:        h.Score,
 		Excerpt:      h.Excerpt,
 		MatchedTerms: nonNil(h.Matched),
+		Phrasing:     int32(h.Phrasing),
 	}
 	if h.Skill.Doc != nil {
 		out.Category = h.Skill.Doc.Frontmatter.Category

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/testing/protocmp"
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
@@ -86,6 +87,11 @@ func TestSearchSkillsValidation(t *testing.T) {
 		{"unknown mode", &skillsv1.SearchSkillsRequest{Query: "pdf", Mode: 99}, "not a search mode"},
 		{"too long", &skillsv1.SearchSkillsRequest{Query: strings.Repeat("pdf ", maxQueryBytes)}, "longer than"},
 		{"invalid UTF-8", &skillsv1.SearchSkillsRequest{Query: "pdf \xff"}, "UTF-8"},
+		{"too many restatements", &skillsv1.SearchSkillsRequest{Query: "pdf", Restated: []string{"a", "b", "c", "d"}}, "at most 3"},
+		{"blank restatement", &skillsv1.SearchSkillsRequest{Query: "pdf", Restated: []string{"merge PDF files", " "}}, "restated[1] is blank"},
+		{"restatement too long", &skillsv1.SearchSkillsRequest{Query: "pdf", Restated: []string{strings.Repeat("pdf ", maxQueryBytes)}}, "restated[0] is longer than"},
+		{"restatement invalid UTF-8", &skillsv1.SearchSkillsRequest{Query: "pdf", Restated: []string{"pdf \xff"}}, "restated[0] is not valid UTF-8"},
+		{"restatement in all_terms mode", &skillsv1.SearchSkillsRequest{Query: "pdf", Restated: []string{"merge PDF files"}, Mode: skillsv1.SearchMode_SEARCH_MODE_ALL_TERMS}, "restated applies to ranked search"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -193,6 +199,64 @@ func TestMatchSkillValidation(t *testing.T) {
 	for _, ctx := range []string{"", "   ", strings.Repeat("x", maxQueryBytes+1)} {
 		_, err := s.MatchSkill(t.Context(), &skillsv1.MatchSkillRequest{Context: ctx})
 		routingWantCode(t, "MatchSkill", err, codes.InvalidArgument)
+	}
+	for _, rest := range [][]string{{"a", "b", "c", "d"}, {""}, {strings.Repeat("x", maxQueryBytes+1)}, {"\xff"}} {
+		_, err := s.MatchSkill(t.Context(), &skillsv1.MatchSkillRequest{Context: "react hooks", Restated: rest})
+		routingWantCode(t, "MatchSkill restated", err, codes.InvalidArgument)
+	}
+}
+
+// TestRestated: a request in words no skill uses abstains alone and is
+// answered with a restatement that names the technology; the hit says the
+// restatement matched, with its words and an excerpt around them. Search
+// and match decide on the same fused evidence.
+func TestRestated(t *testing.T) {
+	s := routingService(t, Options{}, routingFolders(t))
+	query := "stitch these two scanned handouts into one"
+	alone, err := s.SearchSkills(t.Context(), &skillsv1.SearchSkillsRequest{Query: query})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(alone.GetResults()) != 0 {
+		t.Fatalf("alone: got %v, want no result (fixture changed?)", alone.GetResults())
+	}
+	restated := []string{"merge PDF files, pypdf"}
+	resp, err := s.SearchSkills(t.Context(), &skillsv1.SearchSkillsRequest{Query: query, Restated: restated})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.GetQuery() != query {
+		t.Errorf("query: got %q, want the query as received", resp.GetQuery())
+	}
+	if len(resp.GetResults()) == 0 {
+		t.Fatal("restated: no result, want pdf")
+	}
+	h := resp.GetResults()[0]
+	if h.GetSkillPath() != "pdf" || h.GetPhrasing() != 1 || !slices.Contains(h.GetMatchedTerms(), "pdf") ||
+		!strings.Contains(strings.ToLower(h.GetExcerpt()), "merge") {
+		t.Errorf("restated: got %+v, want pdf matched by restatement 1 with its words", h)
+	}
+	m, err := s.MatchSkill(t.Context(), &skillsv1.MatchSkillRequest{Context: query, Restated: restated})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.GetOutcome() != skillsv1.MatchOutcome_MATCH_OUTCOME_MATCH || m.GetSkillPath() != "pdf" || m.GetPhrasing() != 1 ||
+		m.GetScore() != h.GetScore() || !slices.Equal(m.GetMatchedKeywords(), h.GetMatchedTerms()) {
+		t.Errorf("match: got %v %s phrasing %d score %v %v, want pdf as search found it (%v %v)",
+			m.GetOutcome(), m.GetSkillPath(), m.GetPhrasing(), m.GetScore(), m.GetMatchedKeywords(), h.GetScore(), h.GetMatchedTerms())
+	}
+	if m, err := s.MatchSkill(t.Context(), &skillsv1.MatchSkillRequest{Context: query}); err != nil || m.GetOutcome() != skillsv1.MatchOutcome_MATCH_OUTCOME_NO_MATCH {
+		t.Errorf("match alone: got %v, %v; want no match", m.GetOutcome(), err)
+	}
+	// Whitespace around a restatement is trimmed; a restatement equal to
+	// the query changes nothing.
+	same, err := s.SearchSkills(t.Context(), &skillsv1.SearchSkillsRequest{Query: "merge PDF files", Restated: []string{"  Merge pdf   files "}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, _ := s.SearchSkills(t.Context(), &skillsv1.SearchSkillsRequest{Query: "merge PDF files"})
+	if !cmp.Equal(same.GetResults(), plain.GetResults(), protocmp.Transform()) {
+		t.Errorf("a restatement equal to the query: got %v, want %v", same.GetResults(), plain.GetResults())
 	}
 }
 

@@ -143,7 +143,13 @@ type SearchSkillsRequest struct {
 	// Only skills of this category (case-insensitive).
 	Category string `protobuf:"bytes,4,opt,name=category,proto3" json:"category,omitempty"`
 	// Only skills carrying every one of these tags (case-insensitive).
-	Tags          []string `protobuf:"bytes,5,rep,name=tags,proto3" json:"tags,omitempty"`
+	Tags []string `protobuf:"bytes,5,rep,name=tags,proto3" json:"tags,omitempty"`
+	// Restatements of the query by the caller, at most 3, each bounded like the
+	// query: the same need in plain technical terms, in English, naming the
+	// technologies and concepts it implies (what a host model knows and the
+	// query does not say). Each is ranked on its own and fused with the query;
+	// ranked mode only.
+	Restated      []string `protobuf:"bytes,6,rep,name=restated,proto3" json:"restated,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -213,6 +219,13 @@ func (x *SearchSkillsRequest) GetTags() []string {
 	return nil
 }
 
+func (x *SearchSkillsRequest) GetRestated() []string {
+	if x != nil {
+		return x.Restated
+	}
+	return nil
+}
+
 // SearchHit is one search result.
 type SearchHit struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -229,8 +242,11 @@ type SearchHit struct {
 	Score float64 `protobuf:"fixed64,5,opt,name=score,proto3" json:"score,omitempty"`
 	// About 160 characters of the skill around the best match.
 	Excerpt string `protobuf:"bytes,6,opt,name=excerpt,proto3" json:"excerpt,omitempty"`
-	// The query terms that matched.
-	MatchedTerms  []string `protobuf:"bytes,7,rep,name=matched_terms,json=matchedTerms,proto3" json:"matched_terms,omitempty"`
+	// The query terms that matched, in the phrasing that matched best.
+	MatchedTerms []string `protobuf:"bytes,7,rep,name=matched_terms,json=matchedTerms,proto3" json:"matched_terms,omitempty"`
+	// That phrasing: 0 for the query, n for the nth restatement. The excerpt
+	// and matched_terms come from it.
+	Phrasing      int32 `protobuf:"varint,8,opt,name=phrasing,proto3" json:"phrasing,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -314,6 +330,13 @@ func (x *SearchHit) GetMatchedTerms() []string {
 	return nil
 }
 
+func (x *SearchHit) GetPhrasing() int32 {
+	if x != nil {
+		return x.Phrasing
+	}
+	return 0
+}
+
 // SearchSkillsResponse lists search results.
 type SearchSkillsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -373,7 +396,10 @@ func (x *SearchSkillsResponse) GetResults() []*SearchHit {
 type MatchSkillRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The free-text description of the task.
-	Context       string `protobuf:"bytes,1,opt,name=context,proto3" json:"context,omitempty"`
+	Context string `protobuf:"bytes,1,opt,name=context,proto3" json:"context,omitempty"`
+	// Restatements of the context, as SearchSkillsRequest.restated: fused with
+	// it for the decision (at most 3).
+	Restated      []string `protobuf:"bytes,2,rep,name=restated,proto3" json:"restated,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -415,6 +441,13 @@ func (x *MatchSkillRequest) GetContext() string {
 	return ""
 }
 
+func (x *MatchSkillRequest) GetRestated() []string {
+	if x != nil {
+		return x.Restated
+	}
+	return nil
+}
+
 // MatchCandidate is one skill of an ambiguous answer.
 type MatchCandidate struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -424,10 +457,12 @@ type MatchCandidate struct {
 	Score float64 `protobuf:"fixed64,2,opt,name=score,proto3" json:"score,omitempty"`
 	// The skill's description.
 	Description string `protobuf:"bytes,3,opt,name=description,proto3" json:"description,omitempty"`
-	// The keywords or terms that matched.
+	// The keywords or terms that matched, in the phrasing that matched best.
 	MatchedKeywords []string `protobuf:"bytes,4,rep,name=matched_keywords,json=matchedKeywords,proto3" json:"matched_keywords,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// That phrasing: 0 for the context, n for the nth restatement.
+	Phrasing      int32 `protobuf:"varint,5,opt,name=phrasing,proto3" json:"phrasing,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *MatchCandidate) Reset() {
@@ -488,6 +523,13 @@ func (x *MatchCandidate) GetMatchedKeywords() []string {
 	return nil
 }
 
+func (x *MatchCandidate) GetPhrasing() int32 {
+	if x != nil {
+		return x.Phrasing
+	}
+	return 0
+}
+
 // MatchSkillResponse is the match decision.
 type MatchSkillResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -514,7 +556,10 @@ type MatchSkillResponse struct {
 	// The candidates, best first, at most max_results (ambiguous).
 	Candidates []*MatchCandidate `protobuf:"bytes,11,rep,name=candidates,proto3" json:"candidates,omitempty"`
 	// The strategy that decided: "keyword" or "ranked".
-	Strategy      string `protobuf:"bytes,12,opt,name=strategy,proto3" json:"strategy,omitempty"`
+	Strategy string `protobuf:"bytes,12,opt,name=strategy,proto3" json:"strategy,omitempty"`
+	// The phrasing the matched skill's matched_keywords come from: 0 for the
+	// context, n for the nth restatement (match).
+	Phrasing      int32 `protobuf:"varint,13,opt,name=phrasing,proto3" json:"phrasing,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -633,17 +678,25 @@ func (x *MatchSkillResponse) GetStrategy() string {
 	return ""
 }
 
+func (x *MatchSkillResponse) GetPhrasing() int32 {
+	if x != nil {
+		return x.Phrasing
+	}
+	return 0
+}
+
 var File_skills_v1_routing_service_proto protoreflect.FileDescriptor
 
 const file_skills_v1_routing_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1fskills/v1/routing_service.proto\x12\tskills.v1\x1a\x15skills/v1/types.proto\"\x9c\x01\n" +
+	"\x1fskills/v1/routing_service.proto\x12\tskills.v1\x1a\x15skills/v1/types.proto\"\xb8\x01\n" +
 	"\x13SearchSkillsRequest\x12\x14\n" +
 	"\x05query\x18\x01 \x01(\tR\x05query\x12\x14\n" +
 	"\x05limit\x18\x02 \x01(\x05R\x05limit\x12)\n" +
 	"\x04mode\x18\x03 \x01(\x0e2\x15.skills.v1.SearchModeR\x04mode\x12\x1a\n" +
 	"\bcategory\x18\x04 \x01(\tR\bcategory\x12\x12\n" +
-	"\x04tags\x18\x05 \x03(\tR\x04tags\"\xd1\x01\n" +
+	"\x04tags\x18\x05 \x03(\tR\x04tags\x12\x1a\n" +
+	"\brestated\x18\x06 \x03(\tR\brestated\"\xed\x01\n" +
 	"\tSearchHit\x12\x1d\n" +
 	"\n" +
 	"skill_path\x18\x01 \x01(\tR\tskillPath\x12\x12\n" +
@@ -652,18 +705,21 @@ const file_skills_v1_routing_service_proto_rawDesc = "" +
 	"\bcategory\x18\x04 \x01(\tR\bcategory\x12\x14\n" +
 	"\x05score\x18\x05 \x01(\x01R\x05score\x12\x18\n" +
 	"\aexcerpt\x18\x06 \x01(\tR\aexcerpt\x12#\n" +
-	"\rmatched_terms\x18\a \x03(\tR\fmatchedTerms\"\\\n" +
+	"\rmatched_terms\x18\a \x03(\tR\fmatchedTerms\x12\x1a\n" +
+	"\bphrasing\x18\b \x01(\x05R\bphrasing\"\\\n" +
 	"\x14SearchSkillsResponse\x12\x14\n" +
 	"\x05query\x18\x01 \x01(\tR\x05query\x12.\n" +
-	"\aresults\x18\x02 \x03(\v2\x14.skills.v1.SearchHitR\aresults\"-\n" +
+	"\aresults\x18\x02 \x03(\v2\x14.skills.v1.SearchHitR\aresults\"I\n" +
 	"\x11MatchSkillRequest\x12\x18\n" +
-	"\acontext\x18\x01 \x01(\tR\acontext\"\x92\x01\n" +
+	"\acontext\x18\x01 \x01(\tR\acontext\x12\x1a\n" +
+	"\brestated\x18\x02 \x03(\tR\brestated\"\xae\x01\n" +
 	"\x0eMatchCandidate\x12\x1d\n" +
 	"\n" +
 	"skill_path\x18\x01 \x01(\tR\tskillPath\x12\x14\n" +
 	"\x05score\x18\x02 \x01(\x01R\x05score\x12 \n" +
 	"\vdescription\x18\x03 \x01(\tR\vdescription\x12)\n" +
-	"\x10matched_keywords\x18\x04 \x03(\tR\x0fmatchedKeywords\"\x86\x04\n" +
+	"\x10matched_keywords\x18\x04 \x03(\tR\x0fmatchedKeywords\x12\x1a\n" +
+	"\bphrasing\x18\x05 \x01(\x05R\bphrasing\"\xa2\x04\n" +
 	"\x12MatchSkillResponse\x121\n" +
 	"\aoutcome\x18\x01 \x01(\x0e2\x17.skills.v1.MatchOutcomeR\aoutcome\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x1d\n" +
@@ -680,7 +736,8 @@ const file_skills_v1_routing_service_proto_rawDesc = "" +
 	"\n" +
 	"candidates\x18\v \x03(\v2\x19.skills.v1.MatchCandidateR\n" +
 	"candidates\x12\x1a\n" +
-	"\bstrategy\x18\f \x01(\tR\bstrategy*\\\n" +
+	"\bstrategy\x18\f \x01(\tR\bstrategy\x12\x1a\n" +
+	"\bphrasing\x18\r \x01(\x05R\bphrasing*\\\n" +
 	"\n" +
 	"SearchMode\x12\x1b\n" +
 	"\x17SEARCH_MODE_UNSPECIFIED\x10\x00\x12\x16\n" +
