@@ -119,11 +119,11 @@ func (g *gateway) searchSkills(ctx context.Context, _ *mcp.CallToolRequest, in S
 	out := SearchSkillsOutput{Query: resp.GetQuery(), Results: make([]SearchHit, 0, len(resp.GetResults()))}
 	for _, h := range resp.GetResults() {
 		out.Results = append(out.Results, SearchHit{
-			Name:         h.GetName(),
-			SkillPath:    h.GetSkillPath(),
-			Description:  h.GetDescription(),
-			Category:     h.GetCategory(),
-			Score:        h.GetScore(),
+			Name:            h.GetName(),
+			SkillPath:       h.GetSkillPath(),
+			Description:     h.GetDescription(),
+			Category:        h.GetCategory(),
+			Score:           h.GetScore(),
 			Excerpt:         h.GetExcerpt(),
 			MatchedTerms:    nonNilList(h.GetMatchedTerms()),
 			MatchedRestated: h.GetPhrasing() > 0,
