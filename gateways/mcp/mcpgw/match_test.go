@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 	"github.com/skillsd/skillsd/services/skills/skillsd"
@@ -172,4 +173,46 @@ func TestCapContent(t *testing.T) {
 	if len(got) > maxTextBytes || !strings.Contains(got, `load_skill with name "ui/huge"`) || !strings.HasPrefix(got, "éé") {
 		t.Errorf("capContent(big): got %d bytes ending %q", len(got), got[len(got)-120:])
 	}
+}
+
+// TestGetSkillRestated: get_skill decides on the context fused with its
+// restatement, in both strategies, and answers in seed 000's shapes.
+func TestGetSkillRestated(t *testing.T) {
+	c := newTestCatalog(t)
+	get := func(t *testing.T, cs *mcp.ClientSession, args map[string]any) map[string]any {
+		t.Helper()
+		res, text := callTool(t, cs, "get_skill", args)
+		if res.IsError {
+			t.Fatalf("get_skill(%v): isError: %s", args, text)
+		}
+		return decode[map[string]any](t, text)
+	}
+	t.Run("ranked", func(t *testing.T) {
+		cs, _ := startGateway(t, c)
+		context := "stitch these scanned handouts into one"
+		if got := get(t, cs, map[string]any{"context": context}); got["no_match"] != true {
+			t.Fatalf("alone: got %v, want no_match (fixture changed?)", got)
+		}
+		if got := get(t, cs, map[string]any{"context": context, "restated": ""}); got["no_match"] != true {
+			t.Errorf("blank restated: got %v, want no_match", got)
+		}
+		got := get(t, cs, map[string]any{"context": context, "restated": "merge PDF files with pypdf"})
+		if got["skill_path"] != "pdf" || !strings.Contains(got["content"].(string), "pypdf") {
+			t.Errorf("restated: got %v, want pdf with its content", got["skill_path"])
+		}
+		if _, ok := got["phrasing"]; ok {
+			t.Errorf("restated: the answer has a phrasing key; seed 000's shape has none")
+		}
+	})
+	t.Run("keyword", func(t *testing.T) {
+		cs := connectClient(t, skillstest.Start(t, skillsd.Options{SkillsDirs: []string{c.treeDir}}))
+		context := "a sign-in screen for our web app"
+		if got := get(t, cs, map[string]any{"context": context}); got["no_match"] != true {
+			t.Fatalf("alone: got %v, want no_match (fixture changed?)", got)
+		}
+		got := get(t, cs, map[string]any{"context": context, "restated": "React login component with auth"})
+		if got["skill_path"] != "ui/react/auth" {
+			t.Errorf("restated: got %v, want ui/react/auth", got)
+		}
+	})
 }

@@ -196,14 +196,14 @@ func TestInstructions(t *testing.T) {
 		{
 			name:     "now",
 			tools:    []string{toolSearchSkills, toolGetSkill, toolLoadSkill, toolListSkills},
-			want:     []string{"1. Find: call search_skills", "list_skills", "load_skill"},
+			want:     []string{"1. Find: call search_skills", "restated", "plain technical English", "not a category", "list_skills", "load_skill"},
 			dontWant: []string{"read_skill_file"},
 		},
 		{
 			name:     "without search",
 			tools:    []string{toolLoadSkill, toolListSkills},
 			want:     []string{"list_skills", "load_skill"},
-			dontWant: []string{"search_skills", "read_skill_file"},
+			dontWant: []string{"search_skills", "read_skill_file", "restated"},
 		},
 		{
 			name:  "with search and files",

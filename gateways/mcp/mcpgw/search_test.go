@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 )
 
 // keysOf returns the sorted keys of a JSON object.
@@ -105,5 +107,80 @@ func TestSearchSkillsErrors(t *testing.T) {
 				t.Errorf("search_skills(%v): message %q lacks %q", tt.args, text, tt.want)
 			}
 		})
+	}
+}
+
+// TestSearchSkillsRestated: restated is passed to the service and fused
+// there; a hit found through it says so; what search_skills returns is what
+// SearchSkills returns over gRPC, hit for hit.
+func TestSearchSkillsRestated(t *testing.T) {
+	cs, conn := startGateway(t, newTestCatalog(t))
+	query := "stitch these scanned handouts into one"
+	search := func(args map[string]any) SearchSkillsOutput {
+		t.Helper()
+		res, text := callTool(t, cs, "search_skills", args)
+		if res.IsError {
+			t.Fatalf("search_skills(%v): isError: %s", args, text)
+		}
+		return decode[SearchSkillsOutput](t, text)
+	}
+	if got := search(map[string]any{"query": query}); len(got.Results) != 0 {
+		t.Fatalf("alone: got %+v, want none (fixture changed?)", got.Results)
+	}
+	if got := search(map[string]any{"query": query, "restated": "  "}); len(got.Results) != 0 {
+		t.Errorf("blank restated: got %+v, want it ignored", got.Results)
+	}
+	got := search(map[string]any{"query": query, "restated": "merge PDF files with pypdf"})
+	if len(got.Results) == 0 || got.Results[0].SkillPath != "pdf" || !got.Results[0].MatchedRestated ||
+		!slices.Contains(got.Results[0].MatchedTerms, "pypdf") {
+		t.Fatalf("restated: got %+v, want pdf matched by the restatement", got.Results)
+	}
+	plain := search(map[string]any{"query": "merge PDF files"})
+	if len(plain.Results) == 0 || plain.Results[0].MatchedRestated {
+		t.Errorf("alone: got %+v, want matched_restated absent", plain.Results)
+	}
+	_, text := callTool(t, cs, "search_skills", map[string]any{"query": "merge PDF files"})
+	if strings.Contains(text, "matched_restated") {
+		t.Errorf("a query alone: %s, want no matched_restated key", text)
+	}
+
+	routing := skillsv1.NewRoutingServiceClient(conn)
+	for _, c := range []struct{ query, restated string }{
+		{query, "merge PDF files with pypdf"},
+		{"apply our colours to the slides", "brand guidelines: company colours and fonts for documents and slides"},
+		{"merge PDF files", "PDF forms"},
+		{"zebra xylophone quantum", "animal music physics"},
+	} {
+		mcpOut := search(map[string]any{"query": c.query, "restated": c.restated, "limit": 5})
+		resp, err := routing.SearchSkills(t.Context(), &skillsv1.SearchSkillsRequest{Query: c.query, Restated: []string{c.restated}, Limit: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]SearchHit, 0, len(resp.GetResults()))
+		for _, h := range resp.GetResults() {
+			want = append(want, SearchHit{Name: h.GetName(), SkillPath: h.GetSkillPath(), Description: h.GetDescription(),
+				Category: h.GetCategory(), Score: h.GetScore(), Excerpt: h.GetExcerpt(),
+				MatchedTerms: nonNilList(h.GetMatchedTerms()), MatchedRestated: h.GetPhrasing() > 0})
+		}
+		if diff := cmp.Diff(want, mcpOut.Results); diff != "" {
+			t.Errorf("%q + %q: search_skills differs from SearchSkills (-grpc +mcp):\n%s", c.query, c.restated, diff)
+		}
+	}
+}
+
+func TestSearchSkillsRestatedErrors(t *testing.T) {
+	cs, _ := startGateway(t, newTestCatalog(t))
+	for _, tt := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"query": "pdf", "restated": strings.Repeat("pdf ", 5000)}, "restated"},
+		{map[string]any{"query": "pdf", "restated": "merge PDF files", "mode": "all_terms"}, "ranked"},
+		{map[string]any{"query": "pdf", "restated": 3}, "restated"},
+	} {
+		res, text := callTool(t, cs, "search_skills", tt.args)
+		if !res.IsError || !strings.Contains(text, tt.want) {
+			t.Errorf("search_skills(%.80v): got %q, want an error naming %q", tt.args, text, tt.want)
+		}
 	}
 }
