@@ -93,6 +93,16 @@ func opMatch(context string) op {
 	return op{fmt.Sprintf("match %q", context), func(t *testing.T, s surface) (Outcome, bool) { return s.match(t, context), true }}
 }
 
+func opMatchRestated(context, restated string) op {
+	return op{fmt.Sprintf("match %q restated %q", context, restated), func(t *testing.T, s surface) (Outcome, bool) {
+		m, ok := s.(restatedMatcher)
+		if !ok {
+			return Outcome{}, false
+		}
+		return m.matchRestated(t, context, restated), true
+	}}
+}
+
 func opStatus() op {
 	return op{"status", func(t *testing.T, s surface) (Outcome, bool) {
 		st, ok := s.(statuser)
@@ -332,6 +342,29 @@ var scenarios = []scenario{
 		name: "search-empty-query", catalog: fixture, op: opSearch(SearchQuery{Query: "  "}),
 		check: func(t *testing.T, _ string, o Outcome) { wantInvalid(t, o) },
 	},
+	// Restated (issue 19): words no skill uses, restated in the catalog's
+	// terms by the caller. Alone the query abstains (search-restated-alone).
+	{
+		name: "search-restated-alone", catalog: fixture, op: opSearch(SearchQuery{Query: "pull the grid out of this scanned handout"}),
+		check: func(t *testing.T, _ string, o Outcome) { wantNoHits(t, o) },
+	},
+	{
+		name: "search-restated", catalog: fixture,
+		op: opSearch(SearchQuery{Query: "pull the grid out of this scanned handout", Restated: "extract tables from a PDF file"}),
+		check: func(t *testing.T, _ string, o Outcome) {
+			hits := wantHits(t, o, "pdf-tools")
+			checkEqual(t, "query", o.Search.Query, "pull the grid out of this scanned handout")
+			checkEqual(t, "phrasing", hits[0].Phrasing, 1)
+			if !slices.Contains(hits[0].MatchedTerms, "tables") {
+				t.Errorf("matched_terms %v: want the restatement's words", hits[0].MatchedTerms)
+			}
+		},
+	},
+	{
+		name: "search-restated-all-terms", catalog: fixture,
+		op:    opSearch(SearchQuery{Query: "release notes", AllTerms: true, Restated: "changelog"}),
+		check: func(t *testing.T, _ string, o Outcome) { wantInvalid(t, o) },
+	},
 
 	// Match (seed 000 get_skill): ranked on the fixture, seed 000's keyword
 	// matcher on the keyword catalog, with scores worked out by hand from
@@ -351,6 +384,11 @@ var scenarios = []scenario{
 	{
 		name: "match-ranked-no-match", catalog: fixture, op: opMatch("bake a sourdough bread with rye flour"),
 		check: func(t *testing.T, _ string, o Outcome) { wantNoMatch(t, o) },
+	},
+	{
+		name: "match-restated", catalog: fixture,
+		op:    opMatchRestated("pull the grid out of this scanned handout", "extract tables from a PDF file"),
+		check: func(t *testing.T, _ string, o Outcome) { wantMatch(t, o, "pdf-tools") },
 	},
 	{
 		name: "match-keyword", catalog: keyword, op: opMatch("Create a React component for the authentication"),

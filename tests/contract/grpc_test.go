@@ -98,6 +98,9 @@ func (g *grpcSurface) status(t *testing.T) Outcome {
 
 func (g *grpcSurface) search(t *testing.T, q SearchQuery) Outcome {
 	req := &skillsv1.SearchSkillsRequest{Query: q.Query, Limit: int32(q.Limit), Category: q.Category, Tags: q.Tags}
+	if q.Restated != "" {
+		req.Restated = []string{q.Restated}
+	}
 	if q.AllTerms {
 		req.Mode = skillsv1.SearchMode_SEARCH_MODE_ALL_TERMS
 	}
@@ -110,13 +113,22 @@ func (g *grpcSurface) search(t *testing.T, q SearchQuery) Outcome {
 		out.Results = append(out.Results, SearchHit{
 			SkillPath: h.GetSkillPath(), Name: h.GetName(), Description: h.GetDescription(), Category: h.GetCategory(),
 			Score: h.GetScore(), Excerpt: h.GetExcerpt(), MatchedTerms: append([]string{}, h.GetMatchedTerms()...),
+			Phrasing: int(h.GetPhrasing()),
 		})
 	}
 	return Outcome{Search: out}
 }
 
 func (g *grpcSurface) match(t *testing.T, context string) Outcome {
-	resp, err := g.routing.MatchSkill(t.Context(), &skillsv1.MatchSkillRequest{Context: context})
+	return g.matchRestated(t, context, "")
+}
+
+func (g *grpcSurface) matchRestated(t *testing.T, context, restated string) Outcome {
+	req := &skillsv1.MatchSkillRequest{Context: context}
+	if restated != "" {
+		req.Restated = []string{restated}
+	}
+	resp, err := g.routing.MatchSkill(t.Context(), req)
 	if err != nil {
 		return Outcome{Error: grpcFailure(t, err)}
 	}

@@ -178,11 +178,32 @@ func (m *mcpSurface) search(t *testing.T, q SearchQuery) Outcome {
 	if len(q.Tags) > 0 {
 		args["tags"] = q.Tags
 	}
-	var out Searched
+	if q.Restated != "" {
+		args["restated"] = q.Restated
+	}
+	var out struct {
+		Query   string `json:"query"`
+		Results []struct {
+			SearchHit
+			MatchedRestated *bool `json:"matched_restated"`
+		} `json:"results"`
+	}
 	if f := m.call(t, "search_skills", args, &out); f != nil {
 		return Outcome{Error: f}
 	}
-	return Outcome{Search: &out}
+	s := &Searched{Query: out.Query, Results: make([]SearchHit, 0, len(out.Results))}
+	for _, h := range out.Results {
+		hit := h.SearchHit
+		switch {
+		case h.MatchedRestated == nil:
+		case *h.MatchedRestated:
+			hit.Phrasing = 1
+		default:
+			t.Errorf("MCP: search_skills: matched_restated present but false; it is sent only when true")
+		}
+		s.Results = append(s.Results, hit)
+	}
+	return Outcome{Search: s}
 }
 
 // mcpMatch is get_skill's structuredContent: the union of seed 000 §8.1's
@@ -203,8 +224,16 @@ type mcpMatch struct {
 }
 
 func (m *mcpSurface) match(t *testing.T, context string) Outcome {
+	return m.matchRestated(t, context, "")
+}
+
+func (m *mcpSurface) matchRestated(t *testing.T, context, restated string) Outcome {
+	args := map[string]any{"context": context}
+	if restated != "" {
+		args["restated"] = restated
+	}
 	var out mcpMatch
-	if f := m.call(t, "get_skill", map[string]any{"context": context}, &out); f != nil {
+	if f := m.call(t, "get_skill", args, &out); f != nil {
 		return Outcome{Error: f}
 	}
 	r := &Matched{

@@ -182,6 +182,8 @@ type SearchQuery struct {
 	AllTerms bool
 	Category string
 	Tags     []string
+	// Restated is one restatement of the query (search_skills takes one).
+	Restated string
 }
 
 // Searched is the answer of SearchSkills / search_skills.
@@ -199,6 +201,9 @@ type SearchHit struct {
 	Score        float64  `json:"score"`
 	Excerpt      string   `json:"excerpt"`
 	MatchedTerms []string `json:"matched_terms"`
+	// Phrasing is 1 when the restatement matched best (search_skills says
+	// matched_restated), 0 for the query.
+	Phrasing int `json:"phrasing,omitempty"`
 }
 
 // Matched is the answer of MatchSkill / get_skill (seed 000 §8.1). Outcome is

@@ -211,6 +211,9 @@ func (r *restSurface) search(t *testing.T, q SearchQuery) Outcome {
 	if len(q.Tags) > 0 {
 		in["tags"] = q.Tags
 	}
+	if q.Restated != "" {
+		in["restated"] = []string{q.Restated}
+	}
 	var resp Searched
 	if f := r.post(t, "/v1/skills:search", in, &resp); f != nil {
 		return Outcome{Error: f}
@@ -219,8 +222,16 @@ func (r *restSurface) search(t *testing.T, q SearchQuery) Outcome {
 }
 
 func (r *restSurface) match(t *testing.T, context string) Outcome {
+	return r.matchRestated(t, context, "")
+}
+
+func (r *restSurface) matchRestated(t *testing.T, context, restated string) Outcome {
+	in := map[string]any{"context": context}
+	if restated != "" {
+		in["restated"] = []string{restated}
+	}
 	var resp Matched
-	if f := r.post(t, "/v1/skills:match", map[string]any{"context": context}, &resp); f != nil {
+	if f := r.post(t, "/v1/skills:match", in, &resp); f != nil {
 		return Outcome{Error: f}
 	}
 	resp.Outcome = outcomeName(resp.Outcome)

@@ -32,6 +32,13 @@ type surface interface {
 	mask(o Outcome) Outcome
 }
 
+// restatedMatcher decides which skill fits a task restated by the caller
+// (MatchSkill and get_skill with restated). Every surface of this suite has
+// it; a surface added later without it skips those scenarios.
+type restatedMatcher interface {
+	matchRestated(t *testing.T, context, restated string) Outcome
+}
+
 // lister lists skills (ListSkills).
 type lister interface {
 	list(t *testing.T) Outcome
