@@ -54,7 +54,7 @@ func BenchmarkSearch(b *testing.B) {
 		}
 	})
 	for _, dims := range []int{64, 1536} {
-		e := embed.New(embed.Options{Provider: embedtest.Provider{Dims: dims}})
+		e := embed.New(embed.Options{Provider: embedtest.Provider{Dims: dims}, Weight: 0.3})
 		set := e.Sync(skills)
 		for set.Pending() > 0 { // the background pass, in process
 			time.Sleep(time.Millisecond)

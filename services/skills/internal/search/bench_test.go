@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
+	"github.com/skillsd/skillsd/services/skills/internal/routingbench"
 )
 
 // syntheticSkills replicates the benchmark corpus under new names until it
@@ -69,6 +70,32 @@ func BenchmarkSearch(b *testing.B) {
 				i++
 				start := time.Now()
 				ix.Search(Query{Text: q.Query, Limit: 10})
+				lat = append(lat, time.Since(start))
+			}
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "p50-µs")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds())/1e3, "p99-µs")
+		})
+	}
+}
+
+// BenchmarkSearchRestated is BenchmarkSearch with each query's restatement
+// (restatements.dev.jsonl): two phrasings ranked and fused.
+func BenchmarkSearchRestated(b *testing.B) {
+	qs := devQueries(b)
+	if !routingbench.HaveRestatements(qs) {
+		b.Skip("no restatements.dev.jsonl")
+	}
+	for _, c := range benchCatalogs(b) {
+		b.Run(c.name, func(b *testing.B) {
+			ix := New(c.skills, Options{})
+			var lat []time.Duration
+			i := 0
+			for b.Loop() {
+				q := qs[i%len(qs)]
+				i++
+				start := time.Now()
+				ix.Search(Query{Text: q.Query, Restated: []string{q.Restated}, Limit: 10})
 				lat = append(lat, time.Since(start))
 			}
 			slices.Sort(lat)
