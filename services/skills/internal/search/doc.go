@@ -9,7 +9,8 @@
 // description, keywords/tags/category, headings, prose and code blocks, with
 // typo tolerance, word splitting, cross-language stems and proximity
 // bigrams), calibration of the best score into a probability with
-// abstention when nothing applies (calibrate.go), seed 004's dynamic cut and
+// abstention when nothing applies (calibrate.go), the fusion of a query with
+// the caller's restatements of it (restated.go), seed 004's dynamic cut and
 // the filters (search.go), seed 002's all-terms mode (allterms.go),
 // excerpts (excerpt.go) — and the seed-000 keyword matcher and the match
 // decision (keyword.go, match.go).
@@ -21,19 +22,21 @@
 // time: stemmers and stop words are compiled in.
 //
 // Quality is measured on the routing benchmark beside the repository
-// (TestQuality, TestAblation, TestCalibration; see quality_test.go), and
-// ranking golden files of representative queries (testdata/ranking, see
-// golden_test.go) show every ranking a change moves; docs/routing.md has
-// the tables. Tried there and left out because none helped: four general
-// recall expansions for paraphrases — pseudo-relevance feedback, latent
-// semantic indexing over the catalog (blended or fused by reciprocal rank),
-// term co-occurrence learned from the catalog, WordNet synonyms — whose
+// (TestQuality, TestAblation, TestFusionAblation, TestCalibration; see
+// quality_test.go and package routingbench), and ranking golden files of
+// representative queries (testdata/ranking on the benchmark's corpus,
+// testdata/restated on a small catalog of our own) show every ranking a
+// change moves; docs/routing.md has the tables. Tried there and left out
+// because none helped: four general recall expansions for paraphrases —
+// pseudo-relevance feedback, latent semantic indexing over the catalog
+// (blended or fused by reciprocal rank), term co-occurrence learned from the catalog, WordNet synonyms — whose
 // code is in commit 8cb52e8 so that the measurement can be repeated on
 // another catalog; and burstiness- or field-based idf corrections, acronym
 // expansions mined from the catalog, separate saturation of the body,
 // coverage in the ranking, proximity pairs in bodies, conflation of stems
 // that extend one another, other field weights. The queries still missed
-// need knowledge no lexical method has (that MongoDB is a NoSQL database).
+// alone need knowledge no lexical method has (that MongoDB is a NoSQL
+// database): the caller's restatement brings it (restated.go).
 //
 // Why not bleve: on the benchmark's skills, bleve v2.6.1 needed 7.6 s to
 // index 387 skills in memory (2.2 s with scorch on disk; 21.5 s for 3,000)
