@@ -13,6 +13,10 @@ import (
 	"github.com/skillsd/skillsd/services/skills/skillsd"
 )
 
+// semanticServer serves the examples with env and returns a routing client;
+// when semantic search is on, once every skill has its vector (the vectors
+// of a restart come from the disk cache, read in the background: until then
+// searches are lexical and send no query).
 func semanticServer(t *testing.T, env map[string]string, logs *syncBuffer) skillsv1.RoutingServiceClient {
 	t.Helper()
 	srv, err := skillsd.New(t.Context(), skillsd.Options{
@@ -26,6 +30,21 @@ func semanticServer(t *testing.T, env map[string]string, logs *syncBuffer) skill
 	conn, err := srv.DialInProcess(t.Context())
 	if err != nil {
 		t.Fatal(err)
+	}
+	cc := skillsv1.NewCatalogServiceClient(conn)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		st, err := cc.GetCatalogStatus(t.Context(), &skillsv1.GetCatalogStatusRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sem := st.GetSemantic(); sem == nil || sem.GetPendingCount() == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("semantic search not ready: %v", st.GetSemantic())
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 	return skillsv1.NewRoutingServiceClient(conn)
 }
