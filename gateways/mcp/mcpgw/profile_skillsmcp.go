@@ -119,6 +119,9 @@ func (g *gateway) addSkillsMCPTools(server *mcp.Server, conn grpc.ClientConnInte
 		"or ambiguous: true with candidates (call again with a more precise context or a candidate's skill_path); or no_match: true."
 	getTool.OutputSchema.(*jsonschema.Schema).Properties["ambiguous"].Description = "Call get_skill again with a candidate's skill_path."
 	getTool.InputSchema.(*jsonschema.Schema).Properties["context"].Description = "Free-text task description"
+	// Seed 000's get_skill takes the context only (restated is the native
+	// profile's addition).
+	delete(getTool.InputSchema.(*jsonschema.Schema).Properties, "restated")
 	listTool := g.listSkillsTool(schemas)
 	listTool.Description = "Browse the skill tree: each skill with its name, path, description, keywords, assetCount, scriptCount and children. Give path for a sub-tree."
 	listTool.InputSchema, err = jsonschema.For[ListSkillsInput](nil)
