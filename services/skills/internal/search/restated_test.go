@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -114,4 +115,67 @@ func hitNames(hits []Hit) []string {
 		out[i] = h.Skill.Name
 	}
 	return out
+}
+
+// TestRestatedKeepsTypoTolerance: a misspelt request whose restatement
+// misses the skill still finds it through its own typo tolerance, and says
+// so (phrasing 0, the corrected words).
+func TestRestatedKeepsTypoTolerance(t *testing.T) {
+	ix := New(restatedCatalog(t), Options{})
+	q := Query{Text: "kuberntes netwrok polcy", Restated: []string{"cluster traffic rules between services"}, Limit: 5}
+	hits := ix.Search(q)
+	if len(hits) == 0 || hits[0].Skill.Name != "k8s-network-policy" || hits[0].Phrasing != 0 {
+		t.Fatalf("got %v, want k8s-network-policy first from the query itself", hitNames(hits))
+	}
+	if got := strings.Join(hits[0].Matched, " "); got != "kubernetes network policy" {
+		t.Errorf("matched %q, want the corrected words", got)
+	}
+}
+
+// TestRestatedAbstention: when the query abstains, a restatement answers
+// only from restatedThreshold; when the query answers, the threshold does
+// not matter.
+func TestRestatedAbstention(t *testing.T) {
+	skills := restatedCatalog(t)
+	strict := defaultTuning
+	strict.restatedThreshold = 1.01
+	def, never := New(skills, Options{}), New(skills, Options{tune: &strict})
+	rescued := Query{Text: "the shop takes ages to show anything on phones",
+		Restated: []string{"web performance optimization on mobile: lazy loading, bundle size, Core Web Vitals"}}
+	if hits := def.Search(Query{Text: rescued.Text}); len(hits) != 0 {
+		t.Fatalf("alone: got %v, want an abstention (fixture changed?)", hitNames(hits))
+	}
+	if hits := def.Search(rescued); len(hits) == 0 || hits[0].Skill.Name != "web-performance" {
+		t.Errorf("restated, threshold 0.5: got %v, want web-performance", hitNames(hits))
+	}
+	if hits := never.Search(rescued); len(hits) != 0 {
+		t.Errorf("restated, threshold above 1: got %v, want an abstention", hitNames(hits))
+	}
+	answered := Query{Text: "merge these two PDFs with pypdf", Restated: []string{"document combination utility"}}
+	if a, b := hitNames(def.Search(answered)), hitNames(never.Search(answered)); len(a) == 0 || !slices.Equal(a, b) {
+		t.Errorf("the query answers: got %v and %v, want the same answer whatever the restated threshold", a, b)
+	}
+}
+
+// TestRestatedRepeatsIgnored: a restatement that repeats the query (case
+// and spaces aside), or a blank one, changes nothing.
+func TestRestatedRepeatsIgnored(t *testing.T) {
+	ix := New(restatedCatalog(t), Options{})
+	text := "merge PDF files with pypdf"
+	want := ix.Search(Query{Text: text})
+	for _, rest := range [][]string{{"  MERGE pdf  files with PYPDF "}, {""}, {" ", text}} {
+		got := ix.Search(Query{Text: text, Restated: rest})
+		if len(got) != len(want) {
+			t.Fatalf("%q: got %v, want %v", rest, hitNames(got), hitNames(want))
+		}
+		for i := range got {
+			if got[i].Skill != want[i].Skill || got[i].Score != want[i].Score || got[i].Phrasing != 0 {
+				t.Errorf("%q: hit %d %s %v phrasing %d, want %s %v", rest, i, got[i].Skill.Name, got[i].Score, got[i].Phrasing,
+					want[i].Skill.Name, want[i].Score)
+			}
+		}
+	}
+	if got := (Query{Text: text, Restated: []string{"", text, "pdf forms", "PDF  forms"}}).Phrasings(); !slices.Equal(got, []string{text, "pdf forms"}) {
+		t.Errorf("Phrasings: got %q", got)
+	}
 }
