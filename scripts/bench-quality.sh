@@ -54,7 +54,7 @@ for mode in single restated; do
   if [ "$mode" = restated ]; then queries=$restated; fi
   "$bin/skills" --server "$addr" eval --queries "$queries" >"$tmp/cli-$label-$mode.jsonl"
   python3 "$here/mcp-eval.py" --queries "$queries" -- "$bin/skills-mcp" --server "$addr" \
-    >"$tmp/$label-$mode.jsonl" 2>"$tmp/skills-mcp-$label-$mode.log"
+    >"$tmp/$label-$mode.jsonl"
   python3 - "$tmp/cli-$label-$mode.jsonl" "$tmp/$label-$mode.jsonl" "$label $mode" <<'PY'
 import json, sys
 cli, mcp, what = sys.argv[1:]

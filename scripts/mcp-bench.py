@@ -7,32 +7,14 @@ and VmHWM, the peak). Linux only (reads /proc).
 
 usage: scripts/mcp-bench.py [-n RUNS] BINARY --skills-dir DIR [ARGS...]
 """
-import json, statistics, subprocess, sys, time
+import json, statistics, sys, time
+
+import mcpstdio
 
 def rpc_session(args):
-    p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                         stderr=subprocess.DEVNULL, text=True, bufsize=1)
-    state = {"id": 0}
-    def call(method, params=None):
-        state["id"] += 1
-        msg = {"jsonrpc": "2.0", "id": state["id"], "method": method}
-        if params is not None:
-            msg["params"] = params
-        p.stdin.write(json.dumps(msg) + "\n"); p.stdin.flush()
-        while True:
-            line = p.stdout.readline()
-            if not line:
-                raise SystemExit(f"mcp-bench: {args[0]} closed stdout during {method}")
-            m = json.loads(line)
-            if m.get("id") == state["id"]:
-                if "error" in m:
-                    raise SystemExit(f"mcp-bench: {method}: {m['error']}")
-                return m["result"], len(line.encode())
-    def notify(method):
-        p.stdin.write(json.dumps({"jsonrpc": "2.0", "method": method}) + "\n"); p.stdin.flush()
-    return p, call, notify
+    return mcpstdio.session(args, "mcp-bench")
 
-INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "mcp-bench", "version": "0"}}
+INIT = mcpstdio.initialize_params("mcp-bench")
 
 def startup(args):
     t0 = time.perf_counter()

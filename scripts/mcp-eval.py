@@ -11,38 +11,9 @@ tool's restated argument unless --no-restated.
 usage: scripts/mcp-eval.py --queries FILE [--limit N] [--no-restated] -- COMMAND [ARGS...]
   e.g. scripts/mcp-eval.py --queries q.jsonl -- ./bin/skills-mcp --server 127.0.0.1:50051
 """
-import argparse, json, subprocess, sys
+import argparse, json, sys
 
-INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "mcp-eval", "version": "0"}}
-
-
-def session(cmd):
-    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
-    state = {"id": 0}
-
-    def call(method, params=None):
-        state["id"] += 1
-        msg = {"jsonrpc": "2.0", "id": state["id"], "method": method}
-        if params is not None:
-            msg["params"] = params
-        p.stdin.write(json.dumps(msg) + "\n")
-        p.stdin.flush()
-        while True:
-            line = p.stdout.readline()
-            if not line:
-                sys.exit(f"mcp-eval: {cmd[0]} closed stdout during {method}")
-            m = json.loads(line)
-            if m.get("id") == state["id"]:
-                if "error" in m:
-                    sys.exit(f"mcp-eval: {method}: {m['error']}")
-                return m["result"]
-
-    def notify(method):
-        p.stdin.write(json.dumps({"jsonrpc": "2.0", "method": method}) + "\n")
-        p.stdin.flush()
-
-    return p, call, notify
-
+import mcpstdio
 
 def restated_of(q):
     r = q.get("restated")
@@ -60,8 +31,9 @@ def main():
     ap.add_argument("--no-restated", action="store_true")
     ap.add_argument("command", nargs="+")
     a = ap.parse_args()
-    p, call, notify = session(a.command)
-    call("initialize", INIT)
+    p, rpc, notify = mcpstdio.session(a.command, "mcp-eval")
+    call = lambda method, params=None: rpc(method, params)[0]
+    call("initialize", mcpstdio.initialize_params("mcp-eval"))
     notify("notifications/initialized")
     with open(a.queries, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):

@@ -59,24 +59,7 @@ func BenchmarkIndexBuild(b *testing.B) {
 // BenchmarkSearch runs the development queries in turn (limit 10, ranked),
 // and reports the median and 99th percentile latency.
 func BenchmarkSearch(b *testing.B) {
-	qs := devQueries(b)
-	for _, c := range benchCatalogs(b) {
-		b.Run(c.name, func(b *testing.B) {
-			ix := New(c.skills, Options{})
-			var lat []time.Duration
-			i := 0
-			for b.Loop() {
-				q := qs[i%len(qs)]
-				i++
-				start := time.Now()
-				ix.Search(Query{Text: q.Query, Limit: 10})
-				lat = append(lat, time.Since(start))
-			}
-			slices.Sort(lat)
-			b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "p50-µs")
-			b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds())/1e3, "p99-µs")
-		})
-	}
+	benchLatency(b, devQueries(b), func(q routingbench.Query) Query { return Query{Text: q.Query, Limit: 10} })
 }
 
 // BenchmarkSearchRestated is BenchmarkSearch with each query's restatement
@@ -86,16 +69,24 @@ func BenchmarkSearchRestated(b *testing.B) {
 	if !routingbench.HaveRestatements(qs) {
 		b.Skip("no restatements.dev.jsonl")
 	}
+	benchLatency(b, qs, func(q routingbench.Query) Query {
+		return Query{Text: q.Query, Restated: []string{q.Restated}, Limit: 10}
+	})
+}
+
+// benchLatency searches query(q) for the queries in turn on each catalog,
+// and reports the median and 99th percentile latency.
+func benchLatency(b *testing.B, qs []routingbench.Query, query func(routingbench.Query) Query) {
 	for _, c := range benchCatalogs(b) {
 		b.Run(c.name, func(b *testing.B) {
 			ix := New(c.skills, Options{})
 			var lat []time.Duration
 			i := 0
 			for b.Loop() {
-				q := qs[i%len(qs)]
+				q := query(qs[i%len(qs)])
 				i++
 				start := time.Now()
-				ix.Search(Query{Text: q.Query, Restated: []string{q.Restated}, Limit: 10})
+				ix.Search(q)
 				lat = append(lat, time.Since(start))
 			}
 			slices.Sort(lat)

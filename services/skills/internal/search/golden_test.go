@@ -60,21 +60,26 @@ func TestRankingGolden(t *testing.T) {
 	}
 	for _, g := range goldenQueries {
 		t.Run(g.name, func(t *testing.T) {
-			got := goldenRanking(ix, g.kind, g.text)
-			path := filepath.Join(dir, g.name+".golden")
-			if *updateGolden {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("ranking changed for %q\n--- want (%s)\n%s--- got\n%s", g.text, path, want, got)
-			}
+			checkGolden(t, filepath.Join(dir, g.name+".golden"), goldenRanking(ix, g.kind, g.text))
 		})
+	}
+}
+
+// checkGolden compares got with the golden file at path, or with -update
+// writes it.
+func checkGolden(t *testing.T, path, got string) {
+	t.Helper()
+	if *updateGolden {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("ranking changed\n--- want (%s)\n%s--- got\n%s", path, want, got)
 	}
 }

@@ -106,15 +106,7 @@ func (ix *Index) searchRestated(q Query, rest []string) []Hit {
 	hits := make([]Hit, len(cands))
 	for i := range cands {
 		f := fused[i]
-		r := rs[f.best]
-		d := &ix.docs[f.doc]
-		hits[i] = Hit{
-			Skill:    d.skill,
-			Score:    f.fused,
-			Matched:  r.matched(ix, f.doc),
-			Excerpt:  ix.excerpt(d, r, f.doc),
-			Phrasing: f.best,
-		}
+		hits[i] = ix.hit(rs[f.best], f.doc, f.fused, f.best)
 	}
 	return hits
 }

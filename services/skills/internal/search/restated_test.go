@@ -2,7 +2,6 @@ package search
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -90,21 +89,7 @@ func TestRestatedGolden(t *testing.T) {
 			case g.want != "" && (len(hits) == 0 || hits[0].Skill.Name != g.want):
 				t.Errorf("got %v, want %s first", hitNames(hits), g.want)
 			}
-			got := restatedRanking(ix, g.kind, g.query, g.restated)
-			path := filepath.Join(dir, g.name+".golden")
-			if *updateGolden {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("ranking changed\n--- want (%s)\n%s--- got\n%s", path, want, got)
-			}
+			checkGolden(t, filepath.Join(dir, g.name+".golden"), restatedRanking(ix, g.kind, g.query, g.restated))
 		})
 	}
 }

@@ -78,15 +78,22 @@ func (ix *Index) Search(q Query) []Hit {
 	cands := ix.cut(r.cands, q.Limit)
 	hits := make([]Hit, len(cands))
 	for i, c := range cands {
-		d := &ix.docs[c.doc]
-		hits[i] = Hit{
-			Skill:   d.skill,
-			Score:   c.score,
-			Matched: r.matched(ix, c.doc),
-			Excerpt: ix.excerpt(d, r, c.doc),
-		}
+		hits[i] = ix.hit(r, c.doc, c.score, 0)
 	}
 	return hits
+}
+
+// hit is skill d's hit with score, its matched words and excerpt those of
+// result r, the ranking of phrasing.
+func (ix *Index) hit(r *result, d int32, score float64, phrasing int) Hit {
+	doc := &ix.docs[d]
+	return Hit{
+		Skill:    doc.skill,
+		Score:    score,
+		Matched:  r.matched(ix, d),
+		Excerpt:  ix.excerpt(doc, r, d),
+		Phrasing: phrasing,
+	}
 }
 
 // cut is seed 004's dynamic cut (when more than 5 candidates hit, keep those
