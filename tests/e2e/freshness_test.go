@@ -34,6 +34,8 @@ type mcpDriver struct {
 	stdin  io.WriteCloser
 	lines  *bufio.Scanner
 	stderr *syncBuffer
+	// caps are the server's capabilities, as the client saw them.
+	caps map[string]any
 }
 
 // startDriver starts the Node client with args (--stdio CMD --arg … or --url).
@@ -73,12 +75,14 @@ func startDriver(t *testing.T, args ...string) *mcpDriver {
 		}
 	})
 	var ready struct {
-		Ready bool `json:"ready"`
+		Ready        bool           `json:"ready"`
+		Capabilities map[string]any `json:"capabilities"`
 	}
 	d.read(&ready)
 	if !ready.Ready {
 		t.Fatal("node client: not ready")
 	}
+	d.caps = ready.Capabilities
 	return d
 }
 

@@ -16,9 +16,11 @@
 //        waits for a notification M (and params.uri U) received since the
 //        last "clear"                          → {"ok": true, "ms"} | {"ok": false}
 //   {"op": "clear"}                            → {"ok": true}
-//   {"op": "notifications"}                    → {"notifications": [{method, uri}]}
+//   {"op": "notifications"}                    → {"notifications": [{method, uri, at}]}
+//        (at: when it arrived, in Unix milliseconds)
 //   {"op": "call", "tool": T, "args": {...}}   → {"isError", "structuredContent", "text"} | {"error"}
 //   {"op": "resources"}                        → {"uris": [...]} (every page)
+//   {"op": "prompts"}                          → {"names": [...]} (every page)
 //   {"op": "close"}                            → closes the session and exits 0
 // Diagnostics go to stderr.
 
@@ -112,7 +114,7 @@ async function handle(cmd) {
       received = [];
       return { ok: true };
     case "notifications":
-      return { notifications: received.map(({ method, uri }) => ({ method, uri })) };
+      return { notifications: received.map(({ method, uri, at }) => ({ method, uri, at })) };
     case "call": {
       const res = await client.callTool({ name: cmd.tool, arguments: cmd.args ?? {} });
       const text = (res.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("");
@@ -127,6 +129,16 @@ async function handle(cmd) {
         cursor = page.nextCursor;
       } while (cursor);
       return { uris };
+    }
+    case "prompts": {
+      const names = [];
+      let cursor;
+      do {
+        const page = await client.listPrompts(cursor ? { cursor } : {});
+        for (const p of page.prompts) names.push(p.name);
+        cursor = page.nextCursor;
+      } while (cursor);
+      return { names };
     }
     case "close":
       await client.close();
