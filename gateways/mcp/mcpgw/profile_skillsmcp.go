@@ -21,6 +21,10 @@ import (
 // 000's shape; report_usage and refresh_skills call the usage and catalog
 // services.
 
+// toolGetAsset is the skills-mcp profile's name of the tool that reads a
+// skill's file (seed 000 §8.3).
+const toolGetAsset = "get_asset"
+
 // maxAssetBytes is seed 000's assets.max_size_bytes default: get_asset
 // answers whole files, and refuses larger ones with their size (§12.3).
 const maxAssetBytes = 1 << 20
@@ -149,7 +153,7 @@ func (g *gateway) addSkillsMCPTools(server *mcp.Server, conn grpc.ClientConnInte
 	mcp.AddTool(server, getTool, g.getSkill)
 	mcp.AddTool(server, listTool, g.listSkills)
 	mcp.AddTool(server, &mcp.Tool{
-		Name:        "get_asset",
+		Name:        toolGetAsset,
 		Title:       "Get a skill asset",
 		Description: "Retrieve an asset or script file of a skill (or one it inherits): text as content, binary as content_base64 with mime_type.",
 		InputSchema: assetIn,

@@ -209,7 +209,7 @@ func (t *universalTools) skill(ctx context.Context, _ *mcp.CallToolRequest, in U
 	}
 	content := t.rawSkillFile(ctx, resp)
 	text := fmt.Sprintf("Loading: %s\nBase directory: %s\n\n%s", resp.GetSkill().GetName(), resp.GetDirectory(), content)
-	return textResult(capContent(text, resp.GetSkill().GetSkillPath())), nil, nil
+	return textResult(capContent(text, resp.GetSkill().GetSkillPath(), t.has)), nil, nil
 }
 
 // rawSkillFile is the skill's file as it is on disk, frontmatter included
