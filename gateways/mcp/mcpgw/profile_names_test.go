@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -319,5 +320,99 @@ func TestProfileScriptRefusalNamesOwnReadTool(t *testing.T) {
 		if !strings.Contains(text, wantIn) || !strings.Contains(text, "bash") || !strings.Contains(text, "SKILL_ARG_PROJECT_DIR") {
 			t.Errorf("%s: refusal %q; want it to say %q", profile, text, wantIn)
 		}
+	}
+}
+
+// seed000Tree copies the seed-000 reference tree (the repository's copy of
+// the shared fixture) to a temporary folder and returns it.
+func seed000Tree(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "tree")
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "..", "services", "skills", "internal", "catalog", "testdata", "seed000-tree"))); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestSeed000ReferenceTreeNative runs the seed-000 reference tree's
+// traversal, missing-argument and feedback cases through the native tools
+// (seed 000 §8.3–8.5, §12.1), with no configuration at all: a path out of
+// the skill's folder is refused as a "path traversal", a script called
+// without its required argument gets an error listing it as required, and
+// report_usage records the feedback (the local store is on by default). Its
+// list_skills names seed-000 skills by their paths (their names for
+// lookups), while the skills-mcp profile shows each file's own name, as
+// seed 000's server does.
+func TestSeed000ReferenceTreeNative(t *testing.T) {
+	conn := skillstest.Start(t, skillsd.Options{SkillsDirs: []string{seed000Tree(t)}, NoWatch: true})
+	native, err := New(conn, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, _ := connectNoted(t, native, "2025-06-18")
+	for _, file := range []string{"../../_root.md", "../auth.md", "/etc/passwd", "assets/../../../_root.md", "%2e%2e/_root.md"} {
+		for _, tool := range []string{toolReadSkillFile, toolRunScript} {
+			args := map[string]any{"skill_path": "ui/react/auth", "file": file}
+			if tool == toolRunScript {
+				args["args"] = map[string]string{}
+			}
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tool, Arguments: args})
+			if err != nil || !res.IsError {
+				t.Fatalf("%s %q: %v %+v; want a tool error", tool, file, err, res)
+			}
+			if text := usageText(res); !strings.Contains(text, "path traversal") || !strings.Contains(text, "skill's folder") {
+				t.Errorf("%s %q: %q; want it called a path traversal, with how to name a file", tool, file, text)
+			}
+		}
+	}
+
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: toolRunScript, Arguments: map[string]any{
+		"skill_path": "ui/react/auth", "file": "scripts/validate-auth-config.ts", "args": map[string]string{}}})
+	if err != nil || !res.IsError {
+		t.Fatalf("run_script without config_path: %v %+v", err, res)
+	}
+	if text := usageText(res); !strings.Contains(text, "missing required argument") || !strings.Contains(text, "config_path (Path to auth config file)") ||
+		!strings.Contains(text, "It is required") {
+		t.Errorf("run_script without config_path: %q; want the missing argument listed as required", text)
+	}
+
+	_, text := callTool(t, cs, toolReportUsage, map[string]any{"skill_path": "ui/react/auth", "useful": true, "comment": "clear"})
+	var out ReportUsageOutput
+	if err := json.Unmarshal([]byte(text), &out); err != nil {
+		t.Fatal(err)
+	}
+	if !out.Recorded || out.Message != "Feedback recorded for ui/react/auth" {
+		t.Errorf("report_usage = %+v; want seed 000's {recorded: true, message: Feedback recorded for ui/react/auth}", out)
+	}
+
+	names := func(cs *mcp.ClientSession) map[string]string {
+		_, text := callTool(t, cs, toolListSkills, map[string]any{})
+		var out ListSkillsOutput
+		if err := json.Unmarshal([]byte(text), &out); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		var walk func([]SkillNode)
+		walk = func(ns []SkillNode) {
+			for _, n := range ns {
+				got[n.Path] = n.Name
+				walk(n.Children)
+			}
+		}
+		walk(out.Skills)
+		return got
+	}
+	if got := names(cs); got["ui/react/auth"] != "ui/react/auth" || got["api/auth"] != "api/auth" || got["_root"] != "_root" {
+		t.Errorf("native list_skills names %v; want each seed-000 skill named by its path", got)
+	}
+	seed, err := New(conn, Options{Profile: ProfileSkillsMCP})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs, _ := connectNoted(t, seed, "2025-06-18")
+	want := map[string]string{"_root": "_root", "ui/_index": "_index", "ui/react/_index": "_index", "ui/react/auth": "auth",
+		"ui/react/testing": "testing", "api/_index": "_index", "api/auth": "auth", "no-inherit": "no-inherit"}
+	if got := names(scs); !maps.Equal(got, want) {
+		t.Errorf("skills-mcp list_skills names %v; want seed 000's %v", got, want)
 	}
 }
