@@ -9,9 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
-
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 	"github.com/skillsd/skillsd/services/skills/skillstest"
 )
@@ -70,11 +67,7 @@ func TestNotificationsEveryTransportAndMode(t *testing.T) {
 		func(addr string) []string { return []string{"--grpc", addr, "--skills-dir", dir} }, grpcReady)
 
 	// The swaps of the remote skillsd, as its own change stream tells them.
-	conn, err := grpc.NewClient(grpcAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = conn.Close() })
+	conn := dialGRPC(t, grpcAddr)
 	stream, err := skillsv1.NewCatalogServiceClient(conn).WatchCatalog(t.Context(), &skillsv1.WatchCatalogRequest{})
 	if err != nil {
 		t.Fatal(err)

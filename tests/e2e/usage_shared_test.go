@@ -9,9 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
-
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 )
 
@@ -78,11 +75,7 @@ func TestUsageStoreSharedByProcesses(t *testing.T) {
 	// A third process on the same home answers with the events of both.
 	_, grpcAddr := startOnFreePortEnv(t, env, binary(t, "skillsd"),
 		func(addr string) []string { return []string{"--grpc", addr, "--skills-dir", tree} }, grpcReady)
-	conn, err := grpc.NewClient(grpcAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = conn.Close() })
+	conn := dialGRPC(t, grpcAddr)
 	usage := skillsv1.NewUsageServiceClient(conn)
 	deadline := time.Now().Add(20 * time.Second)
 	for {

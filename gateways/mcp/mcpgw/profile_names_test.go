@@ -186,10 +186,7 @@ func foreignNames(text string, foreign map[string]bool) []string {
 // read_skill_file.
 func TestProfilesSpeakTheirOwnToolNames(t *testing.T) {
 	root := t.TempDir()
-	treeDir := filepath.Join(root, "tree")
-	if err := os.CopyFS(treeDir, os.DirFS(filepath.Join("..", "..", "..", "services", "skills", "internal", "catalog", "testdata", "seed000-tree"))); err != nil {
-		t.Fatal(err)
-	}
+	treeDir := seed000Tree(t)
 	c := newFuzzCatalog(t)
 	agents, docs := filepath.Join(root, "agents"), filepath.Join(root, "docs")
 	writeFileTB(t, filepath.Join(agents, "reviewer.md"), "---\nname: reviewer\ndescription: Reviews code.\nmodel: sonnet\n---\n\nReview the diff.\n")
@@ -297,12 +294,7 @@ func answerTexts(res *mcp.CallToolResult, err error) []string {
 // (the example), and the missing-arguments error lists every missing
 // argument and says they are required.
 func TestProfileScriptRefusalNamesOwnReadTool(t *testing.T) {
-	root := t.TempDir()
-	treeDir := filepath.Join(root, "tree")
-	if err := os.CopyFS(treeDir, os.DirFS(filepath.Join("..", "..", "..", "services", "skills", "internal", "catalog", "testdata", "seed000-tree"))); err != nil {
-		t.Fatal(err)
-	}
-	conn := skillstest.Start(t, skillsd.Options{SkillsDirs: []string{treeDir}, NoWatch: true})
+	conn := skillstest.Start(t, skillsd.Options{SkillsDirs: []string{seed000Tree(t)}, NoWatch: true})
 	for profile, read := range map[string]string{ProfileNative: toolReadSkillFile, ProfileSkillsMCP: toolGetAsset} {
 		server, err := New(conn, Options{Profile: profile})
 		if err != nil {

@@ -103,6 +103,18 @@ function waitFor(method, uri, timeoutMs) {
   });
 }
 
+// allPages lists every page of a paged list method; key names the list.
+async function allPages(list, key) {
+  const items = [];
+  let cursor;
+  do {
+    const page = await list(cursor ? { cursor } : {});
+    items.push(...page[key]);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return items;
+}
+
 async function handle(cmd) {
   switch (cmd.op) {
     case "subscribe":
@@ -120,26 +132,10 @@ async function handle(cmd) {
       const text = (res.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("");
       return { isError: !!res.isError, structuredContent: res.structuredContent ?? null, text };
     }
-    case "resources": {
-      const uris = [];
-      let cursor;
-      do {
-        const page = await client.listResources(cursor ? { cursor } : {});
-        for (const r of page.resources) uris.push(r.uri);
-        cursor = page.nextCursor;
-      } while (cursor);
-      return { uris };
-    }
-    case "prompts": {
-      const names = [];
-      let cursor;
-      do {
-        const page = await client.listPrompts(cursor ? { cursor } : {});
-        for (const p of page.prompts) names.push(p.name);
-        cursor = page.nextCursor;
-      } while (cursor);
-      return { names };
-    }
+    case "resources":
+      return { uris: (await allPages((p) => client.listResources(p), "resources")).map((r) => r.uri) };
+    case "prompts":
+      return { names: (await allPages((p) => client.listPrompts(p), "prompts")).map((p) => p.name) };
     case "close":
       await client.close();
       process.exit(0);
