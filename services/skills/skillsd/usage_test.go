@@ -34,7 +34,7 @@ func writeConfig(t *testing.T, text string) string {
 // TestUsageLocalByDefault: with no analytics setting at all, feedback is
 // recorded in the local store under SKILLSD_HOME and GetUsageStats answers
 // from it (issue 17); analytics.enabled: false turns everything off, and
-// then the answer is the honest recorded: false.
+// then the answer is the honest recorded: false; so does Options.NoUsage.
 func TestUsageLocalByDefault(t *testing.T) {
 	home := t.TempDir()
 	conn := skillstest.Start(t, skillsd.Options{SkillsDirs: []string{examples(t)}, NoWatch: true,
@@ -85,6 +85,21 @@ func TestUsageLocalByDefault(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(offHome, "analytics")); !os.IsNotExist(err) {
 		t.Errorf("analytics off, yet its folder exists (%v)", err)
+	}
+
+	// A one-shot tool (the skills CLI) records nothing, whatever the config.
+	cliHome := t.TempDir()
+	cli := skillstest.Start(t, skillsd.Options{SkillsDirs: []string{examples(t)}, NoWatch: true, NoUsage: true,
+		Getenv: env(map[string]string{"SKILLSD_HOME": cliHome})})
+	resp, err = skillsv1.NewUsageServiceClient(cli).ReportUsage(t.Context(), &skillsv1.ReportUsageRequest{SkillPath: "changelog", Useful: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.GetRecorded() {
+		t.Errorf("ReportUsage with NoUsage = %v; want recorded false", resp)
+	}
+	if _, err := os.Stat(filepath.Join(cliHome, "analytics")); !os.IsNotExist(err) {
+		t.Errorf("NoUsage, yet the analytics folder exists (%v)", err)
 	}
 }
 
