@@ -289,13 +289,13 @@ var fileScenarios = []scenario{
 	{name: "read-unknown-skill", catalog: fixture, op: opRead(ReadQuery{Skill: "ui/react/autth", File: "assets/x"}),
 		check: func(t *testing.T, _ string, o Outcome) { wantFailureNaming(t, o, "ui/react/auth") }},
 	{name: "read-traversal", catalog: fixture, op: opRead(ReadQuery{Skill: "ui/react/auth", File: "../../../_root.md"}),
-		check: func(t *testing.T, _ string, o Outcome) { wantFailureNaming(t, o, "..") }},
+		check: func(t *testing.T, _ string, o Outcome) { wantFailureNaming(t, o, "path traversal", "..") }},
 	{name: "read-encoded-traversal", catalog: fixture, op: opRead(ReadQuery{Skill: "ui/react/auth", File: "%2e%2e/%2E%2E/_root.md"}),
-		check: func(t *testing.T, _ string, o Outcome) { wantFailureNaming(t, o, "encoded") }},
+		check: func(t *testing.T, _ string, o Outcome) { wantFailureNaming(t, o, "encoded", "path traversal") }},
 	{name: "read-double-encoded-traversal", catalog: fixture, op: opRead(ReadQuery{Skill: "ui/react/auth", File: "..%252f..%252f_root.md"}),
-		check: func(t *testing.T, _ string, o Outcome) { wantFailureNaming(t, o, "encoded") }},
+		check: func(t *testing.T, _ string, o Outcome) { wantFailureNaming(t, o, "encoded", "path traversal") }},
 	{name: "read-absolute", catalog: fixture, op: opRead(ReadQuery{Skill: "ui/react/auth", File: "/etc/passwd"}),
-		check: func(t *testing.T, _ string, o Outcome) { wantFailureNaming(t, o, "absolute") }},
+		check: func(t *testing.T, _ string, o Outcome) { wantFailureNaming(t, o, "path traversal", "absolute") }},
 	{name: "read-backslash", catalog: fixture, op: opRead(ReadQuery{Skill: "ui/react/auth", File: `..\..\_root.md`}),
 		check: func(t *testing.T, _ string, o Outcome) { wantFailureNaming(t, o, "backslash") }},
 	{name: "read-nul", catalog: fixture, op: opRead(ReadQuery{Skill: "ui/react/auth", File: "assets/AuthProvider.tsx.template\x00.png"}),
@@ -305,19 +305,21 @@ var fileScenarios = []scenario{
 
 	// Scripts of the seed-000 fixture.
 	{name: "run-seed000-missing-args", catalog: fixture, op: opRun(RunQuery{Skill: "ui/react/auth", File: "scripts/validate-auth-config.ts"}),
-		check: func(t *testing.T, _ string, o Outcome) { wantFailureNaming(t, o, "config_path") }},
+		check: func(t *testing.T, _ string, o Outcome) {
+			wantFailureNaming(t, o, "missing required argument", "config_path (Path to auth config file)", "It is required")
+		}},
 	{name: "run-seed000-no-runner", catalog: fixture, op: opRun(RunQuery{Skill: "ui/react/auth", File: "scripts/validate-auth-config.ts", Args: map[string]string{"config_path": "src/auth/config.ts"}}),
 		check: func(t *testing.T, _ string, o Outcome) { wantFailureNaming(t, o, "npx", "not installed") }},
 	{name: "run-seed000-claude-script", catalog: fixture, op: opRun(RunQuery{Skill: "ui/react/auth", File: "scripts/scaffold-auth.sh", Args: map[string]string{"project_dir": "."}}),
 		check: func(t *testing.T, _ string, o Outcome) {
-			wantFailureNaming(t, o, "execution: claude", "read_skill_file", "bash")
+			wantFailureNaming(t, o, "execution: claude", "read the script", "bash")
 		}},
 	{name: "run-not-declared", catalog: fixture, op: opRun(RunQuery{Skill: "ui/react/auth", File: "scripts/rm-rf.sh"}),
 		check: func(t *testing.T, _ string, o Outcome) {
 			wantFailureNaming(t, o, "scripts/rm-rf.sh", "validate-auth-config.ts")
 		}},
 	{name: "run-traversal", catalog: fixture, op: opRun(RunQuery{Skill: "ui/react/auth", File: "../../../_root.md"}),
-		check: func(t *testing.T, _ string, o Outcome) { wantFailureNaming(t, o, "..") }},
+		check: func(t *testing.T, _ string, o Outcome) { wantFailureNaming(t, o, "path traversal", "..") }},
 
 	// Scripts that attack the sandbox.
 	{
@@ -392,7 +394,7 @@ var fileScenarios = []scenario{
 		}},
 	{name: "run-script-claude-refused", catalog: sandboxCat, op: opRun(RunQuery{Skill: "attack", File: "scripts/local.sh", Args: map[string]string{"target": "x"}}),
 		check: func(t *testing.T, _ string, o Outcome) {
-			wantFailureNaming(t, o, "execution: claude", "read_skill_file", "bash", "SKILL_ARG_TARGET")
+			wantFailureNaming(t, o, "execution: claude", "read the script", "bash", "SKILL_ARG_TARGET")
 		}},
 	{name: "run-script-extension-not-allowed", catalog: sandboxCat, op: opRun(RunQuery{Skill: "attack", File: "scripts/tool.rb"}),
 		check: func(t *testing.T, _ string, o Outcome) { wantFailureNaming(t, o, ".rb") }},

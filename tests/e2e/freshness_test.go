@@ -13,9 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
@@ -34,6 +32,8 @@ type mcpDriver struct {
 	stdin  io.WriteCloser
 	lines  *bufio.Scanner
 	stderr *syncBuffer
+	// caps are the server's capabilities, as the client saw them.
+	caps map[string]any
 }
 
 // startDriver starts the Node client with args (--stdio CMD --arg … or --url).
@@ -73,12 +73,14 @@ func startDriver(t *testing.T, args ...string) *mcpDriver {
 		}
 	})
 	var ready struct {
-		Ready bool `json:"ready"`
+		Ready        bool           `json:"ready"`
+		Capabilities map[string]any `json:"capabilities"`
 	}
 	d.read(&ready)
 	if !ready.Ready {
 		t.Fatal("node client: not ready")
 	}
+	d.caps = ready.Capabilities
 	return d
 }
 
@@ -227,11 +229,7 @@ func TestFreshnessLocal(t *testing.T) {
 
 	_, grpcAddr := startOnFreePort(t, binary(t, "skillsd"),
 		func(addr string) []string { return []string{"--grpc", addr, "--skills-dir", dir} }, grpcReady)
-	conn, err := grpc.NewClient(grpcAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = conn.Close() })
+	conn := dialGRPC(t, grpcAddr)
 	cat := skillsv1.NewCatalogServiceClient(conn)
 	_, httpAddr := startOnFreePort(t, binary(t, "skills-rest"),
 		func(addr string) []string { return []string{"--server", grpcAddr, "--http", addr} }, httpReady("/healthz"))
@@ -346,11 +344,7 @@ func TestFreshnessGit(t *testing.T) {
 	}
 	p2, addr2 := startOnFreePortEnv(t, env, binary(t, "skillsd"),
 		func(addr string) []string { return []string{"--grpc", addr} }, grpcReady)
-	conn, err := grpc.NewClient(addr2, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = conn.Close() })
+	conn := dialGRPC(t, addr2)
 	list, err := skillsv1.NewCatalogServiceClient(conn).ListSkills(t.Context(), &skillsv1.ListSkillsRequest{})
 	if err != nil || list.GetTotalSize() != 2 {
 		t.Fatalf("skillsd with the remote gone: %d skills, %v; want the 2 cached", list.GetTotalSize(), err)

@@ -33,11 +33,7 @@ func TestRESTBinaries(t *testing.T) {
 	_, grpcAddr := startOnFreePort(t, binary(t, "skillsd"),
 		func(addr string) []string { return []string{"--grpc", addr, "--skills-dir", catalog} },
 		grpcReady)
-	conn, err := grpc.NewClient(grpcAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatalf("dialing skillsd: %v", err)
-	}
-	t.Cleanup(func() { _ = conn.Close() })
+	conn := dialGRPC(t, grpcAddr)
 	catalogClient := skillsv1.NewCatalogServiceClient(conn)
 
 	_, httpAddr := startOnFreePort(t, binary(t, "skills-rest"),
@@ -124,6 +120,18 @@ func TestRESTBinaries(t *testing.T) {
 			t.Errorf("GET /v1/skills/no/such/skill: error: got %+v, want code SKILL_NOT_FOUND and a message", body.Error)
 		}
 	})
+}
+
+// dialGRPC connects to the skillsd at addr, without TLS, for the rest of
+// the test.
+func dialGRPC(t *testing.T, addr string) *grpc.ClientConn {
+	t.Helper()
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatalf("dialing skillsd at %s: %v", addr, err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	return conn
 }
 
 // grpcReady is the readiness check of skillsd: the standard health service

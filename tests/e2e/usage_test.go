@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 )
@@ -35,11 +34,7 @@ func TestUsageSurvivesKill(t *testing.T) {
 	start := func() (*process, skillsv1.UsageServiceClient, *grpc.ClientConn) {
 		p, addr := startOnFreePortEnv(t, env, binary(t, "skillsd"),
 			func(addr string) []string { return []string{"--grpc", addr, "--skills-dir", catalog} }, grpcReady)
-		conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = conn.Close() })
+		conn := dialGRPC(t, addr)
 		return p, skillsv1.NewUsageServiceClient(conn), conn
 	}
 

@@ -97,7 +97,14 @@ func errorMessage(err error, skill string, has func(string) bool) string {
 			return msg
 		}
 		return joinSentences(msg, "Wait a moment, then try again.")
-	case codes.FailedPrecondition, codes.Aborted, codes.AlreadyExists:
+	case codes.FailedPrecondition:
+		if reason == reasonName(skillsv1.ErrorReason_ERROR_REASON_SCRIPT_NOT_SERVER) {
+			if read := readTool(has); read != "" {
+				return joinSentences(msg, fmt.Sprintf("%s gives the script (skill_path %q, file %q).", read, meta["skill_path"], meta["file"]))
+			}
+		}
+		return msg
+	case codes.Aborted, codes.AlreadyExists:
 		return msg
 	case codes.Unimplemented:
 		if reason == reasonName(skillsv1.ErrorReason_ERROR_REASON_NOT_SUPPORTED) {
@@ -107,6 +114,18 @@ func errorMessage(err error, skill string, has func(string) bool) string {
 	default: // Internal, Unknown, DataLoss
 		return joinSentences("The skills server failed to answer: "+msg, "Try again; if it keeps failing, tell the user.")
 	}
+}
+
+// readTool is the tool of the server that reads a file of a skill, by
+// skill_path and file ("" when it has none): read_skill_file natively,
+// get_asset in the skills-mcp profile.
+func readTool(has func(string) bool) string {
+	for _, name := range []string{toolReadSkillFile, toolGetAsset} {
+		if has(name) {
+			return name
+		}
+	}
+	return ""
 }
 
 // errorInfo returns the reason and metadata of the skillsd ErrorInfo detail of

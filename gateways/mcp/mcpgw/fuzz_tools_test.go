@@ -81,6 +81,9 @@ type fuzzEnv struct {
 	// temporary folders (the catalog, home, cwd) and the test's working
 	// directory (where the server's sources are).
 	secrets []string
+	// foreign are, by profile, the tool names of the other profiles that its
+	// errors must not name (profile_names_test.go).
+	foreign map[string]map[string]bool
 }
 
 // newFuzzEnv starts one skillsd over a small catalog (skills, a seed-000
@@ -96,7 +99,7 @@ func newFuzzEnv(f *testing.F) *fuzzEnv {
 		SkillsDirs: []string{c.skillsDir, c.treeDir}, AgentsDir: agents, DocsDir: docs, NoWatch: true,
 		Logger: slog.New(slog.DiscardHandler),
 	})
-	env := &fuzzEnv{panics: &panicLog{}, sessions: map[string]*mcp.ClientSession{}}
+	env := &fuzzEnv{panics: &panicLog{}, sessions: map[string]*mcp.ClientSession{}, foreign: foreignToolNames()}
 	wd, err := os.Getwd()
 	if err != nil {
 		f.Fatal(err)
@@ -286,8 +289,13 @@ var leakMarks = []string{"goroutine ", ".go:", "runtime error", "panic", "nil po
 
 // checkMessage fails when an error message is empty or shows what it must
 // not. request is the JSON of the request, whose texts an error may echo.
-func (env *fuzzEnv) checkMessage(t *testing.T, what, msg, request string) {
+func (env *fuzzEnv) checkMessage(t *testing.T, profile, what, msg, request string) {
 	t.Helper()
+	for _, name := range foreignNames(msg, env.foreign[profile]) {
+		if !strings.Contains(request, name) {
+			t.Fatalf("%s: error names %s, not a tool of the %s profile: %s", what, name, profile, msg)
+		}
+	}
 	if strings.TrimSpace(msg) == "" {
 		t.Fatalf("%s: error with an empty message", what)
 	}
@@ -309,7 +317,7 @@ func (env *fuzzEnv) checkMessage(t *testing.T, what, msg, request string) {
 
 // checkAnswer checks one answer (result or error) and that the session still
 // works.
-func (env *fuzzEnv) checkAnswer(t *testing.T, cs *mcp.ClientSession, what, request string, res *mcp.CallToolResult, err error) {
+func (env *fuzzEnv) checkAnswer(t *testing.T, profile string, cs *mcp.ClientSession, what, request string, res *mcp.CallToolResult, err error) {
 	t.Helper()
 	if panics := env.panics.take(); len(panics) > 0 {
 		t.Fatalf("%s: a handler panicked:\n%s", what, strings.Join(panics, "\n"))
@@ -318,7 +326,7 @@ func (env *fuzzEnv) checkAnswer(t *testing.T, cs *mcp.ClientSession, what, reque
 	case err != nil:
 		var je *jsonrpc.Error
 		if errors.As(err, &je) {
-			env.checkMessage(t, what, je.Message, request)
+			env.checkMessage(t, profile, what, je.Message, request)
 			break
 		}
 		// The skillhub profile answers seed 004's codes; two of them
@@ -330,7 +338,7 @@ func (env *fuzzEnv) checkAnswer(t *testing.T, cs *mcp.ClientSession, what, reque
 		if !errors.Is(err, mcp.ErrConnectionClosed) || !(strings.HasPrefix(msg, "FILE_NOT_FOUND: ") || strings.HasPrefix(msg, "COMMAND_NOT_ALLOWED: ")) {
 			t.Fatalf("%s: not a JSON-RPC error: %v", what, err)
 		}
-		env.checkMessage(t, what, msg, request)
+		env.checkMessage(t, profile, what, msg, request)
 	case res != nil && res.IsError:
 		if len(res.Content) == 0 {
 			t.Fatalf("%s: isError result without content", what)
@@ -339,7 +347,7 @@ func (env *fuzzEnv) checkAnswer(t *testing.T, cs *mcp.ClientSession, what, reque
 		if !ok {
 			t.Fatalf("%s: isError content is %T, want text", what, res.Content[0])
 		}
-		env.checkMessage(t, what, text.Text, request)
+		env.checkMessage(t, profile, what, text.Text, request)
 	case res != nil && len(res.Content) == 0 && res.StructuredContent == nil:
 		t.Fatalf("%s: empty result", what)
 	}
@@ -375,7 +383,7 @@ func FuzzToolCalls(f *testing.F) {
 		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 		defer cancel()
 		res, err := ft.cs.CallTool(ctx, &mcp.CallToolParams{Name: ft.tool.Name, Arguments: args})
-		env.checkAnswer(t, ft.cs, what, string(request), res, err)
+		env.checkAnswer(t, ft.profile, ft.cs, what, string(request), res, err)
 	})
 }
 
@@ -444,6 +452,6 @@ func FuzzSurfaces(f *testing.F) {
 		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 		defer cancel()
 		err := sc.call(ctx, cs, uri, arg)
-		env.checkAnswer(t, cs, what, string(request), nil, err)
+		env.checkAnswer(t, profile, cs, what, string(request), nil, err)
 	})
 }

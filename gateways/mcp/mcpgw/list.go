@@ -67,14 +67,14 @@ func (g *gateway) listSkills(ctx context.Context, _ *mcp.CallToolRequest, in Lis
 	if err != nil {
 		return nil, ListSkillsOutput{}, g.toolError(err, path)
 	}
-	return nil, bound(nodes(resp.GetSkills()), maxListBytes), nil
+	return nil, bound(nodes(resp.GetSkills()), maxListBytes, g.has), nil
 }
 
 // bound returns the tree as the answer, shortened to fit in limit bytes of JSON:
 // first descriptions are cut to shortDescription characters, then, walking the
 // tree in order, skills past the limit are left out (a parent is kept whenever
-// one of its children is).
-func bound(tree []SkillNode, limit int) ListSkillsOutput {
+// one of its children is). has says which tools its message may name.
+func bound(tree []SkillNode, limit int, has func(string) bool) ListSkillsOutput {
 	total := countNodes(tree)
 	if size(tree) <= limit {
 		return ListSkillsOutput{Skills: tree}
@@ -82,8 +82,8 @@ func bound(tree []SkillNode, limit int) ListSkillsOutput {
 	for _, n := range descriptionCuts {
 		shorten(tree, n)
 		if size(tree) <= limit {
-			return ListSkillsOutput{Skills: tree, Truncated: true, Message: fmt.Sprintf(
-				"All %d skills are listed, with descriptions shortened to fit; load_skill gives a skill's full description.", total)}
+			return ListSkillsOutput{Skills: tree, Truncated: true, Message: joinSentences(fmt.Sprintf(
+				"All %d skills are listed, with descriptions shortened to fit.", total), fullDescriptionHint(has))}
 		}
 	}
 	budget := limit - 512 // room for the message and the envelope
@@ -91,6 +91,18 @@ func bound(tree []SkillNode, limit int) ListSkillsOutput {
 	return ListSkillsOutput{Skills: kept, Truncated: true, Message: fmt.Sprintf(
 		"Showing %d of %d skills (descriptions shortened) to keep this answer small. "+
 			"Call list_skills with path set to a folder or skill path to list one branch.", countNodes(kept), total)}
+}
+
+// fullDescriptionHint says which tool gives a skill's full description, in
+// the server's own tool names.
+func fullDescriptionHint(has func(string) bool) string {
+	switch {
+	case has(toolLoadSkill):
+		return "load_skill gives a skill's full description."
+	case has(toolGetSkill):
+		return "get_skill with a skill's path as context gives its full content."
+	}
+	return ""
 }
 
 // keep returns the nodes of tree, in order, while their JSON fits in budget.

@@ -176,18 +176,19 @@ func (g *gateway) getSkill(ctx context.Context, _ *mcp.CallToolRequest, in GetSk
 	if err != nil {
 		return nil, GetSkillOutput{}, g.toolError(err, "")
 	}
-	return nil, matchOutput(resp), nil
+	return nil, matchOutput(resp, g.has), nil
 }
 
-// matchOutput converts a MatchSkill answer to the get_skill answer.
-func matchOutput(resp *skillsv1.MatchSkillResponse) GetSkillOutput {
+// matchOutput converts a MatchSkill answer to the get_skill answer; has
+// says which tools its notes may name.
+func matchOutput(resp *skillsv1.MatchSkillResponse, has func(string) bool) GetSkillOutput {
 	switch resp.GetOutcome() {
 	case skillsv1.MatchOutcome_MATCH_OUTCOME_MATCH:
 		return GetSkillOutput{
 			SkillPath:        resp.GetSkillPath(),
 			Score:            resp.GetScore(),
 			MatchedKeywords:  nonNilList(resp.GetMatchedKeywords()),
-			Content:          capContent(resp.GetContent(), resp.GetSkillPath()),
+			Content:          capContent(resp.GetContent(), resp.GetSkillPath(), has),
 			Assets:           matchAssets(resp.GetAssets()),
 			Scripts:          matchScripts(resp.GetScripts()),
 			InheritedAssets:  matchAssets(resp.GetInheritedAssets()),
@@ -209,13 +210,16 @@ func matchOutput(resp *skillsv1.MatchSkillResponse) GetSkillOutput {
 }
 
 // capContent keeps content under maxTextBytes (as load_skill does), saying at
-// the end where the rest is: the answer's shape is seed 000's, so the note
-// goes into the text itself.
-func capContent(content, skillPath string) string {
+// the end where the rest is when the server has load_skill (has): the
+// answer's shape is seed 000's, so the note goes into the text itself.
+func capContent(content, skillPath string, has func(string) bool) string {
 	if len(content) <= maxTextBytes {
 		return content
 	}
-	note := fmt.Sprintf("\n\n[Content cut at 96 KiB of %d bytes: call load_skill with name %q for how to read the rest.]", len(content), skillPath)
+	note := fmt.Sprintf("\n\n[Content cut at 96 KiB of %d bytes.]", len(content))
+	if has(toolLoadSkill) {
+		note = fmt.Sprintf("\n\n[Content cut at 96 KiB of %d bytes: call load_skill with name %q for how to read the rest.]", len(content), skillPath)
+	}
 	return cutUTF8(content, maxTextBytes-len(note)) + note
 }
 

@@ -2,6 +2,7 @@ package mcpgw
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -152,7 +153,7 @@ func TestMatchOutput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := json.Marshal(matchOutput(tt.resp))
+			got, err := json.Marshal(matchOutput(tt.resp, func(string) bool { return true }))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -165,13 +166,20 @@ func TestMatchOutput(t *testing.T) {
 
 func TestCapContent(t *testing.T) {
 	small := "short"
-	if got := capContent(small, "x"); got != small {
+	all := func(string) bool { return true }
+	if got := capContent(small, "x", all); got != small {
 		t.Errorf("capContent(small): got %q", got)
 	}
 	big := strings.Repeat("é", maxTextBytes)
-	got := capContent(big, "ui/huge")
+	got := capContent(big, "ui/huge", all)
 	if len(got) > maxTextBytes || !strings.Contains(got, `load_skill with name "ui/huge"`) || !strings.HasPrefix(got, "éé") {
 		t.Errorf("capContent(big): got %d bytes ending %q", len(got), got[len(got)-120:])
+	}
+	// Without load_skill (the skills-mcp and universal-skills profiles),
+	// the note names no tool.
+	got = capContent(big, "ui/huge", func(name string) bool { return name != toolLoadSkill })
+	if len(got) > maxTextBytes || strings.Contains(got, "load_skill") || !strings.HasSuffix(got, fmt.Sprintf("[Content cut at 96 KiB of %d bytes.]", len(big))) {
+		t.Errorf("capContent(big) without load_skill: got %d bytes ending %q", len(got), got[len(got)-120:])
 	}
 }
 

@@ -144,7 +144,11 @@ func New(conn grpc.ClientConnInterface, opts Options) (*mcp.Server, error) {
 		Logger:       logger,
 		// surfaces.configure adds prompts, resources, completions, logging
 		// (setLevel is accepted; logs go to stderr) and the skills extension.
-		Capabilities: &mcp.ServerCapabilities{},
+		// The tool list changes only in the universal-skills profile (its
+		// description lists the skills), and only a watch can tell.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{
+			ListChanged: profile == ProfileUniversalSkills && g.watch != nil,
+		}},
 	}
 	if opts.OnClientRoots != nil {
 		newRootsWatcher(opts.OnClientRoots, logger, runtime.GOOS == "windows").install(serverOpts)
@@ -180,9 +184,10 @@ func New(conn grpc.ClientConnInterface, opts Options) (*mcp.Server, error) {
 		return nil, fmt.Errorf("mcpgw: %w", err)
 	}
 	// Resources and prompts follow the catalog's changes: surf.install
-	// registered their listener (surfaces.go).
+	// registered their listener (surfaces.go); the watch tells the
+	// sessions (watch.go, notify.go).
 	if g.watch != nil {
-		if err := g.watch.bind(g, server); err != nil {
+		if err := g.watch.bind(g, server, surf.locateURI); err != nil {
 			return nil, fmt.Errorf("mcpgw: %w", err)
 		}
 	}

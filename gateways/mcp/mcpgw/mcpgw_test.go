@@ -719,7 +719,7 @@ func TestListSkillsIsBounded(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := append([]SkillNode(nil), tree...)
-			got := bound(in, tc.limit)
+			got := bound(in, tc.limit, func(string) bool { return true })
 			if got.Truncated != tc.wantTruncated {
 				t.Errorf("truncated: got %v, want %v", got.Truncated, tc.wantTruncated)
 			}
@@ -731,6 +731,12 @@ func TestListSkillsIsBounded(t *testing.T) {
 			}
 			if tc.wantTruncated && got.Message == "" {
 				t.Error("a truncated answer needs a message")
+			}
+			// The skills-mcp profile has get_skill and list_skills, no
+			// load_skill: the message names only those.
+			seed := bound(append([]SkillNode(nil), tree...), tc.limit, func(name string) bool { return name == toolGetSkill || name == toolListSkills })
+			if strings.Contains(seed.Message, "load_skill") {
+				t.Errorf("message of the skills-mcp profile names load_skill: %s", seed.Message)
 			}
 		})
 	}

@@ -54,7 +54,7 @@ func ParseProfile(s string) (string, error) {
 func profileToolNames(profile string, opts Options) []string {
 	switch profile {
 	case ProfileSkillsMCP:
-		return []string{toolGetSkill, toolListSkills, "get_asset", toolRunScript, "report_usage", "refresh_skills"}
+		return []string{toolGetSkill, toolListSkills, toolGetAsset, toolRunScript, toolReportUsage, toolRefreshSkills}
 	case ProfileUniversalSkills:
 		return []string{"skill"}
 	case ProfileSk:

@@ -249,7 +249,7 @@ func (g *gateway) hubLoad(ctx context.Context, _ *mcp.CallToolRequest, in SkillH
 	}
 	return nil, SkillHubLoadOutput{
 		Name:         resp.GetSkill().GetName(),
-		Instructions: capContent(resp.GetInstructions(), resp.GetSkill().GetSkillPath()),
+		Instructions: capContent(resp.GetInstructions(), resp.GetSkill().GetSkillPath(), g.has),
 		Path:         resp.GetDirectory(),
 	}, nil
 }

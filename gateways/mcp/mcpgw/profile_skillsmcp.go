@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"path"
 	"strings"
 	"time"
 
@@ -20,6 +21,10 @@ import (
 // input schemas; get_asset is read_skill_file answering a whole file in seed
 // 000's shape; report_usage and refresh_skills call the usage and catalog
 // services.
+
+// toolGetAsset is the skills-mcp profile's name of the tool that reads a
+// skill's file (seed 000 §8.3).
+const toolGetAsset = "get_asset"
 
 // maxAssetBytes is seed 000's assets.max_size_bytes default: get_asset
 // answers whole files, and refuses larger ones with their size (§12.3).
@@ -150,9 +155,13 @@ func (g *gateway) addSkillsMCPTools(server *mcp.Server, conn grpc.ClientConnInte
 	}
 
 	mcp.AddTool(server, getTool, g.getSkill)
-	mcp.AddTool(server, listTool, g.listSkills)
+	mcp.AddTool(server, listTool, func(ctx context.Context, req *mcp.CallToolRequest, in ListSkillsInput) (*mcp.CallToolResult, ListSkillsOutput, error) {
+		res, out, err := g.listSkills(ctx, req, in)
+		seedNodeNames(out.Skills)
+		return res, out, err
+	})
 	mcp.AddTool(server, &mcp.Tool{
-		Name:        "get_asset",
+		Name:        toolGetAsset,
 		Title:       "Get a skill asset",
 		Description: "Retrieve an asset or script file of a skill (or one it inherits): text as content, binary as content_base64 with mime_type.",
 		InputSchema: assetIn,
@@ -187,6 +196,22 @@ func (g *gateway) addSkillsMCPTools(server *mcp.Server, conn grpc.ClientConnInte
 		Annotations: &mcp.ToolAnnotations{IdempotentHint: true},
 	}, t.refreshSkills)
 	return nil
+}
+
+// seedNodeNames gives each node of a list_skills tree the name seed 000's
+// server shows: a seed-000 skill's own file name ("auth" for ui/react/auth),
+// where the native tool shows its name for lookups, which is its path
+// (ARCHITECTURE §11: a seed-000 skill has no frontmatter name, so its name is
+// its path, and only a path is unique; both ui/react/auth and api/auth are
+// "auth" here). SKILL.md skills keep their names. path is unchanged.
+func seedNodeNames(nodes []SkillNode) {
+	for i := range nodes {
+		n := &nodes[i]
+		if n.Name == n.Path {
+			n.Name = path.Base(n.Path)
+		}
+		seedNodeNames(n.Children)
+	}
 }
 
 // getAsset serves get_asset: the whole file, in seed 000 §8.3's shape.

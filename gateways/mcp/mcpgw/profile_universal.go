@@ -53,14 +53,17 @@ type universalTools struct {
 	// generation is the catalog generation the description was built for;
 	// -1 before the first build.
 	generation int64
+	// description is the tool's description now.
+	description string
 }
 
 func (g *gateway) addUniversalTools(server *mcp.Server, usage skillsv1.UsageServiceClient) error {
-	t := &universalTools{gateway: g, server: server, usage: usage, generation: -1}
-	mcp.AddTool(server, t.tool(universalDescription(nil, 0)), t.skill)
-	// When the catalog changes, rebuild the description now: re-adding the
-	// tool tells clients that the tool list changed.
-	g.onCatalogChange(func(ctx context.Context, _ CatalogChange) { t.refresh(ctx) })
+	t := &universalTools{gateway: g, server: server, usage: usage, generation: -1, description: universalDescription(nil, 0)}
+	mcp.AddTool(server, t.tool(t.description), t.skill)
+	// When the catalog changes, rebuild the description now (in the
+	// background: listeners return at once): re-adding the tool, when its
+	// description changed, tells clients that the tool list changed.
+	g.onCatalogChange(func(ctx context.Context, _ CatalogChange) { go t.refresh(ctx) })
 	// The description follows the catalog: each tools/list first checks the
 	// catalog's generation and rebuilds the description when it changed.
 	server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
@@ -93,7 +96,8 @@ func (t *universalTools) tool(description string) *mcp.Tool {
 }
 
 // refresh rebuilds the tool's description when the catalog changed since the
-// last build. Failures keep the description as it is (logged).
+// last build, and adds the tool again when the description changed.
+// Failures keep the description as it is (logged).
 func (t *universalTools) refresh(ctx context.Context) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -112,8 +116,11 @@ func (t *universalTools) refresh(ctx context.Context) {
 		t.log.Warn("universal-skills profile: listing skills", "error", err)
 		return
 	}
-	mcp.AddTool(t.server, t.tool(universalDescription(t.bestKnown(ctx, skills), len(skills))), t.skill)
 	t.generation = st.GetGeneration()
+	if d := universalDescription(t.bestKnown(ctx, skills), len(skills)); d != t.description {
+		t.description = d
+		mcp.AddTool(t.server, t.tool(d), t.skill) // the SDK tells the sessions the tool list changed
+	}
 }
 
 // bestKnown orders the skills to list: core skills (alwaysApply) first, then
@@ -202,7 +209,7 @@ func (t *universalTools) skill(ctx context.Context, _ *mcp.CallToolRequest, in U
 	}
 	content := t.rawSkillFile(ctx, resp)
 	text := fmt.Sprintf("Loading: %s\nBase directory: %s\n\n%s", resp.GetSkill().GetName(), resp.GetDirectory(), content)
-	return textResult(capContent(text, resp.GetSkill().GetSkillPath())), nil, nil
+	return textResult(capContent(text, resp.GetSkill().GetSkillPath(), t.has)), nil, nil
 }
 
 // rawSkillFile is the skill's file as it is on disk, frontmatter included

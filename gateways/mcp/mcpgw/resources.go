@@ -68,7 +68,10 @@ func (s *surfaces) readResource(ctx context.Context, req *mcp.ReadResourceReques
 			break
 		}
 		if resp.GetNextOffset() <= offset || resp.GetNextOffset() > maxResourceBytes {
-			return nil, fmt.Errorf("%s is larger than %d MiB: read it a page at a time with %s", uri, maxResourceBytes>>20, toolReadSkillFile)
+			if s.g.has(toolReadSkillFile) {
+				return nil, fmt.Errorf("%s is larger than %d MiB: read it a page at a time with %s", uri, maxResourceBytes>>20, toolReadSkillFile)
+			}
+			return nil, fmt.Errorf("%s is larger than %d MiB, too large to read as one resource", uri, maxResourceBytes>>20)
 		}
 		offset = resp.GetNextOffset()
 	}

@@ -182,8 +182,8 @@ func TestWatchKeepsEarlierSubscribeHandlers(t *testing.T) {
 	if err := opts.SubscribeHandler(t.Context(), &mcp.SubscribeRequest{Params: &mcp.SubscribeParams{URI: uri}}); err != nil {
 		t.Fatal(err)
 	}
-	if subs != 1 || w.subs[uri] != 1 {
-		t.Errorf("subscribe: earlier handler ran %d times, watch counts %d; want 1 and 1", subs, w.subs[uri])
+	if subs != 1 || w.subs[uri] == nil || w.subs[uri].count != 1 {
+		t.Errorf("subscribe: earlier handler ran %d times, watch holds %+v; want 1 and a count of 1", subs, w.subs[uri])
 	}
 	if err := opts.UnsubscribeHandler(t.Context(), &mcp.UnsubscribeRequest{Params: &mcp.UnsubscribeParams{URI: uri}}); err != nil {
 		t.Fatal(err)
@@ -208,7 +208,10 @@ func TestWatchKeepsEarlierSubscribeHandlers(t *testing.T) {
 	deadline := time.Now().Add(2 * time.Second)
 	for {
 		w2.mu.Lock()
-		n := w2.subs[uri]
+		n := 0
+		if sub := w2.subs[uri]; sub != nil {
+			n = sub.count
+		}
 		w2.mu.Unlock()
 		if n == 1 {
 			break

@@ -26,7 +26,8 @@ import (
 // CatalogChanged. A snapshot is known by its generation and build time (a
 // remote skillsd that restarts counts generations anew), and a resync of the
 // watch drops the index. Resources and prompts are registered with the SDK,
-// which pages their lists and tells sessions when they change.
+// which pages their lists; the catalog watch, not the SDK, tells sessions
+// when they change (watch.go, notify.go).
 type surfaces struct {
 	g      *gateway
 	server *mcp.Server
@@ -256,7 +257,7 @@ func (s *surfaces) applyChanges(ctx context.Context) {
 }
 
 // apply brings the index, and the registered resources and prompts, up to
-// date after a change, so that sessions hear of it: only the skills the
+// date after a change, so that the next lists are quick: only the skills the
 // change names are read again (and the skills holding them, whose files
 // include a nested skill's). Nothing is done before some client asked for
 // resources, prompts or skills: the first request builds the index. Errors
@@ -446,7 +447,9 @@ func validURIPath(p string) bool {
 }
 
 // register brings the SDK's resources and prompts from old (nil at first)
-// to idx. The SDK tells open sessions that the lists changed.
+// to idx. The SDK's own list-changed notifications are dropped (notify.go):
+// sessions hear of catalog changes from the watch, once per change, and a
+// first list changes nothing they could have known.
 func (s *surfaces) register(old, idx *skillIndex) {
 	if old == nil {
 		old = &skillIndex{fileByURI: map[string]*indexedFile{}, prompts: map[string]*indexedSkill{}}
@@ -482,6 +485,16 @@ func (s *surfaces) register(old, idx *skillIndex) {
 	}
 }
 
+// locateURI finds the skill and file of a skill:// URI in the current
+// catalog.
+func (s *surfaces) locateURI(ctx context.Context, uri string) (skillPath, file string, ok bool) {
+	idx, err := s.current(ctx)
+	if err != nil {
+		return "", "", false
+	}
+	return idx.locate(uri)
+}
+
 // gatedMethods are the methods whose answer depends on the registered
 // resources and prompts: the index is brought up to date before each.
 var gatedMethods = []string{
@@ -504,13 +517,16 @@ func (s *surfaces) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 
 // configure sets what the surfaces add to the server's options: the
 // capabilities (resources and prompts are registered lazily, so the SDK
-// cannot infer them) and the completion handler.
+// cannot infer them) and the completion handler. listChanged is declared
+// only with a catalog watch: without one, nothing tells the server that the
+// catalog changed (each request still reads the current catalog).
 func (s *surfaces) configure(opts *mcp.ServerOptions) {
 	if opts.Capabilities == nil {
 		opts.Capabilities = &mcp.ServerCapabilities{}
 	}
-	opts.Capabilities.Prompts = &mcp.PromptCapabilities{ListChanged: true}
-	opts.Capabilities.Resources = &mcp.ResourceCapabilities{ListChanged: true}
+	watched := s.g.watch != nil
+	opts.Capabilities.Prompts = &mcp.PromptCapabilities{ListChanged: watched}
+	opts.Capabilities.Resources = &mcp.ResourceCapabilities{ListChanged: watched}
 	opts.Capabilities.Completions = &mcp.CompletionCapabilities{}
 	// logging/setLevel is answered (hosts and the conformance suite send
 	// it); the server logs to stderr, not to the client.

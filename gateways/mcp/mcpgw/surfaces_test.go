@@ -65,13 +65,11 @@ func connectExtClient(t *testing.T, conn grpc.ClientConnInterface) *extClient {
 }
 
 // connectExtClientVersion is connectExtClient asking for protocol version
-// (empty: the SDK's latest).
+// (empty: the SDK's latest). The server follows the catalog with a watch, as
+// skills-mcp's does.
 func connectExtClientVersion(t *testing.T, conn grpc.ClientConnInterface, version string) *extClient {
 	t.Helper()
-	server, err := New(conn, Options{Version: "1.2.3"})
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
+	server, _ := watchedServer(t, conn, Options{Version: "1.2.3"})
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := server.Connect(t.Context(), st, nil)
 	if err != nil {

@@ -15,11 +15,17 @@ import (
 )
 
 // TestReportUsage: report_usage is always listed in the native profile. With
-// analytics off a call is an ordinary result (not a tool error) saying that
-// nothing was recorded and why; with analytics on it records the feedback.
+// analytics off (analytics.enabled: false) a call is an ordinary result (not
+// a tool error) saying that nothing was recorded and why; with analytics on,
+// as it is by default (local store only) or explicitly, it records the
+// feedback.
 func TestReportUsage(t *testing.T) {
 	c := newTestCatalog(t)
-	off := connectClient(t, skillstest.Start(t, skillsd.Options{SkillsDirs: []string{c.skillsDir}}))
+	offCfg := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(offCfg, []byte("analytics:\n  enabled: false\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	off := connectClient(t, skillstest.Start(t, skillsd.Options{SkillsDirs: []string{c.skillsDir}, ConfigFile: offCfg}))
 	if names := usageToolNames(t, off); !slices.Contains(names, toolReportUsage) {
 		t.Errorf("report_usage not listed with analytics off: %v", names)
 	}
@@ -33,6 +39,16 @@ func TestReportUsage(t *testing.T) {
 	}
 	if out.Recorded || !strings.Contains(out.Message, "pdf") || !strings.Contains(out.Message, "analytics is off") {
 		t.Errorf("report_usage with analytics off = %+v, want recorded false, naming the skill and why", out)
+	}
+
+	// By default: no configuration at all.
+	byDefault := connectClient(t, skillstest.Start(t, skillsd.Options{SkillsDirs: []string{c.skillsDir}}))
+	_, text = callTool(t, byDefault, toolReportUsage, map[string]any{"skill_path": "pdf", "useful": false})
+	if err := json.Unmarshal([]byte(text), &out); err != nil {
+		t.Fatal(err)
+	}
+	if !out.Recorded || out.Message != "Feedback recorded for pdf" {
+		t.Errorf("report_usage with no configuration = %+v, want recorded (the local store is on by default)", out)
 	}
 
 	cfg := filepath.Join(t.TempDir(), "config.yaml")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -40,18 +41,23 @@ func (c CatalogChange) Empty() bool {
 type CatalogListener func(ctx context.Context, c CatalogChange)
 
 // CatalogWatch follows the service's catalog changes (the WatchCatalog
-// stream) for the server New builds, and turns each into MCP notifications:
-//   - its listeners run first; the resources and prompts code registers one
-//     that brings the SDK's registered resources and prompts up to date,
-//     from which the SDK sends notifications/resources/list_changed and
-//     notifications/prompts/list_changed by itself;
-//   - then notifications/resources/updated goes to the sessions subscribed
-//     to a skill:// resource of a skill that changed or was removed.
+// stream) for the server New builds, and turns each change into MCP
+// notifications, in this order:
+//   - its listeners run first (the resources and prompts code registers one
+//     that brings the SDK's registered resources and prompts up to date, in
+//     the background);
+//   - then every session is sent notifications/resources/list_changed and
+//     notifications/prompts/list_changed, once per change, whether or not it
+//     has listed resources or prompts yet (notify.go);
+//   - then notifications/resources/updated goes to the sessions subscribed to
+//     a skill:// resource whose content changed (its digest differs from the
+//     one the watch last saw), or that appeared or went away.
 //
 // The native tools' schemas do not depend on the catalog, so no
-// notifications/tools/list_changed is sent for a change; a tool set whose
-// schemas do (a profile listing skill names) registers a listener and adds
-// its tools again, and the SDK sends that notification.
+// notifications/tools/list_changed is sent for a change (and tools.listChanged
+// is not declared); the universal-skills profile, whose one tool lists the
+// skills in its description, adds its tool again when that description
+// changes, and the SDK sends that notification.
 //
 // Make one with NewCatalogWatch, pass it in Options.CatalogWatch, and Run it
 // for as long as the server serves. The zero value is not usable.
@@ -59,17 +65,33 @@ type CatalogWatch struct {
 	ready chan struct{} // closed by bind
 	g     *gateway
 	srv   *mcp.Server
+	note  *notifier
+	// locate finds the skill and file of a skill:// URI in the current
+	// catalog (set by bind).
+	locate func(ctx context.Context, uri string) (skillPath, file string, ok bool)
 
 	mu        sync.Mutex
 	listeners []CatalogListener
-	// subs are the skill:// URIs sessions subscribed to, with how many
-	// subscriptions each has.
-	subs map[string]int
+	// subs are the skill:// resources sessions subscribed to.
+	subs map[string]*subscription
+}
+
+// subscription is one subscribed resource: how many subscriptions it has,
+// and what the watch last saw of it.
+type subscription struct {
+	count int
+	// skillPath and file locate it, once known (located).
+	skillPath, file string
+	located         bool
+	// digest is the file's digest when last seen; "" when it did not exist
+	// (then or since); known is false until it was read once.
+	digest string
+	known  bool
 }
 
 // NewCatalogWatch returns a watch to pass to New.
 func NewCatalogWatch() *CatalogWatch {
-	return &CatalogWatch{ready: make(chan struct{}), subs: map[string]int{}}
+	return &CatalogWatch{ready: make(chan struct{}), subs: map[string]*subscription{}}
 }
 
 // OnChange registers a listener of catalog changes (see CatalogListener).
@@ -100,9 +122,21 @@ func (w *CatalogWatch) configure(opts *mcp.ServerOptions) {
 				return err
 			}
 		}
+		uri := req.Params.URI
 		w.mu.Lock()
-		w.subs[req.Params.URI]++
+		sub := w.subs[uri]
+		first := sub == nil
+		if first {
+			sub = &subscription{}
+			w.subs[uri] = sub
+		}
+		sub.count++
 		w.mu.Unlock()
+		if first {
+			// What the resource is now, so that only a change of its
+			// content is announced.
+			w.look(ctx, uri, "", "")
+		}
 		return nil
 	}
 	opts.UnsubscribeHandler = func(ctx context.Context, req *mcp.UnsubscribeRequest) error {
@@ -112,22 +146,27 @@ func (w *CatalogWatch) configure(opts *mcp.ServerOptions) {
 			}
 		}
 		w.mu.Lock()
-		if w.subs[req.Params.URI]--; w.subs[req.Params.URI] <= 0 {
-			delete(w.subs, req.Params.URI)
+		if sub := w.subs[req.Params.URI]; sub != nil {
+			if sub.count--; sub.count <= 0 {
+				delete(w.subs, req.Params.URI)
+			}
 		}
 		w.mu.Unlock()
 		return nil
 	}
 }
 
-// bind ties the watch to the gateway and server New made.
-func (w *CatalogWatch) bind(g *gateway, srv *mcp.Server) error {
+// bind ties the watch to the gateway and server New made; locate finds
+// the skill and file of a skill:// URI.
+func (w *CatalogWatch) bind(g *gateway, srv *mcp.Server, locate func(ctx context.Context, uri string) (string, string, bool)) error {
 	select {
 	case <-w.ready:
 		return errors.New("this CatalogWatch is already used by another server")
 	default:
 	}
-	w.g, w.srv = g, srv
+	w.g, w.srv, w.locate = g, srv, locate
+	w.note = newNotifier(g.log)
+	w.note.install(srv)
 	close(w.ready)
 	return nil
 }
@@ -217,7 +256,10 @@ func (w *CatalogWatch) consume(ctx context.Context, stream skillsv1.CatalogServi
 	}
 }
 
-// dispatch tells the listeners, then the subscribers of affected resources.
+// dispatch tells the listeners, then every session that the lists changed,
+// then the subscribers of resources whose content changed. A change that
+// names no skill (one that only touched skills outside the enabled subset)
+// is nobody's news.
 func (w *CatalogWatch) dispatch(ctx context.Context, c CatalogChange) {
 	w.mu.Lock()
 	listeners := append([]CatalogListener(nil), w.listeners...)
@@ -225,40 +267,109 @@ func (w *CatalogWatch) dispatch(ctx context.Context, c CatalogChange) {
 	for _, l := range listeners {
 		l(ctx, c)
 	}
-	for _, uri := range w.affected(c) {
+	if c.Empty() {
+		return
+	}
+	w.note.listChanged(ctx, w.srv)
+	for _, uri := range w.updated(ctx, c) {
 		if err := w.srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri}); err != nil {
 			w.g.log.Debug("sending resources/updated", "uri", uri, "error", err)
 		}
 	}
 }
 
-// affected returns the subscribed URIs that c touches: those of skills
-// changed or removed (every subscribed URI on a resync).
-func (w *CatalogWatch) affected(c CatalogChange) []string {
+// updated returns the subscribed URIs whose content c changed: those of the
+// skills it names (every one on a resync) whose file's digest is no longer
+// the one last seen, including files that appeared or went away.
+func (w *CatalogWatch) updated(ctx context.Context, c CatalogChange) []string {
+	type candidate struct{ uri, skillPath, file string }
+	var cands []candidate
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	var out []string
 	for uri := range w.subs {
-		if c.Resync || touches(uri, c.Changed) || touches(uri, c.Removed) || touches(uri, c.Added) {
-			out = append(out, uri)
+		if c.Resync {
+			cands = append(cands, candidate{uri: uri})
+			continue
+		}
+		if p, file, ok := touched(uri, c); ok {
+			cands = append(cands, candidate{uri, p, file})
+		}
+	}
+	w.mu.Unlock()
+	sort.Slice(cands, func(i, j int) bool { return cands[i].uri < cands[j].uri })
+	var out []string
+	for _, cd := range cands {
+		if w.look(ctx, cd.uri, cd.skillPath, cd.file) {
+			out = append(out, cd.uri)
 		}
 	}
 	return out
 }
 
-// touches reports whether uri is a skill:// resource of one of the skills
-// (skill://<skill_path>/<file>, or the skill's own URI).
-func touches(uri string, skills []string) bool {
-	rest, ok := strings.CutPrefix(uri, "skill://")
-	if !ok {
-		return false
+// look reads the digest of a subscribed resource (located by skillPath and
+// file when given, else as the subscription was, else in the current
+// catalog) and records it. It reports whether it differs from the digest
+// seen before (always true when none was: a failed read counts as a change).
+func (w *CatalogWatch) look(ctx context.Context, uri, skillPath, file string) bool {
+	select {
+	case <-w.ready:
+	default:
+		return true // not bound to a server yet: nothing to read with
 	}
-	for _, p := range skills {
-		if rest == p || strings.HasPrefix(rest, p+"/") {
-			return true
+	w.mu.Lock()
+	sub := w.subs[uri]
+	if sub == nil {
+		w.mu.Unlock()
+		return false // unsubscribed meanwhile
+	}
+	if skillPath == "" && sub.located {
+		skillPath, file = sub.skillPath, sub.file
+	}
+	w.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, min(w.g.timeout, 10*time.Second))
+	defer cancel()
+	if skillPath == "" && w.locate != nil {
+		skillPath, file, _ = w.locate(ctx, uri)
+	}
+	digest, known := "", false
+	if skillPath != "" {
+		resp, err := w.g.files.ReadSkillFile(ctx, &skillsv1.ReadSkillFileRequest{SkillPath: skillPath, File: file, MaxBytes: 1})
+		switch {
+		case err == nil:
+			digest, known = resp.GetDigest(), true
+		case isNotFound(err):
+			known = true
+		default:
+			w.g.log.Debug("reading a subscribed resource's digest", "uri", uri, "error", err)
 		}
 	}
-	return false
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if sub = w.subs[uri]; sub == nil {
+		return false
+	}
+	changed := !known || !sub.known || sub.digest != digest
+	if skillPath != "" {
+		sub.skillPath, sub.file, sub.located = skillPath, file, true
+	}
+	sub.digest, sub.known = digest, known
+	return changed
+}
+
+// touched finds the skill of c that holds the skill:// resource uri (the
+// deepest one, for nested skills) and the file's path in it.
+func touched(uri string, c CatalogChange) (skillPath, file string, ok bool) {
+	rel, err := parseSkillURI(uri)
+	if err != nil {
+		return "", "", false
+	}
+	for _, list := range [][]string{c.Added, c.Changed, c.Removed} {
+		for _, p := range list {
+			if rest, found := strings.CutPrefix(rel, p+"/"); found && rest != "" && len(p) > len(skillPath) {
+				skillPath, file, ok = p, rest, true
+			}
+		}
+	}
+	return skillPath, file, ok
 }
 
 func nonNilStrings(s []string) []string {

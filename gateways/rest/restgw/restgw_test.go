@@ -484,9 +484,14 @@ func TestCatalogRoutes(t *testing.T) {
 
 // TestUsageStatsAnalyticsOff: every RPC is implemented now, so the 501
 // mapping is checked by TestUnknownService (a server with no skills
-// services); here a refusal with a reason: analytics is off by default.
+// services); here a refusal with a reason: analytics turned off
+// (analytics.enabled: false; it is on, local only, by default).
 func TestUsageStatsAnalyticsOff(t *testing.T) {
-	srv := serve(t, writeCatalog(t, catalog))
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(cfg, []byte("analytics:\n  enabled: false\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := gateway(t, skillstest.Start(t, skillsd.Options{SkillsDirs: []string{writeCatalog(t, catalog)}, ConfigFile: cfg, Logger: testLogger(t)}), restgw.Options{})
 	r := get(t, srv, "/v1/usage/stats")
 	wantError(t, "GET /v1/usage/stats", r, http.StatusBadRequest, "NOT_SUPPORTED", "FailedPrecondition")
 }

@@ -80,6 +80,11 @@ type Options struct {
 	// PollInterval is how often local folders are re-read where they cannot
 	// be watched (inotify limits, network file systems); 0 means 30 s.
 	PollInterval time.Duration
+	// NoUsage turns usage analytics off whatever the configuration says: for
+	// one-shot tools such as the skills CLI, whose searches and evaluation
+	// runs are not anyone's usage. The zero value follows analytics.enabled
+	// (on by default: the local store under the state folder).
+	NoUsage bool
 }
 
 // Server is a ready catalog and the gRPC server that serves it.
@@ -225,8 +230,10 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if s.sem, err = openSemantic(cfg, getenv, home, log); err != nil {
 		return nil, err
 	}
-	if s.usage, err = openUsage(ctx, cfg, getenv, home, log); err != nil {
-		return nil, err
+	if !opts.NoUsage {
+		if s.usage, err = openUsage(ctx, cfg, getenv, home, log); err != nil {
+			return nil, err
+		}
 	}
 	unary, stream := server.Interceptors(log, opts.AuthTokens)
 	s.grpc = grpc.NewServer(grpc.ChainUnaryInterceptor(unary...), grpc.ChainStreamInterceptor(stream...))

@@ -159,10 +159,6 @@ func TestErrors(t *testing.T) {
 			_, err := skillsv1.NewRoutingServiceClient(conn).SearchSkills(ctx, &skillsv1.SearchSkillsRequest{Query: " "})
 			return err
 		}, codes.InvalidArgument},
-		{"usage stats with analytics off", func() error {
-			_, err := skillsv1.NewUsageServiceClient(conn).GetUsageStats(ctx, &skillsv1.GetUsageStatsRequest{})
-			return err
-		}, codes.FailedPrecondition},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := status.Code(tc.call()); got != tc.want {

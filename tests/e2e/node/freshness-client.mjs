@@ -16,9 +16,11 @@
 //        waits for a notification M (and params.uri U) received since the
 //        last "clear"                          → {"ok": true, "ms"} | {"ok": false}
 //   {"op": "clear"}                            → {"ok": true}
-//   {"op": "notifications"}                    → {"notifications": [{method, uri}]}
+//   {"op": "notifications"}                    → {"notifications": [{method, uri, at}]}
+//        (at: when it arrived, in Unix milliseconds)
 //   {"op": "call", "tool": T, "args": {...}}   → {"isError", "structuredContent", "text"} | {"error"}
 //   {"op": "resources"}                        → {"uris": [...]} (every page)
+//   {"op": "prompts"}                          → {"names": [...]} (every page)
 //   {"op": "close"}                            → closes the session and exits 0
 // Diagnostics go to stderr.
 
@@ -101,6 +103,18 @@ function waitFor(method, uri, timeoutMs) {
   });
 }
 
+// allPages lists every page of a paged list method; key names the list.
+async function allPages(list, key) {
+  const items = [];
+  let cursor;
+  do {
+    const page = await list(cursor ? { cursor } : {});
+    items.push(...page[key]);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return items;
+}
+
 async function handle(cmd) {
   switch (cmd.op) {
     case "subscribe":
@@ -112,22 +126,16 @@ async function handle(cmd) {
       received = [];
       return { ok: true };
     case "notifications":
-      return { notifications: received.map(({ method, uri }) => ({ method, uri })) };
+      return { notifications: received.map(({ method, uri, at }) => ({ method, uri, at })) };
     case "call": {
       const res = await client.callTool({ name: cmd.tool, arguments: cmd.args ?? {} });
       const text = (res.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("");
       return { isError: !!res.isError, structuredContent: res.structuredContent ?? null, text };
     }
-    case "resources": {
-      const uris = [];
-      let cursor;
-      do {
-        const page = await client.listResources(cursor ? { cursor } : {});
-        for (const r of page.resources) uris.push(r.uri);
-        cursor = page.nextCursor;
-      } while (cursor);
-      return { uris };
-    }
+    case "resources":
+      return { uris: (await allPages((p) => client.listResources(p), "resources")).map((r) => r.uri) };
+    case "prompts":
+      return { names: (await allPages((p) => client.listPrompts(p), "prompts")).map((p) => p.name) };
     case "close":
       await client.close();
       process.exit(0);

@@ -275,6 +275,9 @@ func (e *env) connect(ctx context.Context, dirs []string) (*skillsclient.Client,
 		Getenv:     e.getenv,
 		Logger:     e.logger(),
 		Version:    version,
+		// The CLI's searches, matches and eval runs are not usage: nothing
+		// is recorded in the local store the servers keep.
+		NoUsage: true,
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("loading the catalog: %w", err)

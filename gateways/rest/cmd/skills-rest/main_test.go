@@ -73,7 +73,8 @@ func skillsDir(t *testing.T) string {
 func start(t *testing.T, env []string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(binary(t), args...)
-	cmd.Env = append(os.Environ(), env...)
+	// State (the usage store, on by default) stays out of the real home.
+	cmd.Env = append(append(os.Environ(), "SKILLSD_HOME="+t.TempDir()), env...)
 	cmd.Dir = t.TempDir()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -173,7 +174,7 @@ func TestEmbeddedSkillsDirEnv(t *testing.T) {
 
 func TestRemote(t *testing.T) {
 	binary(t)
-	srv, err := skillsd.New(t.Context(), skillsd.Options{SkillsDirs: []string{skillsDir(t)}, AuthTokens: []string{"t0ken"}})
+	srv, err := skillsd.New(t.Context(), skillsd.Options{SkillsDirs: []string{skillsDir(t)}, Cwd: t.TempDir(), Home: t.TempDir(), AuthTokens: []string{"t0ken"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +226,7 @@ func TestCommandLine(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := exec.Command(bin, tc.args...)
-			cmd.Env = append(os.Environ(), tc.env...)
+			cmd.Env = append(append(os.Environ(), "SKILLSD_HOME="+t.TempDir()), tc.env...)
 			cmd.Dir = t.TempDir()
 			var stdout, stderr strings.Builder
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -33,7 +33,11 @@ func TestRunRejectsBadInput(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stderr bytes.Buffer
-			err := run(t.Context(), tc.args, env(tc.env), &stderr)
+			vars := map[string]string{"SKILLSD_HOME": t.TempDir()} // state (the usage store) stays out of the real home
+			for k, v := range tc.env {
+				vars[k] = v
+			}
+			err := run(t.Context(), tc.args, env(vars), &stderr)
 			if err == nil {
 				t.Fatal("got nil error")
 			}
@@ -59,8 +63,11 @@ func TestRunServesUntilCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	var stderr bytes.Buffer
+	home := t.TempDir() // state (the usage store) stays out of the real home
 	go func() {
-		done <- run(ctx, []string{"--skills-dir", "../../../../examples/skills", "--grpc", addr}, func(string) string { return "" }, &stderr)
+		done <- run(ctx, []string{"--skills-dir", "../../../../examples/skills", "--grpc", addr}, func(k string) string {
+			return map[string]string{"SKILLSD_HOME": home}[k]
+		}, &stderr)
 	}()
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {

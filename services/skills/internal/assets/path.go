@@ -32,8 +32,10 @@ const maxDecodeDepth = 3
 // refused.
 //
 // The error is a *failure.Error of kind InvalidArgument and reason
-// INVALID_PATH, whose message says what is wrong. what names the argument in
-// messages ("file", "cwd").
+// INVALID_PATH, whose message says what is wrong; a path that leaves the
+// skill's folder ('..', absolute, a drive letter) is called a path traversal,
+// in seed 000's words (§8.3, §12.1). what names the argument in messages
+// ("file", "cwd").
 func CheckPath(what, p string) (string, error) {
 	if p == "" {
 		return "", invalid(what, p, "%s is required: give a path relative to the skill's folder, such as \"assets/template.md\"", what)
@@ -58,7 +60,7 @@ func CheckPath(what, p string) (string, error) {
 		for i, form := range forms {
 			if msg := check(form); msg != "" {
 				if i > 0 {
-					return "", invalid(what, p, "%s %s %s once percent-decoded: encoded paths are refused", what, strconv.Quote(p), msg)
+					return "", invalid(what, p, "%s %s is refused: encoded paths are not accepted, and once percent-decoded it %s", what, strconv.Quote(p), msg)
 				}
 				return "", invalid(what, p, "%s %s %s", what, strconv.Quote(p), msg)
 			}
@@ -88,15 +90,15 @@ func structural(p string) string {
 	case strings.IndexByte(p, '\\') >= 0:
 		return "holds a backslash; use '/' between folders"
 	case p[0] == '/':
-		return "is absolute; give a path relative to the skill's folder"
+		return "is a path traversal: an absolute path leaves the skill's folder; give a path relative to the skill's folder"
 	case len(p) >= 2 && p[1] == ':' && isASCIILetter(p[0]):
-		return "starts with a drive letter; give a path relative to the skill's folder"
+		return "is a path traversal: a path starting with a drive letter leaves the skill's folder; give a path relative to the skill's folder"
 	case runtime.GOOS == "windows" && strings.IndexByte(p, ':') >= 0:
 		return "holds a ':' (an alternate data stream on Windows)"
 	}
 	for seg := range strings.SplitSeq(p, "/") {
 		if seg == ".." {
-			return "climbs out of the skill's folder with '..'"
+			return "is a path traversal: it climbs out of the skill's folder with '..'; give a path inside the skill's folder"
 		}
 	}
 	return ""

@@ -150,8 +150,9 @@ type Assets struct {
 
 // Analytics configures usage events.
 type Analytics struct {
-	// Enabled records events. With no Endpoint they stay local (spool and
-	// aggregates) and nothing is posted.
+	// Enabled records events (on by default): in the local store under the
+	// state folder, so that feedback is kept and GetUsageStats answers; with
+	// no Endpoint nothing leaves the machine. false turns all of it off.
 	Enabled bool `yaml:"enabled"`
 	// Endpoint receives batches of events (an http or https URL).
 	Endpoint string `yaml:"endpoint"`
@@ -359,7 +360,7 @@ func Default() Config {
 			MaxFileBytes:       65536, // seed 004's MAX_FILE_BYTES
 		},
 		Analytics: Analytics{
-			Enabled:              false,
+			Enabled:              true, // local only until an endpoint is set (issue 17)
 			Endpoint:             "",
 			FlushIntervalSeconds: 30,
 			ServerID:             "",       // dev-$USER

@@ -264,7 +264,7 @@ func (s *Sandbox) Run(ctx context.Context, snap *catalog.Snapshot, sk *catalog.S
 	// E5: execution server.
 	if ref.Execution != "server" {
 		return nil, failure.New(failure.FailedPrecondition, ReasonScriptNotServer,
-			"script %s of skill %q has execution: %s, so the agent runs it, not the server: read it with read_skill_file and run it yourself with bash, passing its arguments as SKILL_ARG_* environment variables%s",
+			"script %s of skill %q has execution: %s, so the agent runs it, not the server: read the script and run it yourself with bash, passing its arguments as SKILL_ARG_* environment variables%s",
 			clean, sk.Path, orClaude(ref.Execution), argHint(ref.Script)).
 			With("skill_path", sk.Path).With("file", clean)
 	}
@@ -411,8 +411,12 @@ func arguments(sk *catalog.Skill, clean string, sc skill.Script, given map[strin
 		}
 	}
 	if len(missing) > 0 {
+		they := "They are required: pass each of them in args."
+		if len(missing) == 1 {
+			they = "It is required: pass it in args."
+		}
 		return nil, failure.New(failure.InvalidArgument, ReasonMissingArguments,
-			"script %s of skill %q needs %d more argument%s: %s", clean, sk.Path, len(missing), plural(len(missing)), strings.Join(described, "; ")).
+			"missing required argument%s for script %s of skill %q: %s. %s", plural(len(missing)), clean, sk.Path, strings.Join(described, "; "), they).
 			With("skill_path", sk.Path).With("file", clean).With("missing", strings.Join(missing, ","))
 	}
 	var unknown []string

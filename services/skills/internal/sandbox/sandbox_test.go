@@ -174,12 +174,12 @@ func TestCascade(t *testing.T) {
 		{name: "not declared", req: Request{File: "scripts/other.sh"},
 			kind: failure.FailedPrecondition, reason: ReasonScriptNotDeclared, message: []string{"scripts/other.sh", "not a script declared", "scripts/env.sh"}},
 		{name: "claude", req: Request{File: "scripts/claude.sh"},
-			kind: failure.FailedPrecondition, reason: ReasonScriptNotServer, message: []string{"execution: claude", "read_skill_file", "bash", "SKILL_ARG_PROJECT_DIR"}},
+			kind: failure.FailedPrecondition, reason: ReasonScriptNotServer, message: []string{"execution: claude", "read the script", "bash", "SKILL_ARG_PROJECT_DIR"}},
 		{name: "missing args all named", req: Request{File: "scripts/args.sh"},
-			kind: failure.InvalidArgument, reason: ReasonMissingArguments, message: []string{"2 more arguments", "name (Service name)", "flag (A flag)"},
+			kind: failure.InvalidArgument, reason: ReasonMissingArguments, message: []string{"missing required arguments for", "name (Service name); flag (A flag)", "They are required"},
 			meta: map[string]string{"missing": "name,flag"}},
 		{name: "missing one", req: Request{File: "scripts/args.sh", Args: map[string]string{"flag": "1"}},
-			kind: failure.InvalidArgument, reason: ReasonMissingArguments, message: []string{"1 more argument:", "name"}, meta: map[string]string{"missing": "name"}},
+			kind: failure.InvalidArgument, reason: ReasonMissingArguments, message: []string{"missing required argument for", "name", "It is required"}, meta: map[string]string{"missing": "name"}},
 		{name: "unknown arg", req: Request{File: "scripts/args.sh", Args: map[string]string{"name": "a", "flag": "b", "nmae": "c"}},
 			kind: failure.InvalidArgument, reason: "", message: []string{`"nmae"`, "name, flag, go-version, module"}},
 		{name: "nul in arg", req: Request{File: "scripts/args.sh", Args: map[string]string{"name": "a\x00b", "flag": "b"}},
@@ -405,7 +405,7 @@ func TestSeed000Fixture(t *testing.T) {
 	sk := mustSkill(t, snap, "ui/react/auth")
 
 	_, err = New(testOptions(t)).Run(t.Context(), snap, sk, Request{File: "scripts/scaffold-auth.sh", Args: map[string]string{"project_dir": "/tmp/x"}})
-	wantFailure(t, err, failure.FailedPrecondition, ReasonScriptNotServer, "read_skill_file", "bash", "SKILL_ARG_PROJECT_DIR, SKILL_ARG_PROVIDER")
+	wantFailure(t, err, failure.FailedPrecondition, ReasonScriptNotServer, "read the script", "bash", "SKILL_ARG_PROJECT_DIR, SKILL_ARG_PROVIDER")
 	_, err = New(testOptions(t)).Run(t.Context(), snap, sk, Request{File: "scripts/validate-auth-config.ts"})
 	wantFailure(t, err, failure.InvalidArgument, ReasonMissingArguments, "config_path")
 	_, err = New(testOptions(t)).Run(t.Context(), snap, mustSkill(t, snap, "ui/react/testing"), Request{File: "scripts/lint-component.sh"})

@@ -30,7 +30,8 @@ const (
 // analyticsOff is the error of the usage RPCs on a server that records nothing.
 func analyticsOff() error {
 	return failure.New(failure.FailedPrecondition, "NOT_SUPPORTED",
-		"analytics is off on this server: set analytics.enabled in config.yaml or ANALYTICS_ENDPOINT to record usage")
+		"analytics is off on this server (analytics.enabled: false in its config.yaml, or no writable folder for its local store): "+
+			"remove that setting, or set SKILLSD_HOME to a writable folder, to record usage")
 }
 
 // record records a usage event; failures are logged by the recorder (or

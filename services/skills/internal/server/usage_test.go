@@ -221,7 +221,7 @@ func TestUsageOff(t *testing.T) {
 	}
 	_, err = s.GetUsageStats(t.Context(), &skillsv1.GetUsageStatsRequest{})
 	routingWantCode(t, "GetUsageStats", err, codes.FailedPrecondition)
-	if !strings.Contains(status.Convert(err).Message(), "ANALYTICS_ENDPOINT") {
+	if msg := status.Convert(err).Message(); !strings.Contains(msg, "analytics.enabled: false") || !strings.Contains(msg, "SKILLSD_HOME") {
 		t.Errorf("message %q should say how to turn analytics on", status.Convert(err).Message())
 	}
 	_, err = s.IngestEvents(t.Context(), &skillsv1.IngestEventsRequest{})
