@@ -38,7 +38,12 @@ const (
 
 // Authentication modes (auth.mode).
 const (
-	// AuthNone accepts every caller (local use).
+	// AuthUnset is auth.mode left out: no authentication unless a tokens
+	// variable is set, and only on loopback listeners (a listener on any
+	// other address refuses to start without auth, or an explicit AuthNone).
+	AuthUnset = ""
+	// AuthNone accepts every caller, explicitly: a listener on a
+	// non-loopback address then starts, with a loud warning.
 	AuthNone = "none"
 	// AuthToken accepts static bearer tokens held in the variable auth.tokens_env names.
 	AuthToken = "token"
@@ -74,6 +79,8 @@ type Config struct {
 	MCP       MCP       `yaml:"mcp"`
 	Commands  Commands  `yaml:"commands"`
 	Auth      Auth      `yaml:"auth"`
+	TLS       TLS       `yaml:"tls"`
+	Network   Network   `yaml:"network"`
 	Log       Log       `yaml:"log"`
 	// StateDir holds all local state (git caches, analytics spool, aggregates).
 	// Empty means SKILLSD_HOME, else ~/.skillsd; see StateDir.
@@ -138,12 +145,12 @@ func (s Scripts) Timeout() time.Duration {
 	return time.Duration(s.TimeoutSeconds) * time.Second
 }
 
-// Assets configures file reads.
+// Assets configures file reads. Seed 000's assets.inline_text_max_bytes is
+// not a key: it never did anything, and Parse refuses it with advice
+// (retiredKeys).
 type Assets struct {
 	// MaxSizeBytes: a larger file is refused for binary (base64) reads.
 	MaxSizeBytes int64 `yaml:"max_size_bytes"`
-	// InlineTextMaxBytes is accepted for seed 000 compatibility and reserved.
-	InlineTextMaxBytes int64 `yaml:"inline_text_max_bytes"`
 	// MaxFileBytes is the default page size of a read (MAX_FILE_BYTES).
 	MaxFileBytes int64 `yaml:"max_file_bytes"`
 }
@@ -219,14 +226,56 @@ type Embedding struct {
 type MCP struct {
 	// Profile is the tool set served: one of Profiles.
 	Profile string `yaml:"profile"`
+	// HTTP configures MCP over Streamable HTTP (skills-mcp --http).
+	HTTP MCPHTTP `yaml:"http"`
 }
 
-// Auth configures caller authentication on network surfaces.
+// MCPHTTP bounds the sessions of MCP over HTTP and says which web pages may
+// call it.
+type MCPHTTP struct {
+	// SessionIdleTimeoutSeconds closes a session that received no request for
+	// this long (SKILLS_MCP_SESSION_IDLE_TIMEOUT_SECONDS; 1..604800, a week).
+	// A client whose session expired gets 404 and starts a new one, as the
+	// MCP transport asks.
+	SessionIdleTimeoutSeconds int `yaml:"session_idle_timeout_seconds"`
+	// MaxSessions caps the live sessions (SKILLS_MCP_MAX_SESSIONS;
+	// 1..1000000); one more initialize is refused with 503 and a message.
+	MaxSessions int `yaml:"max_sessions"`
+	// AllowedOrigins are the web origins whose pages may call the server
+	// (SKILLS_MCP_ALLOWED_ORIGINS): a request with an Origin header not in
+	// the list is refused with 403 (requests without one, such as every
+	// non-browser client, pass). An entry is scheme://host[:port]; ":*"
+	// matches any port; "*" alone allows every origin. A list in
+	// config.yaml replaces the default, which is localhost on any port.
+	AllowedOrigins []string `yaml:"allowed_origins"`
+}
+
+// SessionIdleTimeout is SessionIdleTimeoutSeconds as a duration.
+func (m MCPHTTP) SessionIdleTimeout() time.Duration {
+	return time.Duration(m.SessionIdleTimeoutSeconds) * time.Second
+}
+
+// DefaultAllowedOrigins are mcp.http.allowed_origins' default: pages served
+// from this machine.
+func DefaultAllowedOrigins() []string {
+	return []string{
+		"http://localhost:*", "https://localhost:*",
+		"http://127.0.0.1:*", "https://127.0.0.1:*",
+		"http://[::1]:*", "https://[::1]:*",
+	}
+}
+
+// Auth configures caller authentication on the listener of every binary
+// that loads this configuration: skillsd's gRPC, and the HTTP of skills-rest
+// and skills-mcp --http in embedded mode (package edge applies it).
 type Auth struct {
-	// Mode is AuthNone, AuthToken or AuthGitHub.
+	// Mode is AuthUnset, AuthNone, AuthToken or AuthGitHub
+	// (SKILLSD_AUTH_MODE).
 	Mode string `yaml:"mode"`
 	// TokensEnv names the environment variable holding the accepted bearer
-	// tokens (required with AuthToken). The tokens themselves are never stored.
+	// tokens, comma-separated (several allow rotation) under AuthToken
+	// (SKILLSD_AUTH_TOKENS_ENV); empty means DefaultTokensEnv. The tokens
+	// themselves are never stored here.
 	TokensEnv string `yaml:"tokens_env"`
 	// GitHubAPIURL is the GitHub API base used by AuthGitHub (GITHUB_API_URL).
 	GitHubAPIURL string `yaml:"github_api_url"`
@@ -234,6 +283,44 @@ type Auth struct {
 	// must be able to read under AuthGitHub (GITHUB_AUTH_REPOS). Empty means
 	// the content repositories that are on GitHub (content.*_repo).
 	GitHubRepos []string `yaml:"github_repos"`
+}
+
+// DefaultTokensEnv is the variable holding the accepted bearer tokens when
+// auth.tokens_env is empty. Setting it with auth.mode unset turns token auth on.
+const DefaultTokensEnv = "SKILLSD_AUTH_TOKENS"
+
+// TLS is the server certificate of the binary's listener. Files are PEM;
+// they are read again when they change on disk, so a renewed certificate is
+// served without a restart.
+type TLS struct {
+	// CertFile is the certificate chain (SKILLSD_TLS_CERT); with KeyFile it
+	// turns TLS on.
+	CertFile string `yaml:"cert_file"`
+	// KeyFile is the certificate's private key (SKILLSD_TLS_KEY).
+	KeyFile string `yaml:"key_file"`
+	// ClientCAFile, when set, asks every client for a certificate signed by
+	// one of these CAs (mutual TLS; SKILLSD_TLS_CLIENT_CA).
+	ClientCAFile string `yaml:"client_ca_file"`
+}
+
+// Path-hiding policies (network.hide_paths).
+const (
+	// HidePathsAuto hides the server's absolute paths from answers served on
+	// a listener that is not loopback, and shows them on loopback, on stdio
+	// and in-process.
+	HidePathsAuto = "auto"
+	// HidePathsAlways hides them from every answer that crosses a listener.
+	HidePathsAlways = "always"
+	// HidePathsNever shows them everywhere.
+	HidePathsNever = "never"
+)
+
+// Network configures what the binary's listener tells remote callers.
+type Network struct {
+	// HidePaths is HidePathsAuto, HidePathsAlways or HidePathsNever
+	// (SKILLSD_HIDE_PATHS). Hidden paths become the source's label and the
+	// path inside the source ("skills/pdf/SKILL.md").
+	HidePaths string `yaml:"hide_paths"`
 }
 
 // Log configures logging (structured, to stderr).
@@ -355,9 +442,8 @@ func Default() Config {
 			CwdAllow:      []string{}, // the skill folder only
 		},
 		Assets: Assets{
-			MaxSizeBytes:       1 << 20, // 1048576
-			InlineTextMaxBytes: 10240,
-			MaxFileBytes:       65536, // seed 004's MAX_FILE_BYTES
+			MaxSizeBytes: 1 << 20, // 1048576
+			MaxFileBytes: 65536,   // seed 004's MAX_FILE_BYTES
 		},
 		Analytics: Analytics{
 			Enabled:              true, // local only until an endpoint is set (issue 17)
@@ -376,7 +462,11 @@ func Default() Config {
 			EnabledCategories: []string{},
 		},
 		Embedding: Embedding{Provider: ProviderNone, QueryTimeoutMS: 300, BatchSize: 64, StrongSimilarity: 0.75, Weight: 0, RestatedWeight: 0.3},
-		MCP:       MCP{Profile: ProfileNative},
+		MCP: MCP{Profile: ProfileNative, HTTP: MCPHTTP{
+			SessionIdleTimeoutSeconds: 1800, // 30 minutes
+			MaxSessions:               1000,
+			AllowedOrigins:            DefaultAllowedOrigins(),
+		}},
 		Commands: Commands{
 			Enabled:        false,
 			Allowed:        []string{"python", "uv", "node", "cat", "ls", "grep"}, // seed 004's ALLOWED_COMMANDS
@@ -384,10 +474,13 @@ func Default() Config {
 			MaxOutputBytes: 65536,
 		},
 		Auth: Auth{
-			Mode:         AuthNone,
+			Mode:         AuthUnset, // none, on loopback only
+			TokensEnv:    "",        // DefaultTokensEnv
 			GitHubAPIURL: "https://api.github.com",
 			GitHubRepos:  []string{}, // the content repositories on GitHub
 		},
+		TLS:      TLS{}, // plaintext
+		Network:  Network{HidePaths: HidePathsAuto},
 		Log:      Log{Level: "info"},
 		StateDir: "",         // SKILLSD_HOME, else ~/.skillsd
 		Sources:  []Source{}, // default discovery

@@ -62,7 +62,6 @@ func TestDefault(t *testing.T) {
 		{"scripts.allowed_extensions", d.Scripts.AllowedExtensions, []string{".sh", ".ts", ".js", ".py"}},
 		{"scripts.runners", d.Scripts.Runners, map[string]string{".sh": "bash", ".ts": "npx tsx", ".js": "node", ".py": "python3"}},
 		{"assets.max_size_bytes", d.Assets.MaxSizeBytes, int64(1048576)},
-		{"assets.inline_text_max_bytes", d.Assets.InlineTextMaxBytes, int64(10240)},
 		// Seed 000 ships it off; skillsd keeps usage locally by default
 		// (issue 17), sending nothing anywhere until an endpoint is set.
 		{"analytics.enabled", d.Analytics.Enabled, true},
@@ -93,7 +92,7 @@ func TestDefault(t *testing.T) {
 		{"commands.allowed", d.Commands.Allowed, []string{"python", "uv", "node", "cat", "ls", "grep"}},
 		{"commands.timeout_seconds", d.Commands.TimeoutSeconds, 60},
 		{"commands.max_output_bytes", d.Commands.MaxOutputBytes, int64(65536)},
-		{"auth.mode", d.Auth.Mode, "none"},
+		{"auth.mode", d.Auth.Mode, ""},
 		{"auth.tokens_env", d.Auth.TokensEnv, ""},
 		{"auth.github_api_url", d.Auth.GitHubAPIURL, "https://api.github.com"},
 		{"log.level", d.Log.Level, "info"},
@@ -111,6 +110,15 @@ func TestDefault(t *testing.T) {
 		{"content.agents_dir", d.Content.AgentsDir, ""},
 		{"content.docs_dir", d.Content.DocsDir, ""},
 		{"auth.github_repos", d.Auth.GitHubRepos, []string{}},
+		{"tls.cert_file", d.TLS.CertFile, ""},
+		{"tls.key_file", d.TLS.KeyFile, ""},
+		{"tls.client_ca_file", d.TLS.ClientCAFile, ""},
+		{"network.hide_paths", d.Network.HidePaths, "auto"},
+		{"mcp.http.session_idle_timeout_seconds", d.MCP.HTTP.SessionIdleTimeoutSeconds, 1800},
+		{"mcp.http.max_sessions", d.MCP.HTTP.MaxSessions, 1000},
+		{"mcp.http.allowed_origins", d.MCP.HTTP.AllowedOrigins, []string{
+			"http://localhost:*", "https://localhost:*", "http://127.0.0.1:*", "https://127.0.0.1:*", "http://[::1]:*", "https://[::1]:*",
+		}},
 	}
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, tt.got); diff != "" {
@@ -125,7 +133,7 @@ func TestDefault(t *testing.T) {
 	for _, k := range typeKeys() {
 		switch k {
 		case "matching", "refresh", "scripts", "assets", "analytics", "search", "filters",
-			"embedding", "mcp", "commands", "auth", "log", "content":
+			"embedding", "mcp", "mcp.http", "commands", "auth", "tls", "network", "log", "content":
 			continue // sections
 		}
 		if !covered[k] && !strings.HasPrefix(k, "sources[]") { // list items: see TestParse

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -86,6 +87,17 @@ var envVars = []EnvVar{
 	text("AGENTS_DIR", "content.agents_dir", "a local folder of agent profiles", func(c *Config) *string { return &c.Content.AgentsDir }),
 	text("DOCS_DIR", "content.docs_dir", "a local documentation folder", func(c *Config) *string { return &c.Content.DocsDir }),
 	list("GITHUB_AUTH_REPOS", "auth.github_repos", func(c *Config) *[]string { return &c.Auth.GitHubRepos }),
+	text("SKILLSD_AUTH_MODE", "auth.mode", "none, token or github", func(c *Config) *string { return &c.Auth.Mode }),
+	text("SKILLSD_AUTH_TOKENS_ENV", "auth.tokens_env", "the name of the variable holding the tokens", func(c *Config) *string { return &c.Auth.TokensEnv }),
+	text("SKILLSD_TLS_CERT", "tls.cert_file", "a PEM certificate file", func(c *Config) *string { return &c.TLS.CertFile }),
+	text("SKILLSD_TLS_KEY", "tls.key_file", "a PEM private key file", func(c *Config) *string { return &c.TLS.KeyFile }),
+	text("SKILLSD_TLS_CLIENT_CA", "tls.client_ca_file", "a PEM file of CA certificates", func(c *Config) *string { return &c.TLS.ClientCAFile }),
+	text("SKILLSD_HIDE_PATHS", "network.hide_paths", "auto, always or never", func(c *Config) *string { return &c.Network.HidePaths }),
+	number("SKILLS_MCP_SESSION_IDLE_TIMEOUT_SECONDS", "mcp.http.session_idle_timeout_seconds", "a whole number of seconds, such as 1800",
+		func(c *Config) *int { return &c.MCP.HTTP.SessionIdleTimeoutSeconds }),
+	number("SKILLS_MCP_MAX_SESSIONS", "mcp.http.max_sessions", "a whole number, such as 1000",
+		func(c *Config) *int { return &c.MCP.HTTP.MaxSessions }),
+	list("SKILLS_MCP_ALLOWED_ORIGINS", "mcp.http.allowed_origins", func(c *Config) *[]string { return &c.MCP.HTTP.AllowedOrigins }),
 }
 
 func text(name, key, form string, field func(*Config) *string) EnvVar {
@@ -132,9 +144,20 @@ func envError(name, key, form, v string) *Error {
 // refuses, is an *Error naming the variable, its key and the accepted form.
 // A nil getenv reads nothing.
 func (c *Config) ApplyEnv(getenv func(string) string) error {
+	return c.ApplyEnvOf(getenv, "")
+}
+
+// ApplyEnvOf is ApplyEnv for the variables whose key starts with one of
+// prefixes ("auth.", "tls.", …) only; "" stands for every key. A command
+// that loads no configuration (a gateway in front of a remote skillsd) reads
+// the settings of its own listener this way, and no others.
+func (c *Config) ApplyEnvOf(getenv func(string) string, prefixes ...string) error {
 	from := map[string]string{} // key → the variable that set it
 	if getenv != nil {
 		for _, v := range envVars {
+			if !slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(v.Key, p) }) {
+				continue
+			}
 			s := strings.TrimSpace(getenv(v.Name))
 			if s == "" {
 				continue

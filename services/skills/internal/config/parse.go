@@ -75,6 +75,15 @@ func Parse(name string, data []byte) (Config, error) {
 	return c, nil
 }
 
+// retiredKeys are keys of the seeds' schemas that skillsd does not read. A
+// key nothing reads is an error, never silence, so that a setting the user
+// believes in is not ignored; only the seed's own default value (inert),
+// which a configuration copied from the seed carries, is let through.
+var retiredKeys = map[string]struct{ inert, advice string }{
+	"assets.inline_text_max_bytes": {inert: "10240", advice: "skillsd does not read this seed-000 key (seed 000 reserves it and never says what it does), " +
+		"so only its default 10240 is accepted; remove the line: text reads are paged by assets.max_file_bytes (default 65536) and capped by assets.max_size_bytes"},
+}
+
 // decoder walks a YAML node tree along the Config type.
 type decoder struct {
 	file  string
@@ -293,6 +302,12 @@ func (d *decoder) structure(n *yaml.Node, v reflect.Value, key string) error {
 	for _, p := range ps {
 		i, ok := fields[p.name]
 		if !ok {
+			if r, retired := retiredKeys[join(key, p.name)]; retired {
+				if val, err := d.resolve(p.val, join(key, p.name)); err == nil && (isNull(val) || val.Kind == yaml.ScalarNode && val.Value == r.inert) {
+					continue // the seed's own default: it changes nothing
+				}
+				return &Error{File: d.file, Line: p.key.Line, Key: join(key, p.name), Msg: r.advice}
+			}
 			return d.unknown(p.key, v.Type(), key, p.name)
 		}
 		child := join(key, p.name)

@@ -53,6 +53,7 @@ func TestParse(t *testing.T) {
 			want: func(c *Config) {
 				c.Matching.Strategy = "ranked"
 				c.Log.Level = "warn"
+				c.Auth.Mode = "none" // written, so explicit
 			},
 		},
 		{
@@ -197,17 +198,17 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown key without a near one",
 			yaml: "mcp:\n  transport: stdio\n",
-			want: `config.yaml:2: unknown key "mcp.transport" (known keys under mcp: profile)`,
+			want: `config.yaml:2: unknown key "mcp.transport" (known keys under mcp: profile, http)`,
 		},
 		{
 			name: "unknown top-level key",
 			yaml: "x-git: &base {url: u}\n",
-			want: `config.yaml:1: unknown key "x-git" (known keys: matching, refresh, scripts, assets, analytics, search, filters, embedding, mcp, commands, auth, log, state_dir, sources, content)`,
+			want: `config.yaml:1: unknown key "x-git" (known keys: matching, refresh, scripts, assets, analytics, search, filters, embedding, mcp, commands, auth, tls, network, log, state_dir, sources, content)`,
 		},
 		{
 			name: "ambiguous key gets the list",
 			yaml: "enabled: true\n",
-			want: `config.yaml:1: unknown key "enabled" (known keys: matching, refresh, scripts, assets, analytics, search, filters, embedding, mcp, commands, auth, log, state_dir, sources, content)`,
+			want: `config.yaml:1: unknown key "enabled" (known keys: matching, refresh, scripts, assets, analytics, search, filters, embedding, mcp, commands, auth, tls, network, log, state_dir, sources, content)`,
 		},
 		{
 			name: "word for a whole number",
@@ -327,8 +328,13 @@ func TestParseErrors(t *testing.T) {
 		},
 		{
 			name: "a key not in the file gets its section's line",
-			yaml: "log: {level: info}\nauth:\n  mode: token\n",
-			want: `config.yaml:2: auth.tokens_env: required when auth.mode is token: name the environment variable that holds the accepted tokens`,
+			yaml: "log: {level: info}\ntls:\n  cert_file: c.pem\n",
+			want: `config.yaml:2: tls.key_file: required with tls.cert_file: name the certificate's private key (PEM)`,
+		},
+		{
+			name: "a retired seed key with a value of its own",
+			yaml: "assets:\n  max_size_bytes: 100\n  inline_text_max_bytes: 2048\n",
+			want: `config.yaml:3: assets.inline_text_max_bytes: skillsd does not read this seed-000 key (seed 000 reserves it and never says what it does), so only its default 10240 is accepted; remove the line: text reads are paged by assets.max_file_bytes (default 65536) and capped by assets.max_size_bytes`,
 		},
 	}
 	for _, tt := range tests {

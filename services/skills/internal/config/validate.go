@@ -40,7 +40,7 @@ func ParseLogLevel(s string) (slog.Level, error) {
 // case; "warning" → "warn") so that Validate and the code reading them see
 // one spelling.
 func (c *Config) normalize() {
-	for _, s := range []*string{&c.Matching.Strategy, &c.Embedding.Provider, &c.MCP.Profile, &c.Auth.Mode, &c.Log.Level} {
+	for _, s := range []*string{&c.Matching.Strategy, &c.Embedding.Provider, &c.MCP.Profile, &c.Auth.Mode, &c.Log.Level, &c.Network.HidePaths} {
 		*s = strings.ToLower(strings.TrimSpace(*s))
 	}
 	if c.Log.Level == "warning" {
@@ -57,7 +57,8 @@ func (c *Config) Validate() error {
 	checks := []func() *Error{
 		c.Matching.validate, c.Refresh.validate, c.Scripts.validate, c.Assets.validate,
 		c.Analytics.validate, c.Search.validate, c.Filters.validate, c.Embedding.validate,
-		c.MCP.validate, c.Commands.validate, c.Auth.validate, c.Log.validate, c.validateSources, c.Content.validate,
+		c.MCP.validate, c.Commands.validate, c.Auth.validate, c.TLS.validate, c.Network.validate, c.Log.validate,
+		c.validateSources, c.Content.validate,
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {
@@ -113,9 +114,6 @@ func (s Scripts) validate() *Error {
 
 func (a Assets) validate() *Error {
 	if err := between("assets.max_size_bytes", a.MaxSizeBytes, 1, maxBytes); err != nil {
-		return err
-	}
-	if err := between("assets.inline_text_max_bytes", a.InlineTextMaxBytes, 1, maxBytes); err != nil {
 		return err
 	}
 	return between("assets.max_file_bytes", a.MaxFileBytes, 1, maxBytes)
@@ -174,15 +172,63 @@ func (e Embedding) validate() *Error {
 }
 
 func (m MCP) validate() *Error {
-	return oneOf("mcp.profile", m.Profile, Profiles()...)
+	if err := oneOf("mcp.profile", m.Profile, Profiles()...); err != nil {
+		return err
+	}
+	if err := between("mcp.http.session_idle_timeout_seconds", int64(m.HTTP.SessionIdleTimeoutSeconds), 1, 7*maxSeconds); err != nil {
+		return err
+	}
+	if err := between("mcp.http.max_sessions", int64(m.HTTP.MaxSessions), 1, 1000000); err != nil {
+		return err
+	}
+	for i, o := range m.HTTP.AllowedOrigins {
+		if err := origin(itemKey("mcp.http.allowed_origins", i), o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// origin checks an allowed origin: "*", or scheme://host[:port] where the
+// port may be "*", with nothing after it.
+func origin(key, o string) *Error {
+	if o == "*" {
+		return nil
+	}
+	u, err := url.Parse(strings.TrimSuffix(o, ":*"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || u.User != nil ||
+		u.Path != "" || u.RawQuery != "" || u.Fragment != "" || strings.HasSuffix(u.Host, ":") || strings.TrimSpace(o) != o {
+		return errorf(key, "want an origin such as https://console.example.com, http://localhost:* (any port) or * (every origin), got %s", quote(o))
+	}
+	return nil
+}
+
+func (t TLS) validate() *Error {
+	for key, f := range map[string]string{"tls.cert_file": t.CertFile, "tls.key_file": t.KeyFile, "tls.client_ca_file": t.ClientCAFile} {
+		if strings.ContainsRune(f, 0) || (f != "" && strings.TrimSpace(f) == "") {
+			return errorf(key, "want a file path")
+		}
+	}
+	switch {
+	case t.CertFile != "" && t.KeyFile == "":
+		return errorf("tls.key_file", "required with tls.cert_file: name the certificate's private key (PEM)")
+	case t.KeyFile != "" && t.CertFile == "":
+		return errorf("tls.cert_file", "required with tls.key_file: name the certificate chain (PEM)")
+	case t.ClientCAFile != "" && t.CertFile == "":
+		return errorf("tls.client_ca_file", "needs tls.cert_file and tls.key_file: client certificates are asked for over TLS only")
+	}
+	return nil
+}
+
+func (n Network) validate() *Error {
+	return oneOf("network.hide_paths", n.HidePaths, HidePathsAuto, HidePathsAlways, HidePathsNever)
 }
 
 func (a Auth) validate() *Error {
-	if err := oneOf("auth.mode", a.Mode, AuthNone, AuthToken, AuthGitHub); err != nil {
-		return err
-	}
-	if a.Mode == AuthToken && a.TokensEnv == "" {
-		return errorf("auth.tokens_env", "required when auth.mode is token: name the environment variable that holds the accepted tokens")
+	if a.Mode != AuthUnset {
+		if err := oneOf("auth.mode", a.Mode, AuthNone, AuthToken, AuthGitHub); err != nil {
+			return err
+		}
 	}
 	if err := envName("auth.tokens_env", a.TokensEnv); err != nil {
 		return err
