@@ -25,6 +25,7 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
+	"github.com/skillsd/skillsd/services/skills/edge"
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
 	"github.com/skillsd/skillsd/services/skills/internal/config"
 	"github.com/skillsd/skillsd/services/skills/internal/embed"
@@ -63,8 +64,17 @@ type Options struct {
 	Logger *slog.Logger
 	// Version is the build's version, reported to clients; empty is DefaultVersion.
 	Version string
-	// AuthTokens are the accepted bearer tokens; empty means no authentication.
+	// AuthTokens are accepted bearer tokens given directly (a program or test
+	// embedding the service): when set, calls need one of them, whatever the
+	// configuration says. Empty: the configuration's authentication
+	// (auth.*, then Edge.Flags; see Guard).
 	AuthTokens []string
+	// Edge guards the command's listener: Serve's, or a gateway's (Guard).
+	Edge EdgeOptions
+	// LogLevel, when not nil, is set to the configuration's log.level
+	// (config.yaml, then LOG_LEVEL): a command passes the level of its log
+	// handler, unless its --log-level flag fixed it.
+	LogLevel *slog.LevelVar
 	// AgentsDir is the folder of agent profiles (seed 003); empty means
 	// content.agents_dir (AGENTS_DIR), then the agents repository, else none.
 	AgentsDir string
@@ -89,9 +99,16 @@ type Options struct {
 
 // Server is a ready catalog and the gRPC server that serves it.
 type Server struct {
-	opts  Options
-	log   *slog.Logger
-	cfg   config.Config
+	opts    Options
+	log     *slog.Logger
+	cfg     config.Config
+	cfgFile string
+	getenv  func(string) string
+
+	// guard is the listener's policy, resolved on first use (Guard).
+	guardOnce sync.Once
+	guard     *edge.Guard
+	guardErr  error
 	store *catalog.Store
 	grpc  *grpc.Server
 	hs    *health.Server
@@ -118,6 +135,7 @@ type Server struct {
 	mu      sync.Mutex
 	conns   []*grpc.ClientConn
 	inproc  *bufconn.Listener
+	trusted *bufconn.Listener
 	closed  bool
 	closeCh chan struct{}
 }
@@ -168,9 +186,13 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		expanded = append(expanded, filepath.Clean(d))
 	}
 
-	cfg, err := loadConfig(opts.ConfigFile, expanded, getenv)
+	cfg, cfgFile, err := loadConfig(opts.ConfigFile, expanded, getenv)
 	if err != nil {
 		return nil, err
+	}
+	if opts.LogLevel != nil {
+		level, _ := config.ParseLogLevel(cfg.Log.Level) // validated
+		opts.LogLevel.Set(level)
 	}
 
 	var roots []*source.Root
@@ -203,8 +225,9 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		roots = source.Discover(cwd, home, nil)
 	}
 
+	opts.Logger = log
 	s := &Server{
-		opts: opts, log: log, cfg: cfg, store: &catalog.Store{}, closeCh: make(chan struct{}),
+		opts: opts, log: log, cfg: cfg, cfgFile: cfgFile, getenv: getenv, store: &catalog.Store{}, closeCh: make(chan struct{}),
 		cwd: cwd, home: home, discovered: discovered, roots: roots,
 	}
 	s.fresh.git = gitSources
@@ -235,8 +258,6 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 			return nil, err
 		}
 	}
-	unary, stream := server.Interceptors(log, opts.AuthTokens)
-	s.grpc = grpc.NewServer(grpc.ChainUnaryInterceptor(unary...), grpc.ChainStreamInterceptor(stream...))
 	svc := server.New(server.Options{
 		Store:            s.store,
 		Reload:           s.reloadForRead,
@@ -253,7 +274,10 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		Refresh:          s.refresh,
 		SourceState:      s.sourceState,
 		Semantic:         s.sem,
+		PrivateDirs:      privateDirs(cfg, getenv, home),
 	})
+	unary, stream := svc.Interceptors(log, server.Policy{Check: s.checkCall, Hide: s.hideCall})
+	s.grpc = grpc.NewServer(grpc.ChainUnaryInterceptor(unary...), grpc.ChainStreamInterceptor(stream...))
 	if s.sem != nil {
 		s.prepareRouting(svc) // embeds the skills of each catalog as it comes
 	}
@@ -284,8 +308,9 @@ func routing(cfg config.Config) server.Routing {
 	}
 }
 
-// loadConfig applies defaults < config file < environment.
-func loadConfig(file string, dirs []string, getenv func(string) string) (config.Config, error) {
+// loadConfig applies defaults < config file < environment. It returns the
+// file it loaded ("" for none).
+func loadConfig(file string, dirs []string, getenv func(string) string) (config.Config, string, error) {
 	cfg := config.Default()
 	if file == "" && len(dirs) > 0 {
 		if p, ok := config.Find(dirs[0]); ok {
@@ -295,13 +320,13 @@ func loadConfig(file string, dirs []string, getenv func(string) string) (config.
 	if file != "" {
 		var err error
 		if cfg, err = config.Load(file); err != nil {
-			return cfg, err
+			return cfg, file, err
 		}
 	}
 	if err := cfg.ApplyEnv(getenv); err != nil {
-		return cfg, err
+		return cfg, file, err
 	}
-	return cfg, nil
+	return cfg, file, nil
 }
 
 // rebuild loads the catalog from the sources and swaps it in.
@@ -386,7 +411,16 @@ func sameRoots(a, b []*source.Root) bool {
 // Serve serves gRPC on lis until ctx is done or Close is called, then stops
 // gracefully (waiting up to 5 s for calls in flight). It returns nil after such
 // a stop. The caller owns lis's address; Serve closes lis.
+//
+// lis goes through Guard first: Serve refuses an address that is not
+// loopback when no authentication is configured (an *edge.UnsafeError),
+// serves TLS when a certificate is configured, and hides absolute paths from
+// the answers on lis when the policy asks.
 func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
+	lis, err := s.serveListener(lis)
+	if err != nil {
+		return err
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- s.grpc.Serve(lis) }()
 	select {

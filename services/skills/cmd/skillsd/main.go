@@ -2,8 +2,11 @@
 // standard health service and reflection.
 //
 //	skillsd [--skills-dir DIR]... [--grpc ADDR] [--config FILE] [--token-env NAME]
-//	        [--agents-dir DIR] [--docs-dir DIR]
+//	        [--auth none|token|github] [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]
+//	        [--hide-paths auto|always|never] [--agents-dir DIR] [--docs-dir DIR]
 //
+// The listener is guarded by package edge: an address that is not loopback
+// needs authentication (or --auth none, on purpose); see docs/operations.md.
 // Logs go to stderr.
 package main
 
@@ -14,12 +17,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
 
+	"github.com/skillsd/skillsd/services/skills/edge"
 	"github.com/skillsd/skillsd/services/skills/skillsd"
 )
 
@@ -57,10 +60,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	fs.Var(&dirs, "skills-dir", "a skills folder to serve (repeatable, in precedence order; default: SKILLS_DIR, then discovery)")
 	addr := fs.String("grpc", "127.0.0.1:50051", "gRPC listen address")
 	cfgFile := fs.String("config", "", "config.yaml to load")
-	tokenEnv := fs.String("token-env", "", "environment variable holding the accepted bearer tokens (comma-separated); empty: no auth")
+	var guard edge.Flags
+	guard.Register(fs, "token-env", "auth-token-env")
 	agentsDir := fs.String("agents-dir", "", "a folder of agent profiles (*.md) for ContentService (default: AGENTS_DIR, content.agents_dir, then the agents repository)")
 	docsDir := fs.String("docs-dir", "", "a documentation folder (.md, .mdx) for ContentService (default: DOCS_DIR, content.docs_dir, then the docs repository)")
-	logLevel := fs.String("log-level", "", "debug, info, warn or error (default: LOG_LEVEL, else info)")
+	logLevel := fs.String("log-level", "", "debug, info, warn or error (default: LOG_LEVEL, log.level, else info)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -75,34 +79,21 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		fmt.Fprintln(os.Stdout, version)
 		return nil
 	}
-	if *logLevel == "" {
-		*logLevel = getenv("LOG_LEVEL")
+	if err := guard.Check(getenv); err != nil {
+		return usageError{err}
 	}
-	level, err := skillsd.ParseLogLevel(*logLevel)
+	log, level, err := logger(stderr, *logLevel, getenv)
 	if err != nil {
 		return usageError{err}
 	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-
-	var tokens []string
-	if *tokenEnv != "" {
-		for _, t := range strings.Split(getenv(*tokenEnv), ",") {
-			if t = strings.TrimSpace(t); t != "" {
-				tokens = append(tokens, t)
-			}
-		}
-		if len(tokens) == 0 {
-			return usageError{fmt.Errorf("--token-env %s: the variable is empty; set it to the accepted tokens", *tokenEnv)}
-		}
-	}
-
 	srv, err := skillsd.New(ctx, skillsd.Options{
 		SkillsDirs: dirs,
 		ConfigFile: *cfgFile,
 		Getenv:     getenv,
 		Logger:     log,
+		LogLevel:   level,
 		Version:    version,
-		AuthTokens: tokens,
+		Edge:       skillsd.EdgeOptions{Flags: guard},
 		AgentsDir:  *agentsDir,
 		DocsDir:    *docsDir,
 	})
@@ -110,10 +101,34 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return err
 	}
 	defer srv.Close()
-	lis, err := net.Listen("tcp", *addr)
+	g, err := srv.Guard()
 	if err != nil {
-		return fmt.Errorf("listening on %s: %w", *addr, err)
+		return err
 	}
-	log.Info("serving gRPC", "addr", lis.Addr().String(), "version", version)
+	lis, err := g.Listen(*addr)
+	if err != nil {
+		return err
+	}
+	log.Info("serving gRPC", append([]any{"addr", lis.Addr().String(), "version", version}, g.Attrs()...)...)
 	return srv.Serve(ctx, lis)
+}
+
+// logger is the log to stderr at --log-level, else LOG_LEVEL (info until the
+// configuration's log.level is read: level is then nil).
+func logger(stderr io.Writer, flagLevel string, getenv func(string) string) (*slog.Logger, *slog.LevelVar, error) {
+	v := flagLevel
+	if v == "" {
+		v = getenv("LOG_LEVEL")
+	}
+	l, err := skillsd.ParseLogLevel(v)
+	if err != nil {
+		return nil, nil, err
+	}
+	level := new(slog.LevelVar)
+	level.Set(l)
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	if flagLevel != "" {
+		return log, nil, nil // the flag wins over the configuration
+	}
+	return log, level, nil
 }

@@ -110,7 +110,7 @@ func (s *Service) ListDiagnostics(ctx context.Context, req *skillsv1.ListDiagnos
 		if d.Severity < minSev {
 			continue
 		}
-		if src := req.GetSource(); src != "" && d.Source != src {
+		if src := req.GetSource(); src != "" && !s.sourceMatches(ctx, src, d.Source) {
 			continue
 		}
 		if p := req.GetFilePrefix(); p != "" && !strings.HasPrefix(d.File, p) {

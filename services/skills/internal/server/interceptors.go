@@ -2,29 +2,31 @@ package server
 
 import (
 	"context"
-	"crypto/subtle"
 	"log/slog"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 )
 
-// healthPrefix is the method prefix of the standard health service, which
-// answers without credentials so that load balancers can probe it.
-const healthPrefix = "/grpc.health.v1.Health/"
+// Policy is what the interceptors ask of the server that owns the listener.
+type Policy struct {
+	// Check authenticates a call (edge.Guard.CheckGRPC, or nothing for the
+	// calls of the process itself); nil lets every call through.
+	Check func(ctx context.Context, method string) error
+	// Hide reports whether a call's answer leaves the server's absolute paths
+	// out (network.hide_paths); nil never hides them.
+	Hide func(ctx context.Context) bool
+}
 
 // Interceptors returns the unary and stream interceptors every skillsd server
-// uses, outermost first: panic recovery, logging, then bearer-token auth (when
-// tokens is not empty).
-func Interceptors(log *slog.Logger, tokens []string) ([]grpc.UnaryServerInterceptor, []grpc.StreamServerInterceptor) {
-	a := &auth{tokens: tokens}
-	unary := []grpc.UnaryServerInterceptor{recoverUnary(log), logUnary(log), a.unary}
-	stream := []grpc.StreamServerInterceptor{recoverStream(log), logStream(log), a.stream}
+// uses, outermost first: panic recovery, logging, authentication, then the
+// hiding of absolute paths.
+func (s *Service) Interceptors(log *slog.Logger, p Policy) ([]grpc.UnaryServerInterceptor, []grpc.StreamServerInterceptor) {
+	unary := []grpc.UnaryServerInterceptor{recoverUnary(log), logUnary(log), p.unary, s.HidePathsUnary}
+	stream := []grpc.StreamServerInterceptor{recoverStream(log), logStream(log), p.stream, s.HidePathsStream}
 	return unary, stream
 }
 
@@ -79,43 +81,34 @@ func logCall(ctx context.Context, log *slog.Logger, method string, start time.Ti
 	log.Log(ctx, level, "rpc", "method", method, "code", code.String(), "duration", time.Since(start))
 }
 
-// auth checks "authorization: Bearer <token>" against the accepted tokens in
-// constant time. With no tokens configured every call is let through.
-type auth struct{ tokens []string }
-
-func (a *auth) check(ctx context.Context, method string) error {
-	if len(a.tokens) == 0 || strings.HasPrefix(method, healthPrefix) {
-		return nil
+func (p Policy) unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	if p.Check != nil {
+		if err := p.Check(ctx, info.FullMethod); err != nil {
+			return nil, err
+		}
 	}
-	md, _ := metadata.FromIncomingContext(ctx)
-	for _, v := range md.Get("authorization") {
-		scheme, tok, ok := strings.Cut(v, " ")
-		if !ok || !strings.EqualFold(scheme, "bearer") {
-			continue
-		}
-		tok = strings.TrimSpace(tok)
-		matched := 0
-		for _, want := range a.tokens {
-			matched |= subtle.ConstantTimeCompare([]byte(tok), []byte(want))
-		}
-		if matched == 1 {
-			return nil
-		}
-		return status.Error(codes.Unauthenticated, "the bearer token was refused")
-	}
-	return status.Error(codes.Unauthenticated, "a bearer token is required (authorization: Bearer <token>)")
-}
-
-func (a *auth) unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	if err := a.check(ctx, info.FullMethod); err != nil {
-		return nil, err
+	if p.Hide != nil && p.Hide(ctx) {
+		ctx = WithHiddenPaths(ctx)
 	}
 	return handler(ctx, req)
 }
 
-func (a *auth) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-	if err := a.check(ss.Context(), info.FullMethod); err != nil {
-		return err
+func (p Policy) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	if p.Check != nil {
+		if err := p.Check(ss.Context(), info.FullMethod); err != nil {
+			return err
+		}
+	}
+	if p.Hide != nil && p.Hide(ss.Context()) {
+		ss = &contextStream{ServerStream: ss, ctx: WithHiddenPaths(ss.Context())}
 	}
 	return handler(srv, ss)
 }
+
+// contextStream is a stream with another context.
+type contextStream struct {
+	grpc.ServerStream
+	ctx context.Context
+}
+
+func (c *contextStream) Context() context.Context { return c.ctx }

@@ -63,6 +63,10 @@ type Options struct {
 	// snapshot (git repository, commit, last sync, error), by source name;
 	// nil, or false, means nothing.
 	SourceState func(name string) (SourceState, bool)
+	// PrivateDirs are folders of the machine that hidden answers name by a
+	// label instead (the home folder as "~", the state folder as
+	// "$SKILLSD_HOME"), beside the sources' folders; see WithHiddenPaths.
+	PrivateDirs map[string]string
 	// Semantic fuses the lexical ranking with an embedding model's in
 	// SearchSkills (ranked mode) and the ranked match strategy; nil means
 	// lexical search only (embedding.provider none).
