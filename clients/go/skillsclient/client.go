@@ -5,8 +5,9 @@
 // gRPC status and its google.rpc.ErrorInfo, comparable with [errors.Is] against
 // sentinels such as [ErrSkillNotFound].
 //
-// The package owns no connection and no server: the caller dials (grpc.NewClient,
-// or an in-process connection) and closes. It depends only on the generated
+// The package owns no server, and no connection: the caller dials ([Dial], with
+// TLS, a CA file, a client certificate and a token; grpc.NewClient; or an
+// in-process connection) and closes. It depends only on the generated
 // stubs of the contract, never on the service's code. Messages are the
 // generated skills.v1 types; the client adds no model of its own.
 package skillsclient

@@ -12,9 +12,10 @@ import (
 // Dial returns a connection to a remote skillsd at addr (host:port, or any
 // gRPC target). With a token, every call that does not already carry an
 // authorization (forwarded from the HTTP request's Authorization header) is
-// sent with "Bearer <token>". The connection is plaintext: run it on loopback
-// or a private network, or put TLS in front.
-func Dial(addr, token string) (*grpc.ClientConn, error) {
+// sent with "Bearer <token>". The connection is plaintext unless extra holds
+// transport credentials (grpc.WithTransportCredentials with TLS): extra
+// options are applied after Dial's own.
+func Dial(addr, token string, extra ...grpc.DialOption) (*grpc.ClientConn, error) {
 	opts := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
 	if token != "" {
 		opts = append(opts,
@@ -26,7 +27,7 @@ func Dial(addr, token string) (*grpc.ClientConn, error) {
 			}),
 		)
 	}
-	conn, err := grpc.NewClient(addr, opts...)
+	conn, err := grpc.NewClient(addr, append(opts, extra...)...)
 	if err != nil {
 		return nil, fmt.Errorf("restgw: dialing %s: %w", addr, err)
 	}

@@ -191,6 +191,10 @@ func (g *Guard) Mode() string {
 	return g.mode
 }
 
+// Unset reports whether no authentication was asked for at all (neither a
+// mode nor tokens): the listener then serves loopback only.
+func (g *Guard) Unset() bool { return g.mode == ModeUnset }
+
 // TLS reports whether the listener serves TLS.
 func (g *Guard) TLS() bool { return g.certs != nil }
 

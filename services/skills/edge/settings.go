@@ -158,8 +158,9 @@ func (f Flags) Given() bool {
 	return f.Auth != "" || f.TokensEnv != "" || f.TLS != (TLSFiles{}) || f.HidePaths != ""
 }
 
-// Check checks the flags' own values, before anything is loaded: getenv
-// reads the variable a tokens flag names, which must hold a token.
+// Check checks the flags' own values, before anything is loaded. With
+// getenv, the variable a tokens flag names must hold a token (nil leaves
+// that to New).
 func (f Flags) Check(getenv func(string) string) error {
 	switch f.Auth {
 	case ModeUnset, ModeNone, ModeToken, ModeGitHub:
@@ -169,7 +170,7 @@ func (f Flags) Check(getenv func(string) string) error {
 	if f.TokensEnv != "" && f.Auth != ModeUnset && f.Auth != ModeToken {
 		return fmt.Errorf("--%s names the tokens of --auth token; it does not go with --auth %s", f.TokensFlag, f.Auth)
 	}
-	if f.TokensEnv != "" && (getenv == nil || len(splitTokens(getenv(f.TokensEnv))) == 0) {
+	if f.TokensEnv != "" && getenv != nil && len(splitTokens(getenv(f.TokensEnv))) == 0 {
 		return fmt.Errorf("--%s %s: the variable %s is empty or unset; set it to the accepted tokens, comma-separated", f.TokensFlag, f.TokensEnv, f.TokensEnv)
 	}
 	switch f.HidePaths {

@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"os"
@@ -193,4 +194,13 @@ func (c ClientTLS) Config() (*tls.Config, error) {
 		return nil, errors.New("a client certificate needs both its file and its key")
 	}
 	return cfg, nil
+}
+
+// Register adds the flags of a connection to a remote skillsd to fs:
+// --server-tls, --server-ca, --client-cert and --client-key.
+func (c *ClientTLS) Register(fs *flag.FlagSet) {
+	fs.BoolVar(&c.Enabled, "server-tls", false, "reach --server over TLS, trusting the system's CAs")
+	fs.StringVar(&c.CAFile, "server-ca", "", "reach --server over TLS, trusting the CAs of this PEM `FILE` (implies --server-tls)")
+	fs.StringVar(&c.CertFile, "client-cert", "", "the certificate `FILE` (PEM) to present to --server, when it asks for one (mutual TLS)")
+	fs.StringVar(&c.KeyFile, "client-key", "", "the private key `FILE` of --client-cert")
 }

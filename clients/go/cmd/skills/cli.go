@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,10 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials"
-	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/skillsd/skillsd/clients/go/skillsclient"
 	"github.com/skillsd/skillsd/services/skills/skillsd"
@@ -38,6 +34,9 @@ type globals struct {
 	server   string
 	tokenEnv string
 	tls      bool
+	caFile   string
+	certFile string
+	keyFile  string
 	json     bool
 }
 
@@ -49,6 +48,9 @@ func (g *globals) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.server, "server", g.server, "the `address` of a skillsd to ask instead of loading the catalog here")
 	fs.StringVar(&g.tokenEnv, "token-env", g.tokenEnv, "the environment `variable` holding the bearer token for --server")
 	fs.BoolVar(&g.tls, "tls", g.tls, "use TLS (system roots) to reach --server")
+	fs.StringVar(&g.caFile, "server-ca", g.caFile, "use TLS to reach --server, trusting the CAs of this PEM `file` (implies --tls)")
+	fs.StringVar(&g.certFile, "client-cert", g.certFile, "the certificate `file` (PEM) to present to --server (mutual TLS)")
+	fs.StringVar(&g.keyFile, "client-key", g.keyFile, "the private key `file` of --client-cert")
 	fs.BoolVar(&g.json, "json", g.json, "write JSON instead of text")
 }
 
@@ -120,8 +122,8 @@ func (e *env) main(ctx context.Context, args []string) error {
 	if e.global.server == "" && e.global.tokenEnv != "" {
 		return usagef("--token-env needs --server")
 	}
-	if e.global.server == "" && e.global.tls {
-		return usagef("--tls needs --server")
+	if e.global.server == "" && (e.global.tls || e.global.caFile != "" || e.global.certFile != "" || e.global.keyFile != "") {
+		return usagef("--tls, --server-ca, --client-cert and --client-key configure the connection to --server; they need --server")
 	}
 	if e.global.server != "" && (len(e.global.dirs) > 0 || e.global.config != "") {
 		return usagef("--skills-dir and --config configure the embedded catalog; they cannot be used with --server")
@@ -201,7 +203,7 @@ func (e *env) commandUsage(w io.Writer, c command) {
 	if own.Len() > 0 {
 		fmt.Fprintf(w, "\nFlags:\n%s", own.String())
 	}
-	fmt.Fprint(w, "\nGlobal flags: --skills-dir, --config, --server, --token-env, --tls, --json (see \"skills help\").\n")
+	fmt.Fprint(w, "\nGlobal flags: --skills-dir, --config, --server, --token-env, --tls, --server-ca, --client-cert, --client-key, --json (see \"skills help\").\n")
 }
 
 func upperFirst(s string) string {
@@ -282,7 +284,9 @@ func (e *env) connect(ctx context.Context, dirs []string) (*skillsclient.Client,
 	if err != nil {
 		return nil, nil, fmt.Errorf("loading the catalog: %w", err)
 	}
-	conn, err := srv.DialInProcess(ctx)
+	// The embedded catalog is the user's own: the calls skip the
+	// authentication the configuration asks of listeners.
+	conn, err := srv.DialTrusted(ctx)
 	if err != nil {
 		_ = srv.Close()
 		return nil, nil, err
@@ -290,40 +294,22 @@ func (e *env) connect(ctx context.Context, dirs []string) (*skillsclient.Client,
 	return skillsclient.New(conn), func() { _ = srv.Close() }, nil
 }
 
-// dial connects to --server, with the --token-env bearer token when given.
+// dial connects to --server, with the --token-env bearer token when given,
+// over TLS with --tls or --server-ca.
 func (e *env) dial() (*skillsclient.Client, func(), error) {
-	creds := insecure.NewCredentials()
-	if e.global.tls {
-		creds = credentials.NewTLS(&tls.Config{MinVersion: tls.VersionTLS12})
-	}
-	opts := []grpc.DialOption{grpc.WithTransportCredentials(creds)}
+	opts := skillsclient.DialOptions{TLS: e.global.tls, CAFile: e.global.caFile, CertFile: e.global.certFile, KeyFile: e.global.keyFile}
 	if name := e.global.tokenEnv; name != "" {
-		token := strings.TrimSpace(e.getenv(name))
-		if token == "" {
+		opts.Token = strings.TrimSpace(e.getenv(name))
+		if opts.Token == "" {
 			return nil, nil, usagef("--token-env %s: the variable is empty or unset", name)
 		}
-		opts = append(opts, grpc.WithPerRPCCredentials(bearer{token: token, secure: e.global.tls}))
 	}
-	conn, err := grpc.NewClient(e.global.server, opts...)
+	conn, err := skillsclient.Dial(e.global.server, opts)
 	if err != nil {
 		return nil, nil, usagef("--server %s: %v", e.global.server, err)
 	}
 	return skillsclient.New(conn), func() { _ = conn.Close() }, nil
 }
-
-// bearer sends "authorization: Bearer <token>" with every call.
-type bearer struct {
-	token  string
-	secure bool
-}
-
-func (b bearer) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
-	return map[string]string{"authorization": "Bearer " + b.token}, nil
-}
-
-// RequireTransportSecurity is false unless --tls: a token to a server on
-// loopback or a private network is the common case.
-func (b bearer) RequireTransportSecurity() bool { return b.secure }
 
 // logger writes the embedded server's log to stderr at LOG_LEVEL (default
 // warn: a command-line run shows problems, not progress).

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -11,40 +13,13 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-)
 
-func TestHTTPToken(t *testing.T) {
-	tests := []struct {
-		name    string
-		o       options
-		env     map[string]string
-		want    string
-		wantErr string
-	}{
-		{name: "none", want: ""},
-		{name: "default variable", env: map[string]string{authEnvDefault: " s3cret \n"}, want: "s3cret"},
-		{name: "named variable", o: options{authTokenEnv: "MY_TOK"}, env: map[string]string{"MY_TOK": "abc", authEnvDefault: "other"}, want: "abc"},
-		{name: "named variable unset", o: options{authTokenEnv: "MY_TOK"}, wantErr: "--auth-token-env MY_TOK: the environment variable MY_TOK is empty or unset"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := httpToken(tt.o, func(k string) string { return tt.env[k] })
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("got %q, %v; want error %q", got, err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil || got != tt.want {
-				t.Errorf("got %q, %v; want %q", got, err, tt.want)
-			}
-		})
-	}
-}
+	"github.com/skillsd/skillsd/services/skills/edge"
+)
 
 func TestParseArgsAuthTokenEnv(t *testing.T) {
 	o, err := parseArgs([]string{"--http", "127.0.0.1:0", "--auth-token-env", "TOK"}, func(string) string { return "" }, io.Discard)
-	if err != nil || o.authTokenEnv != "TOK" || o.httpAddr != "127.0.0.1:0" {
+	if err != nil || o.guard.TokensEnv != "TOK" || o.httpAddr != "127.0.0.1:0" {
 		t.Errorf("--http with --auth-token-env: got %+v, %v", o, err)
 	}
 	_, err = parseArgs([]string{"--auth-token-env", "TOK"}, func(string) string { return "" }, io.Discard)
@@ -53,45 +28,80 @@ func TestParseArgsAuthTokenEnv(t *testing.T) {
 	}
 }
 
-func TestRequireBearer(t *testing.T) {
-	srv := httptest.NewServer(requireBearer("tok-123", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		_, _ = io.WriteString(w, "inside")
-	})))
-	t.Cleanup(srv.Close)
-	tests := []struct {
-		auth string
-		want int
+// TestHTTPRefusal checks the guard of /mcp with static tokens: the
+// JSON-RPC refusal, the challenge, and that the token never shows.
+func TestHTTPRefusal(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		o    options
 	}{
-		{"", http.StatusUnauthorized},
-		{"Bearer", http.StatusUnauthorized},
-		{"Bearer wrong", http.StatusUnauthorized},
-		{"Bearer tok-1234", http.StatusUnauthorized},
-		{"Basic tok-123", http.StatusUnauthorized},
-		{"Bearer tok-123", http.StatusOK},
-		{"bearer tok-123", http.StatusOK},
-	}
-	for _, tt := range tests {
-		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL, nil)
-		if tt.auth != "" {
-			req.Header.Set("Authorization", tt.auth)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != tt.want {
-			t.Errorf("Authorization %q: got %d %s, want %d", tt.auth, resp.StatusCode, body, tt.want)
-		}
-		if tt.want == http.StatusUnauthorized {
-			if !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer") {
-				t.Errorf("Authorization %q: WWW-Authenticate %q, want a Bearer challenge", tt.auth, resp.Header.Get("WWW-Authenticate"))
+		{"skills-mcp's own variable", map[string]string{authEnvDefault: "tok-123"}, options{}},
+		{"a named variable", map[string]string{"MY_TOK": "tok-123"}, options{guard: edge.Flags{TokensEnv: "MY_TOK", TokensFlag: "auth-token-env"}}},
+		{"rotation", map[string]string{"MY_TOK": "old-tok, tok-123"}, options{guard: edge.Flags{TokensEnv: "MY_TOK", TokensFlag: "auth-token-env"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g, err := remoteGuard(tc.o, func(k string) string { return tc.env[k] }, slog.New(slog.DiscardHandler))
+			if err != nil {
+				t.Fatal(err)
 			}
-			if strings.Contains(string(body), "tok-123") {
-				t.Errorf("Authorization %q: the 401 body leaks the token: %s", tt.auth, body)
+			if g.Mode() != edge.ModeToken {
+				t.Fatalf("mode %s, want token", g.Mode())
 			}
-		}
+			srv := httptest.NewServer(g.HTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Header.Get("Authorization") != "" {
+					t.Error("the caller's Authorization reached the handler")
+				}
+				_, _ = io.WriteString(w, "inside")
+			}), edge.HTTPOptions{Refuse: mcpRefusal}))
+			t.Cleanup(srv.Close)
+			tests := []struct {
+				auth string
+				want int
+			}{
+				{"", http.StatusUnauthorized},
+				{"Bearer", http.StatusUnauthorized},
+				{"Bearer wrong", http.StatusUnauthorized},
+				{"Bearer tok-1234", http.StatusUnauthorized},
+				{"Basic tok-123", http.StatusUnauthorized},
+				{"Bearer tok-123", http.StatusOK},
+				{"bearer tok-123", http.StatusOK},
+			}
+			for _, tt := range tests {
+				req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL, nil)
+				if tt.auth != "" {
+					req.Header.Set("Authorization", tt.auth)
+				}
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != tt.want {
+					t.Errorf("Authorization %q: got %d %s, want %d", tt.auth, resp.StatusCode, body, tt.want)
+				}
+				if tt.want != http.StatusUnauthorized {
+					continue
+				}
+				if !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer") {
+					t.Errorf("Authorization %q: WWW-Authenticate %q, want a Bearer challenge", tt.auth, resp.Header.Get("WWW-Authenticate"))
+				}
+				var rpc struct {
+					JSONRPC string `json:"jsonrpc"`
+					Error   struct {
+						Code    int    `json:"code"`
+						Message string `json:"message"`
+					} `json:"error"`
+				}
+				if err := json.Unmarshal(body, &rpc); err != nil || rpc.JSONRPC != "2.0" || rpc.Error.Code != -32001 || !strings.Contains(rpc.Error.Message, "unauthorized") {
+					t.Errorf("Authorization %q: body %s, want a JSON-RPC error -32001", tt.auth, body)
+				}
+				if strings.Contains(string(body), "tok-123") {
+					t.Errorf("Authorization %q: the 401 body leaks the token: %s", tt.auth, body)
+				}
+			}
+		})
 	}
 }
 

@@ -12,6 +12,11 @@
 //	skills-mcp --server ADDR [--token-env NAME]        remote skillsd over gRPC
 //	skills-mcp ... --http ADDR                         Streamable HTTP on ADDR (/mcp; legacy SSE at /sse; /healthz)
 //
+// Over HTTP, callers authenticate as --auth says (package edge;
+// docs/operations.md), sessions idle for --session-idle-timeout close, at
+// most --max-sessions live at once, and pages of origins outside
+// --allowed-origin are refused.
+//
 // Logs go to stderr only; on stdio, stdout carries nothing but the protocol.
 // It exits with status 0 when stdin closes (stdio) or on SIGINT/SIGTERM, 1 when
 // it cannot start, and 2 on a usage error.
@@ -19,14 +24,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -37,10 +39,12 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/skillsd/skillsd/gateways/mcp/mcpgw"
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
+	"github.com/skillsd/skillsd/services/skills/edge"
 	"github.com/skillsd/skillsd/services/skills/skillsd"
 )
 
@@ -70,13 +74,18 @@ type options struct {
 	server     string
 	tokenEnv   string
 	httpAddr   string
-	// authTokenEnv names the variable holding the bearer token HTTP clients
-	// must send (httpauth.go).
-	authTokenEnv string
-	// authMode is --auth: none, token or github (authmode.go).
-	authMode string
+	// guard holds --auth, --auth-token-env, --tls-* and --hide-paths: how
+	// HTTP callers authenticate and what they see (http.go, package edge).
+	guard edge.Flags
+	// serverTLS is how --server is reached (--server-tls, --server-ca, …).
+	serverTLS edge.ClientTLS
+	// sessions are --session-idle-timeout, --max-sessions and
+	// --allowed-origin (http.go).
+	sessions sessionFlags
 	logLevel slog.Level
-	version  bool
+	// logLevelSet says --log-level was given: it then wins over log.level.
+	logLevelSet bool
+	version     bool
 	// profile and runSkillCommand choose the MCP tool set (profile.go).
 	profile         string
 	runSkillCommand bool
@@ -111,8 +120,9 @@ func parseArgs(args []string, getenv func(string) string, stderr io.Writer) (opt
 	fs.StringVar(&o.server, "server", "", "use the skillsd gRPC server at `ADDR` (host:port) instead of an embedded one")
 	fs.StringVar(&o.tokenEnv, "token-env", "", "with --server: the environment variable `NAME` holding the bearer token to send")
 	fs.StringVar(&o.httpAddr, "http", "", "serve Streamable HTTP on `ADDR` (/mcp, the legacy HTTP+SSE transport at /sse, and /healthz) instead of stdio")
-	fs.StringVar(&o.authTokenEnv, "auth-token-env", "", "with --http: the environment variable `NAME` holding the bearer token clients must send (default "+authEnvDefault+"; unset means no authentication)")
-	fs.StringVar(&o.authMode, "auth", "", "with --http: how clients authenticate: none, token (the bearer token of --auth-token-env) or github (each caller's GitHub token; docs/github.md); default token when a token is set, else the config's auth.mode, else none")
+	o.serverTLS.Register(fs)
+	o.guard.Register(fs, "auth-token-env")
+	o.sessions.register(fs)
 	fs.StringVar(&logLevel, "log-level", "", "log level: debug, info, warn or error (default LOG_LEVEL, then info)")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	profileFlags(fs, &o)
@@ -139,16 +149,16 @@ func parseArgs(args []string, getenv func(string) string, stderr io.Writer) (opt
 		}
 	} else if o.tokenEnv != "" {
 		return o, usagef("--token-env needs --server: the token is sent to a remote skillsd")
+	} else if o.serverTLS.On() {
+		return o, usagef("--server-tls, --server-ca, --client-cert and --client-key configure the connection to --server; they need --server")
 	}
 	if err := checkProfileArgs(o); err != nil {
 		return o, err
 	}
-	if o.authTokenEnv != "" && o.httpAddr == "" {
-		return o, usagef("--auth-token-env needs --http: on stdio the host that starts skills-mcp is its only client")
-	}
-	if err := checkAuthArgs(o); err != nil {
+	if err := checkHTTPArgs(o); err != nil {
 		return o, err
 	}
+	o.logLevelSet = logLevel != ""
 	source := "--log-level"
 	if logLevel == "" {
 		logLevel, source = getenv("LOG_LEVEL"), "LOG_LEVEL"
@@ -194,8 +204,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stdout, "skills-mcp %s\n", buildVersion())
 		return exitOK
 	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: o.logLevel}))
-	if err := serve(ctx, o, stdin, stdout, getenv, log); err != nil {
+	level := new(slog.LevelVar)
+	level.Set(o.logLevel)
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	configLevel := level // the embedded service sets it to log.level
+	if o.logLevelSet {
+		configLevel = nil // --log-level wins
+	}
+	if err := serve(ctx, o, stdin, stdout, getenv, log, configLevel); err != nil {
 		var ue *usageError
 		if errors.As(err, &ue) {
 			fmt.Fprintf(stderr, "skills-mcp: %v\n", err)
@@ -208,19 +224,28 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 // serve connects to the service, builds the MCP server and serves it until
-// the client leaves (stdio) or ctx ends.
-func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, getenv func(string) string, log *slog.Logger) error {
-	svc, err := connect(ctx, o, getenv, log)
+// the client leaves (stdio) or ctx ends. Over HTTP the listener is opened
+// first, through the guard (http.go), so that the connection to the service
+// knows whether answers hide paths.
+func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, getenv func(string) string, log *slog.Logger, level *slog.LevelVar) error {
+	svc, err := connect(ctx, o, getenv, log, level)
 	if err != nil {
 		return err
 	}
 	defer svc.close()
-	var auth httpAuth
+	var web *httpEdge
 	if o.httpAddr != "" {
-		if auth, err = newHTTPAuth(o, svc, getenv, log); err != nil {
+		if web, err = openHTTP(o, svc, getenv, log); err != nil {
 			return err
 		}
+		defer web.lis.Close()
 	}
+	conn, err := svc.dial(web.dialOptions()...)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	logStatus(ctx, conn, log, svc.ready...)
 	mopts := mcpgw.Options{Logger: log, Version: buildVersion()}
 	if err := applyProfile(&mopts, o, svc, getenv, log); err != nil {
 		return err
@@ -235,7 +260,7 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, ge
 	// Catalog changes become MCP notifications for as long as we serve.
 	changes := mcpgw.NewCatalogWatch()
 	mopts.CatalogWatch = changes
-	server, err := mcpgw.New(svc.conn, mopts)
+	server, err := mcpgw.New(conn, mopts)
 	if err != nil {
 		return err
 	}
@@ -248,8 +273,8 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, ge
 		}
 	}()
 	defer func() { stopWatch(); <-watchDone }()
-	if o.httpAddr != "" {
-		return serveHTTP(ctx, server, o.httpAddr, auth, log)
+	if web != nil {
+		return serveHTTP(ctx, server, web, log)
 	}
 	log.Info("serving MCP on stdio")
 	err = server.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})
@@ -261,8 +286,11 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, ge
 
 // service is the skills service the MCP server talks to.
 type service struct {
-	conn grpc.ClientConnInterface
-	// close closes conn, and stops the service when it is embedded.
+	// dial connects to it (the options mark calls whose answers hide paths).
+	dial func(opts ...grpc.DialOption) (*grpc.ClientConn, error)
+	// ready is what logStatus says once connected.
+	ready []any
+	// close stops the service when it is embedded.
 	close func()
 	// setClientRoots hands the MCP client's roots to the embedded service's
 	// default discovery (it does nothing when folders are configured); nil for
@@ -272,21 +300,24 @@ type service struct {
 	// settings are the MCP settings of the embedded service's configuration
 	// (mcp.profile, commands.enabled); nil for a remote service.
 	settings *skillsd.MCPSettings
-	// githubAuth is the embedded service's delegated GitHub auth settings
-	// (auth.mode github); nil for a remote service (authmode.go).
-	githubAuth *skillsd.GitHubAuth
+	// guard is the HTTP listener's policy: the embedded service's
+	// configuration and the flags, or the environment and the flags (http.go).
+	guard func() (*edge.Guard, error)
+	// http is the mcp.http settings of the configuration (or environment).
+	http func() (skillsd.MCPHTTPSettings, error)
 }
 
 // connect returns the service: an embedded one, or a remote one with --server.
-func connect(ctx context.Context, o options, getenv func(string) string, log *slog.Logger) (service, error) {
+func connect(ctx context.Context, o options, getenv func(string) string, log *slog.Logger, level *slog.LevelVar) (service, error) {
 	if o.server != "" {
-		return dialRemote(ctx, o, getenv, log)
+		return dialRemote(o, getenv, log)
 	}
-	return startEmbedded(ctx, o, getenv, log)
+	return startEmbedded(ctx, o, getenv, log, level)
 }
 
-// startEmbedded starts skillsd in this process and connects to it over bufconn.
-func startEmbedded(ctx context.Context, o options, getenv func(string) string, log *slog.Logger) (service, error) {
+// startEmbedded starts skillsd in this process; dial connects to it over
+// bufconn, as a trusted caller (the HTTP listener authenticates callers).
+func startEmbedded(ctx context.Context, o options, getenv func(string) string, log *slog.Logger, level *slog.LevelVar) (service, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return service{}, fmt.Errorf("finding the working directory: %w", err)
@@ -305,31 +336,26 @@ func startEmbedded(ctx context.Context, o options, getenv func(string) string, l
 		Home:       home,
 		Getenv:     getenv,
 		Logger:     log,
+		LogLevel:   level,
 		Version:    buildVersion(),
+		Edge:       skillsd.EdgeOptions{Flags: o.guard, Surface: "MCP over HTTP", LegacyTokensEnv: authEnvDefault, Realm: "skills-mcp"},
 	})
 	if err != nil {
 		return service{}, fmt.Errorf("starting the embedded skills service: %w", err)
 	}
-	conn, err := srv.DialInProcess(ctx)
-	if err != nil {
-		_ = srv.Close()
-		return service{}, fmt.Errorf("connecting to the embedded skills service: %w", err)
-	}
-	logStatus(ctx, conn, log, "embedded skills service ready", "took", time.Since(start).Round(time.Millisecond))
 	return service{
-		conn: conn,
-		close: func() {
-			_ = conn.Close()
-			_ = srv.Close()
-		},
+		dial:           func(opts ...grpc.DialOption) (*grpc.ClientConn, error) { return srv.DialTrusted(ctx, opts...) },
+		ready:          []any{"embedded skills service ready", "took", time.Since(start).Round(time.Millisecond)},
+		close:          func() { _ = srv.Close() },
 		setClientRoots: srv.SetClientRoots,
 		settings:       new(srv.MCPSettings()),
-		githubAuth:     githubAuthOf(srv),
+		guard:          srv.Guard,
+		http:           func() (skillsd.MCPHTTPSettings, error) { return srv.MCPHTTP(), nil },
 	}, nil
 }
 
-// dialRemote connects to the skillsd at o.server.
-func dialRemote(ctx context.Context, o options, getenv func(string) string, log *slog.Logger) (service, error) {
+// dialRemote prepares the connection to the skillsd at o.server.
+func dialRemote(o options, getenv func(string) string, log *slog.Logger) (service, error) {
 	dialOpts := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
 	if o.tokenEnv != "" {
 		token := strings.TrimSpace(getenv(o.tokenEnv))
@@ -338,17 +364,34 @@ func dialRemote(ctx context.Context, o options, getenv func(string) string, log 
 		}
 		dialOpts = append(dialOpts, grpc.WithPerRPCCredentials(bearerToken(token)))
 	}
-	conn, err := grpc.NewClient(o.server, dialOpts...)
+	tlsCfg, err := o.serverTLS.Config()
 	if err != nil {
-		return service{}, usagef("--server %s: %v", o.server, err)
+		return service{}, usagef("--server-ca/--client-cert: %v", err)
 	}
-	logStatus(ctx, conn, log, "connected to skillsd", "server", o.server)
-	return service{conn: conn, close: func() { _ = conn.Close() }}, nil
+	if tlsCfg != nil {
+		dialOpts = append(dialOpts, grpc.WithTransportCredentials(credentials.NewTLS(tlsCfg)))
+	}
+	return service{
+		dial: func(opts ...grpc.DialOption) (*grpc.ClientConn, error) {
+			conn, err := grpc.NewClient(o.server, append(dialOpts, opts...)...)
+			if err != nil {
+				return nil, usagef("--server %s: %v", o.server, err)
+			}
+			return conn, nil
+		},
+		ready: []any{"connected to skillsd", "server", o.server},
+		close: func() {},
+		guard: func() (*edge.Guard, error) { return remoteGuard(o, getenv, log) },
+		http:  func() (skillsd.MCPHTTPSettings, error) { return skillsd.MCPHTTPFromEnv(getenv) },
+	}, nil
 }
 
-// logStatus logs the catalog's status, or a warning when the service does not
-// answer (a remote one may come up later: tool calls then say it is unreachable).
-func logStatus(ctx context.Context, conn grpc.ClientConnInterface, log *slog.Logger, msg string, attrs ...any) {
+// logStatus logs the catalog's status (msg and attrs are the first item of
+// ready and the rest), or a warning when the service does not answer (a
+// remote one may come up later: tool calls then say it is unreachable).
+func logStatus(ctx context.Context, conn grpc.ClientConnInterface, log *slog.Logger, ready ...any) {
+	msg, _ := ready[0].(string)
+	attrs := ready[1:]
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	st, err := skillsv1.NewCatalogServiceClient(conn).GetCatalogStatus(ctx, &skillsv1.GetCatalogStatusRequest{})
@@ -366,43 +409,6 @@ func logStatus(ctx context.Context, conn grpc.ClientConnInterface, log *slog.Log
 	}
 }
 
-// serveHTTP serves the MCP server over Streamable HTTP on addr (/mcp), the
-// legacy HTTP+SSE transport (/sse) for clients that predate it, and a health
-// check (/healthz), until ctx ends. auth guards /mcp and /sse (/healthz stays
-// open).
-func serveHTTP(ctx context.Context, server *mcp.Server, addr string, auth httpAuth, log *slog.Logger) error {
-	lis, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("--http %s: %w", addr, err)
-	}
-	mux := http.NewServeMux()
-	mcpHandler := streamableHandler(server, log) // every protocol version; DNS-rebinding protection stays on (httpversions.go)
-	mux.Handle("/mcp", auth.wrap(mcpHandler))
-	mux.Handle("/sse", auth.wrap(sseHandler(server)))
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]string{"status": "ok"})
-	})
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(lis) }()
-	log.Info("serving MCP over Streamable HTTP", "url", "http://"+lis.Addr().String()+"/mcp", "sse_url", "http://"+lis.Addr().String()+"/sse", "auth", auth.mode)
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-	}
-	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	if err := hs.Shutdown(shutdownCtx); err != nil {
-		// Long-lived streams (server-sent events) may outlast the grace period:
-		// close them; stopping on a signal is still a clean exit.
-		log.Warn("closing HTTP connections still open after the grace period", "err", err)
-		_ = hs.Close()
-	}
-	return nil
-}
-
 // bearerToken sends "authorization: Bearer <token>" with every call.
 type bearerToken string
 
@@ -410,7 +416,8 @@ func (t bearerToken) GetRequestMetadata(context.Context, ...string) (map[string]
 	return map[string]string{"authorization": "Bearer " + string(t)}, nil
 }
 
-// RequireTransportSecurity is false: the connection has no TLS yet.
+// RequireTransportSecurity is false: a token may go to a skillsd on loopback
+// or a private network without TLS (--server-tls, --server-ca turn it on).
 func (bearerToken) RequireTransportSecurity() bool { return false }
 
 // nopWriteCloser is stdout for the MCP transport: closing the session must not

@@ -192,7 +192,7 @@ func TestParseArgs(t *testing.T) {
 			want: options{server: "host:50051", tokenEnv: "TOK", logLevel: slog.LevelInfo},
 		},
 		{name: "LOG_LEVEL", env: map[string]string{"LOG_LEVEL": "DEBUG"}, want: options{logLevel: slog.LevelDebug}},
-		{name: "flag over LOG_LEVEL", args: []string{"--log-level", "error"}, env: map[string]string{"LOG_LEVEL": "nonsense"}, want: options{logLevel: slog.LevelError}},
+		{name: "flag over LOG_LEVEL", args: []string{"--log-level", "error"}, env: map[string]string{"LOG_LEVEL": "nonsense"}, want: options{logLevel: slog.LevelError, logLevelSet: true}},
 		{name: "version", args: []string{"--version"}, want: options{version: true, logLevel: slog.LevelInfo}},
 		{name: "server and skills-dir", args: []string{"--server", "h:1", "--skills-dir", "x"}, wantErr: "--skills-dir and --server exclude each other"},
 		{name: "server and config", args: []string{"--server", "h:1", "--config", "x"}, wantErr: "--config and --server exclude each other"},

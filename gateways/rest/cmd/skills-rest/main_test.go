@@ -130,7 +130,20 @@ func start(t *testing.T, env []string, args ...string) string {
 
 func getJSON(t *testing.T, url string) (int, map[string]any) {
 	t.Helper()
-	resp, err := http.Get(url)
+	return getJSONAuth(t, url, "")
+}
+
+// getJSONAuth is getJSON with an Authorization header (none when empty).
+func getJSONAuth(t *testing.T, url, authorization string) (int, map[string]any) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if authorization != "" {
+		req.Header.Set("Authorization", authorization)
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatalf("GET %s: %v", url, err)
 	}
@@ -185,13 +198,39 @@ func TestRemote(t *testing.T) {
 	}
 	go func() { _ = srv.Serve(t.Context(), lis) }()
 
-	base := start(t, []string{"SKILLSD_TOKEN=t0ken"}, "--server", lis.Addr().String(), "--token-env", "SKILLSD_TOKEN", "--http", "127.0.0.1:0")
-	status, body := getJSON(t, base+"/v1/skills/pdf")
-	if status != http.StatusOK {
-		t.Fatalf("GET /v1/skills/pdf: %d %v", status, body)
+	// The defect of issue 16: with its own token and no caller
+	// authentication, the gateway served everyone with that token. It now
+	// refuses to start.
+	out, code := runBinary(t, []string{"SKILLSD_TOKEN=t0ken"}, "--server", lis.Addr().String(), "--token-env", "SKILLSD_TOKEN", "--http", "127.0.0.1:0")
+	if code != 2 || !strings.Contains(out, "--auth none") || !strings.Contains(out, "--token-env SKILLSD_TOKEN") {
+		t.Errorf("--server with --token-env and no inbound auth: exit %d, stderr:\n%s\nwant exit 2 naming --token-env and --auth none", code, out)
 	}
-	if sk, _ := body["skill"].(map[string]any); sk["skill_path"] != "pdf" {
-		t.Errorf("GET /v1/skills/pdf: %v", body)
+
+	// Callers must present the gateway's own tokens; the gateway sends its
+	// token upstream, never theirs.
+	base := start(t, []string{"SKILLSD_TOKEN=t0ken", "REST_TOKENS=old-one, new-one"}, "--server", lis.Addr().String(), "--token-env", "SKILLSD_TOKEN",
+		"--auth-token-env", "REST_TOKENS", "--http", "127.0.0.1:0")
+	status, body := getJSON(t, base+"/v1/skills/pdf")
+	if e, _ := body["error"].(map[string]any); status != http.StatusUnauthorized || e["code"] != "UNAUTHORIZED" {
+		t.Errorf("GET /v1/skills/pdf without a token: %d %v, want 401 UNAUTHORIZED", status, body)
+	}
+	for _, tok := range []string{"old-one", "new-one"} { // rotation: both accepted
+		status, body = getJSONAuth(t, base+"/v1/skills/pdf", "Bearer "+tok)
+		if sk, _ := body["skill"].(map[string]any); status != http.StatusOK || sk["skill_path"] != "pdf" {
+			t.Errorf("GET /v1/skills/pdf with token %s: %d %v", tok, status, body)
+		}
+	}
+	if status, body = getJSONAuth(t, base+"/v1/skills/pdf", "Bearer t0ken"); status != http.StatusUnauthorized {
+		t.Errorf("the upstream token is not a caller token: %d %v, want 401", status, body)
+	}
+	if status, _ := getJSON(t, base+"/healthz"); status != http.StatusOK {
+		t.Errorf("/healthz without a token: %d, want 200", status)
+	}
+
+	// --auth none shares the token on purpose.
+	base = start(t, []string{"SKILLSD_TOKEN=t0ken"}, "--server", lis.Addr().String(), "--token-env", "SKILLSD_TOKEN", "--auth", "none", "--http", "127.0.0.1:0")
+	if status, body = getJSON(t, base+"/v1/skills/pdf"); status != http.StatusOK {
+		t.Errorf("--auth none: GET /v1/skills/pdf: %d %v", status, body)
 	}
 
 	// Without the gateway's token, the service refuses.
@@ -200,6 +239,36 @@ func TestRemote(t *testing.T) {
 	if e, _ := body["error"].(map[string]any); status != http.StatusUnauthorized || e["code"] != "UNAUTHENTICATED" {
 		t.Errorf("GET /v1/skills without a token: %d %v, want 401 UNAUTHENTICATED", status, body)
 	}
+}
+
+// runBinary runs the binary to its end and returns its stderr and exit code.
+func runBinary(t *testing.T, env []string, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(binary(t), args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Dir = t.TempDir()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	done := make(chan error, 1)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return stderr.String(), ee.ExitCode()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return stderr.String(), 0
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("%v did not exit; stderr:\n%s", args, stderr.String())
+	}
+	return "", -1
 }
 
 func TestCommandLine(t *testing.T) {
