@@ -168,7 +168,9 @@ type ClientTLS struct {
 }
 
 // On reports whether TLS is asked for.
-func (c ClientTLS) On() bool { return c.Enabled || c.CAFile != "" || c.CertFile != "" || c.KeyFile != "" }
+func (c ClientTLS) On() bool {
+	return c.Enabled || c.CAFile != "" || c.CertFile != "" || c.KeyFile != ""
+}
 
 // Config builds the client's *tls.Config; nil (and no error) when TLS is off.
 func (c ClientTLS) Config() (*tls.Config, error) {

@@ -109,9 +109,9 @@ type Server struct {
 	guardOnce sync.Once
 	guard     *edge.Guard
 	guardErr  error
-	store *catalog.Store
-	grpc  *grpc.Server
-	hs    *health.Server
+	store     *catalog.Store
+	grpc      *grpc.Server
+	hs        *health.Server
 
 	// cwd and home are where default discovery looks; discovered says the
 	// sources came from it (no folder was configured), so client roots apply.

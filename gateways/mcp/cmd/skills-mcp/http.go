@@ -38,7 +38,9 @@ func (f *sessionFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.origins, "allowed-origin", "with --http: a web `ORIGIN` whose pages may call (scheme://host[:port], :* for any port, * for all; repeat for more; replaces mcp.http.allowed_origins and SKILLS_MCP_ALLOWED_ORIGINS, default localhost on any port)")
 }
 
-func (f sessionFlags) given() bool { return f.idleTimeout != 0 || f.maxSessions != 0 || len(f.origins) > 0 }
+func (f sessionFlags) given() bool {
+	return f.idleTimeout != 0 || f.maxSessions != 0 || len(f.origins) > 0
+}
 
 // checkHTTPArgs checks the flags of MCP over HTTP against the others.
 func checkHTTPArgs(o options) error {

@@ -54,12 +54,16 @@ func TestApplyEnv(t *testing.T) {
 		{"SKILLSD_AUTH_MODE", map[string]string{"SKILLSD_AUTH_MODE": "Token"}, func(c *Config) { c.Auth.Mode = "token" }},
 		{"SKILLSD_AUTH_TOKENS_ENV", map[string]string{"SKILLSD_AUTH_TOKENS_ENV": "TEAM_TOKENS"}, func(c *Config) { c.Auth.TokensEnv = "TEAM_TOKENS" }},
 		{"SKILLSD_TLS_*", map[string]string{"SKILLSD_TLS_CERT": "/etc/skillsd/cert.pem", "SKILLSD_TLS_KEY": "/etc/skillsd/key.pem", "SKILLSD_TLS_CLIENT_CA": "/etc/skillsd/ca.pem"},
-			func(c *Config) { c.TLS = TLS{CertFile: "/etc/skillsd/cert.pem", KeyFile: "/etc/skillsd/key.pem", ClientCAFile: "/etc/skillsd/ca.pem"} }},
+			func(c *Config) {
+				c.TLS = TLS{CertFile: "/etc/skillsd/cert.pem", KeyFile: "/etc/skillsd/key.pem", ClientCAFile: "/etc/skillsd/ca.pem"}
+			}},
 		{"SKILLSD_HIDE_PATHS", map[string]string{"SKILLSD_HIDE_PATHS": "ALWAYS"}, func(c *Config) { c.Network.HidePaths = "always" }},
 		{"SKILLS_MCP_SESSION_IDLE_TIMEOUT_SECONDS", map[string]string{"SKILLS_MCP_SESSION_IDLE_TIMEOUT_SECONDS": "60"}, func(c *Config) { c.MCP.HTTP.SessionIdleTimeoutSeconds = 60 }},
 		{"SKILLS_MCP_MAX_SESSIONS", map[string]string{"SKILLS_MCP_MAX_SESSIONS": "20"}, func(c *Config) { c.MCP.HTTP.MaxSessions = 20 }},
 		{"SKILLS_MCP_ALLOWED_ORIGINS", map[string]string{"SKILLS_MCP_ALLOWED_ORIGINS": "https://console.example.com, http://localhost:*"},
-			func(c *Config) { c.MCP.HTTP.AllowedOrigins = []string{"https://console.example.com", "http://localhost:*"} }},
+			func(c *Config) {
+				c.MCP.HTTP.AllowedOrigins = []string{"https://console.example.com", "http://localhost:*"}
+			}},
 	}
 	tested := map[string]bool{}
 	for _, tt := range tests {
