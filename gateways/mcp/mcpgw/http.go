@@ -161,10 +161,10 @@ func (h *HTTP) streamable() int {
 }
 
 // newSession serves a request that opens a session, unless MaxSessions are
-// live or being opened. A Streamable HTTP session counts as pending while
-// its initialize request runs (and may count twice in that moment, never
-// less); a legacy SSE session counts for as long as its stream is open,
-// which is its whole life.
+// live or being opened. A Streamable HTTP session counts as pending until
+// its answer starts (the SDK has made it live by then: it may count twice
+// for that moment, never less); a legacy SSE session counts for as long as
+// its stream is open, which is its whole life.
 func (h *HTTP) newSession(w http.ResponseWriter, r *http.Request, next http.Handler, sse bool) {
 	h.mu.Lock()
 	if h.streamable()+h.pending+h.sse >= h.opts.MaxSessions {
@@ -182,13 +182,40 @@ func (h *HTTP) newSession(w http.ResponseWriter, r *http.Request, next http.Hand
 	}
 	*counter++
 	h.mu.Unlock()
-	defer func() {
-		h.mu.Lock()
-		*counter--
-		h.mu.Unlock()
-	}()
+	var once sync.Once
+	release := func() {
+		once.Do(func() {
+			h.mu.Lock()
+			*counter--
+			h.mu.Unlock()
+		})
+	}
+	defer release()
+	if !sse {
+		w = &releasingWriter{ResponseWriter: w, release: release}
+	}
 	next.ServeHTTP(w, r)
 }
+
+// releasingWriter calls release when the answer starts: a client that read
+// it and opens the next session at once must find this one live, not pending.
+type releasingWriter struct {
+	http.ResponseWriter
+	release func()
+}
+
+func (w *releasingWriter) WriteHeader(code int) {
+	w.release()
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *releasingWriter) Write(p []byte) (int, error) {
+	w.release()
+	return w.ResponseWriter.Write(p)
+}
+
+// Unwrap gives http.ResponseController the original writer (to flush).
+func (w *releasingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // origin is one allowed origin.
 type origin struct {
