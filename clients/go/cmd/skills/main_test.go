@@ -13,7 +13,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/skillsd/skillsd/services/skills/edge"
 	"github.com/skillsd/skillsd/services/skills/skillsd"
+	"github.com/skillsd/skillsd/services/skills/skillstest"
 )
 
 // result is what one command line produced.
@@ -530,6 +532,49 @@ func TestRemote(t *testing.T) {
 	runCLI(t, "--server", addr, "lint", dir).want(t, 2)
 	t.Setenv("SKILLS_TEST_TOKEN", "")
 	runCLI(t, "--server", addr, "--token-env", "SKILLS_TEST_TOKEN", "list").want(t, 2)
+}
+
+// TestRemoteTLS: --server-ca (with a client certificate for a server that
+// asks for one) reaches a skillsd serving mutual TLS; without the CA, or
+// without the certificate, the command fails.
+func TestRemoteTLS(t *testing.T) {
+	ca := skillstest.NewCA(t, "cli")
+	server, client := ca.Server("skillsd"), ca.Client("cli")
+	srv, err := skillsd.New(t.Context(), skillsd.Options{SkillsDirs: []string{catalog(t)}, Cwd: t.TempDir(), Home: t.TempDir(), AuthTokens: []string{"s3cret"},
+		Edge: skillsd.EdgeOptions{Flags: edge.Flags{TLS: edge.TLSFiles{CertFile: server.CertFile, KeyFile: server.KeyFile, ClientCAFile: ca.File}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(t.Context(), lis) }()
+	addr := lis.Addr().String()
+	t.Setenv("SKILLS_TEST_TOKEN", "s3cret")
+	tok := []string{"--server", addr, "--token-env", "SKILLS_TEST_TOKEN"}
+
+	r := runCLI(t, append(tok, "--server-ca", ca.File, "--client-cert", client.CertFile, "--client-key", client.KeyFile, "show", "pdf")...)
+	r.want(t, 0)
+	if !strings.Contains(r.stdout, "Path:        pdf") {
+		t.Errorf("show over mutual TLS:\n%s", r.stdout)
+	}
+	runCLI(t, append(tok, "--server-ca", ca.File, "list")...).want(t, 1)                                                    // no client certificate
+	runCLI(t, append(tok, "--tls", "--client-cert", client.CertFile, "--client-key", client.KeyFile, "list")...).want(t, 1) // CA not trusted
+	runCLI(t, append(tok, "list")...).want(t, 1)                                                                            // plaintext to TLS
+	runCLI(t, "--server-ca", ca.File, "list").want(t, 2)                                                                    // needs --server
+}
+
+// TestEmbeddedSkipsListenerAuth: the catalog the command loads itself is the
+// user's own; auth.mode in its config.yaml is for listeners.
+func TestEmbeddedSkipsListenerAuth(t *testing.T) {
+	dir := catalog(t)
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(cfg, []byte("auth: {mode: token, tokens_env: UNSET_TOKENS}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runCLI(t, "--skills-dir", dir, "--config", cfg, "show", "pdf").want(t, 0)
 }
 
 func TestUsage(t *testing.T) {
