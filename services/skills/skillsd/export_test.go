@@ -1,5 +1,7 @@
 package skillsd
 
+import "time"
+
 // HoldRefresh marks a refresh as running on s, as a refresh that takes long
 // would, until release is called: tests use it to check what waits for a
 // running refresh. It fails the test (false) when a refresh already runs.
@@ -9,3 +11,7 @@ func HoldRefresh(s *Server) (release func(), ok bool) {
 	}
 	return s.fresh.flight.end, true
 }
+
+// RefreshInterval is the interval of s's periodic refresh of git sources
+// (refresh.enabled, refresh.interval_minutes); 0 is off.
+func RefreshInterval(s *Server) time.Duration { return s.fresh.interval }

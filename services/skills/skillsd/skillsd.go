@@ -296,6 +296,10 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 
 // routing is the search and match configuration of cfg.
 func routing(cfg config.Config) server.Routing {
+	cut := cfg.Search.Threshold
+	if cut == 0 {
+		cut = -1 // search.threshold 0 keeps every hit; the index reads 0 as "its default"
+	}
 	return server.Routing{
 		Match: search.Thresholds{
 			MinScore:           cfg.Matching.MinScore,
@@ -303,7 +307,7 @@ func routing(cfg config.Config) server.Routing {
 			MaxResults:         cfg.Matching.MaxResults,
 		},
 		SearchLimit:     cfg.Search.Limit,
-		SearchThreshold: cfg.Search.Threshold,
+		SearchThreshold: cut,
 		StopWords:       cfg.Search.StopWords,
 	}
 }

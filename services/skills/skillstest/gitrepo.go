@@ -80,6 +80,15 @@ func (g *GitRepo) Tag(name, commit string) {
 	}
 }
 
+// Branch makes (or moves) branch name to commit, leaving main checked out.
+func (g *GitRepo) Branch(name, commit string) {
+	g.t.Helper()
+	ref := plumbing.NewHashReference(plumbing.NewBranchReferenceName(name), plumbing.NewHash(commit))
+	if err := g.repo.Storer.SetReference(ref); err != nil {
+		g.t.Fatalf("skillstest: git branch %s: %v", name, err)
+	}
+}
+
 // SkillMD is a minimal valid SKILL.md.
 func SkillMD(name, description string) string {
 	return "---\nname: " + name + "\ndescription: " + description + "\n---\n# " + name + "\n\nUse this skill for " + description + "\n"

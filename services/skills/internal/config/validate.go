@@ -168,7 +168,12 @@ func (e Embedding) validate() *Error {
 	if err := fraction("embedding.restated_weight", e.RestatedWeight); err != nil {
 		return err
 	}
-	return fraction("embedding.strong_similarity", e.StrongSimilarity)
+	if !(e.StrongSimilarity > 0 && e.StrongSimilarity <= 1) {
+		// 0 would read as "the engine's default" downstream: refuse it rather
+		// than ignore it.
+		return errorf("embedding.strong_similarity", "must be above 0 and at most 1, got %v", e.StrongSimilarity)
+	}
+	return nil
 }
 
 func (m MCP) validate() *Error {
