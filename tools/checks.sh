@@ -17,6 +17,11 @@ rule "exec.Command only in services/skills/internal/sandbox (and tests)" \
 rule "no other way to start a process outside services/skills/internal/sandbox" \
   "$(nontest | grep -v '^services/skills/internal/sandbox/' | xargs -r grep -nE '"os/exec"|os\.StartProcess|syscall\.(ForkExec|StartProcess|Exec)\(' || true)"
 
+# Network listeners are opened only by services/skills/edge (auth, TLS and the
+# refusal of unsafe addresses happen there).
+rule "net.Listen / tls.Listen / ListenAndServe only in services/skills/edge (and tests)" \
+  "$(nontest | grep -v '^services/skills/edge/' | xargs -r grep -nE 'net\.Listen\(|tls\.Listen\(|ListenAndServe(TLS)?\(|net\.ListenTCP\(' || true)"
+
 # No global loggers outside main packages.
 rule "no slog.Default / log.Print / log.Fatal outside cmd/" \
   "$(nontest | grep -v '/cmd/' | xargs -r grep -nE 'slog\.Default\(|\blog\.(Print|Fatal|Panic)' || true)"
