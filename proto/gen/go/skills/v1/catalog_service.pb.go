@@ -350,9 +350,12 @@ type GetSkillResponse struct {
 	// does not inherit or has no parent.
 	Content string `protobuf:"bytes,4,opt,name=content,proto3" json:"content,omitempty"`
 	// The absolute path of the skill's folder (or resource folder) on the server;
-	// empty when the skill has none.
+	// empty when the skill has none. A server that hides its paths from this
+	// caller (network.hide_paths) answers the source's label and the folder
+	// inside it instead ("skills/pdf").
 	Directory string `protobuf:"bytes,5,opt,name=directory,proto3" json:"directory,omitempty"`
-	// The absolute path of the skill file on the server.
+	// The absolute path of the skill file on the server; hidden like directory
+	// ("skills/pdf/SKILL.md").
 	File string `protobuf:"bytes,6,opt,name=file,proto3" json:"file,omitempty"`
 	// Every companion file of the skill, sorted by path.
 	Files []*SkillFile `protobuf:"bytes,7,rep,name=files,proto3" json:"files,omitempty"`

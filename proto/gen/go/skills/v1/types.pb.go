@@ -979,7 +979,9 @@ type SourceStatus struct {
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// "local" for a folder, "git" for a repository.
 	Kind string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
-	// The folder (local) or the repository URL without credentials (git).
+	// The folder (local) or the repository URL without credentials (git). A
+	// server that hides its paths from this caller answers a local source's
+	// label instead of its folder.
 	Location string `protobuf:"bytes,3,opt,name=location,proto3" json:"location,omitempty"`
 	// The branch, tag or commit followed (git only).
 	Ref string `protobuf:"bytes,4,opt,name=ref,proto3" json:"ref,omitempty"`
