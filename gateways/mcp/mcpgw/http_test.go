@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -264,4 +265,25 @@ func TestHTTPOrigin(t *testing.T) {
 	if _, err := NewHTTP(server, HTTPOptions{AllowedOrigins: []string{"console.example.com"}}); err == nil {
 		t.Error("an origin without a scheme: no error")
 	}
+}
+
+// FuzzOrigin: parsing an allowed origin and checking a request's Origin
+// never panic, and a refusal is always 403.
+func FuzzOrigin(f *testing.F) {
+	for _, s := range []string{"http://localhost:*", "https://a.example.com:8443", "*", "null", "http://[::1]:*", "http://%zz", ""} {
+		f.Add(s, "http://localhost:3000")
+	}
+	f.Fuzz(func(t *testing.T, allowed, header string) {
+		o, err := parseOrigin(allowed)
+		if err != nil {
+			return
+		}
+		h := &HTTP{origins: []origin{o}, log: slog.New(slog.DiscardHandler)}
+		req := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+		req.Header.Set("Origin", header)
+		rec := httptest.NewRecorder()
+		if !h.originAllowed(rec, req) && rec.Code != http.StatusForbidden {
+			t.Fatalf("refused %q with %d", header, rec.Code)
+		}
+	})
 }
