@@ -109,7 +109,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if err != nil {
 		return err
 	}
-	log.Info("serving gRPC", append([]any{"addr", lis.Addr().String(), "version", version}, g.Attrs()...)...)
+	log.Info("serving gRPC", append([]any{"addr", lis.Addr().String(), "version", version, "paths_hidden", g.HidePaths(lis.Addr())}, g.Attrs()...)...)
 	return srv.Serve(ctx, lis)
 }
 
