@@ -21,7 +21,7 @@ import (
 )
 
 func TestParseArgsAuth(t *testing.T) {
-	env := func(string) string { return "" }
+	env := func(k string) string { return map[string]string{"T": "tok"}[k] }
 	for _, tc := range []struct {
 		args    []string
 		wantErr string
@@ -32,6 +32,7 @@ func TestParseArgsAuth(t *testing.T) {
 		{[]string{"--http", ":0", "--auth", "oauth"}, `--auth "oauth": want none, token`},
 		{[]string{"--auth", "github"}, "--auth needs --http"},
 		{[]string{"--http", ":0", "--auth", "github", "--auth-token-env", "T"}, "does not go with --auth github"},
+		{[]string{"--http", ":0", "--auth-token-env", "UNSET"}, "--auth-token-env UNSET: the variable UNSET is empty or unset"},
 	} {
 		_, err := parseArgs(tc.args, env, io.Discard)
 		if (tc.wantErr == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.wantErr)) {

@@ -42,11 +42,9 @@ func (f sessionFlags) given() bool {
 	return f.idleTimeout != 0 || f.maxSessions != 0 || len(f.origins) > 0
 }
 
-// checkHTTPArgs checks the flags of MCP over HTTP against the others.
-func checkHTTPArgs(o options) error {
-	if err := o.guard.Check(nil); err != nil {
-		return usagef("%v", err)
-	}
+// checkHTTPArgs checks the flags of MCP over HTTP against the others;
+// getenv reads the variable --auth-token-env names.
+func checkHTTPArgs(o options, getenv func(string) string) error {
 	if o.httpAddr == "" {
 		switch {
 		case o.guard.TokensEnv != "":
@@ -61,6 +59,9 @@ func checkHTTPArgs(o options) error {
 	}
 	if o.sessions.idleTimeout < 0 || o.sessions.maxSessions < 0 {
 		return usagef("--session-idle-timeout and --max-sessions must be positive")
+	}
+	if err := o.guard.Check(getenv); err != nil {
+		return usagef("%v", err)
 	}
 	return nil
 }

@@ -18,7 +18,7 @@ import (
 )
 
 func TestParseArgsAuthTokenEnv(t *testing.T) {
-	o, err := parseArgs([]string{"--http", "127.0.0.1:0", "--auth-token-env", "TOK"}, func(string) string { return "" }, io.Discard)
+	o, err := parseArgs([]string{"--http", "127.0.0.1:0", "--auth-token-env", "TOK"}, func(k string) string { return map[string]string{"TOK": "t"}[k] }, io.Discard)
 	if err != nil || o.guard.TokensEnv != "TOK" || o.httpAddr != "127.0.0.1:0" {
 		t.Errorf("--http with --auth-token-env: got %+v, %v", o, err)
 	}

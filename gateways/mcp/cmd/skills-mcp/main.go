@@ -155,7 +155,7 @@ func parseArgs(args []string, getenv func(string) string, stderr io.Writer) (opt
 	if err := checkProfileArgs(o); err != nil {
 		return o, err
 	}
-	if err := checkHTTPArgs(o); err != nil {
+	if err := checkHTTPArgs(o, getenv); err != nil {
 		return o, err
 	}
 	o.logLevelSet = logLevel != ""
