@@ -2,8 +2,6 @@ package skillsd
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -12,10 +10,8 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
-	"google.golang.org/grpc/test/bufconn"
 
 	"github.com/skillsd/skillsd/services/skills/edge"
 	"github.com/skillsd/skillsd/services/skills/internal/config"
@@ -178,26 +174,7 @@ func (s *Server) serveListener(lis net.Listener) (net.Listener, error) {
 // unless a call asks to hide them (edge.HidePathsDialOptions). The connection
 // is closed by Close.
 func (s *Server) DialTrusted(ctx context.Context, opts ...grpc.DialOption) (*grpc.ClientConn, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil, errors.New("skillsd: server is closed")
-	}
-	if s.trusted == nil {
-		s.trusted = bufconn.Listen(1 << 20)
-		lis := markedListener{Listener: s.trusted, mark: func(a net.Addr) net.Addr { return trustedAddr{a} }}
-		go func() { _ = s.grpc.Serve(lis) }()
-	}
-	lis := s.trusted
-	conn, err := grpc.NewClient("passthrough:///skillsd-trusted", append([]grpc.DialOption{
-		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
-	}, opts...)...)
-	if err != nil {
-		return nil, fmt.Errorf("skillsd: dialing in-process: %w", err)
-	}
-	s.conns = append(s.conns, conn)
-	return conn, nil
+	return s.dialMemory(&s.trusted, func(a net.Addr) net.Addr { return trustedAddr{a} }, opts...)
 }
 
 // MCPHTTPSettings bound the sessions of MCP over HTTP (mcp.http.*).

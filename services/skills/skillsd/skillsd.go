@@ -445,20 +445,31 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 // connection to it: the embedded mode of the gateways. The connection is closed
 // by Close.
 func (s *Server) DialInProcess(ctx context.Context) (*grpc.ClientConn, error) {
+	return s.dialMemory(&s.inproc, nil)
+}
+
+// dialMemory serves the server on the in-memory listener *lis (made on
+// first use; mark, when not nil, gives its connections a local address of
+// their own) and returns a connection to it, closed by Close.
+func (s *Server) dialMemory(lis **bufconn.Listener, mark func(net.Addr) net.Addr, opts ...grpc.DialOption) (*grpc.ClientConn, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return nil, errors.New("skillsd: server is closed")
 	}
-	if s.inproc == nil {
-		s.inproc = bufconn.Listen(1 << 20)
-		go func() { _ = s.grpc.Serve(s.inproc) }()
+	if *lis == nil {
+		*lis = bufconn.Listen(1 << 20)
+		var served net.Listener = *lis
+		if mark != nil {
+			served = markedListener{Listener: *lis, mark: mark}
+		}
+		go func() { _ = s.grpc.Serve(served) }()
 	}
-	lis := s.inproc
-	conn, err := grpc.NewClient("passthrough:///skillsd-inprocess",
-		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
+	l := *lis
+	conn, err := grpc.NewClient("passthrough:///skillsd-inprocess", append([]grpc.DialOption{
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return l.DialContext(ctx) }),
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
-	)
+	}, opts...)...)
 	if err != nil {
 		return nil, fmt.Errorf("skillsd: dialing in-process: %w", err)
 	}
