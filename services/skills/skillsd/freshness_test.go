@@ -18,7 +18,7 @@ import (
 	"github.com/skillsd/skillsd/services/skills/skillstest"
 )
 
-func writeFile(t *testing.T, p, s string) {
+func writeFile(t testing.TB, p, s string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
