@@ -180,11 +180,11 @@ var configAudit = map[string]func(t *testing.T, a *audit){
 		}
 	},
 	"analytics.enabled": func(t *testing.T, a *audit) {
-		if a.start(t, "").feedback(t, "").GetRecorded() {
-			t.Fatal("default: feedback recorded with analytics off")
+		if !a.start(t, "").feedback(t, "").GetRecorded() {
+			t.Fatal("default (local usage on): feedback not recorded")
 		}
-		if !a.start(t, "analytics: {enabled: true}").feedback(t, "").GetRecorded() {
-			t.Error("analytics on: feedback not recorded")
+		if a.start(t, "analytics: {enabled: false}").feedback(t, "").GetRecorded() {
+			t.Error("analytics off: feedback recorded")
 		}
 	},
 	"analytics.endpoint": func(t *testing.T, a *audit) {
@@ -319,6 +319,12 @@ var configAudit = map[string]func(t *testing.T, a *audit){
 		if !differ {
 			t.Error("strong_similarity 0.05 changed no search answer")
 		}
+	},
+	"embedding.weight": func(t *testing.T, a *audit) {
+		auditSemanticOrder(t, a, "weight: 1", nil, "tables presentations", "formulas and text", "extract deck")
+	},
+	"embedding.restated_weight": func(t *testing.T, a *audit) {
+		auditSemanticOrder(t, a, "restated_weight: 1", []string{"spreadsheet formulas"}, "extract deck", "office documents text")
 	},
 	"mcp.profile": func(t *testing.T, a *audit) {
 		if p := a.start(t, "mcp: {profile: skillhub}").srv.MCPSettings().Profile; p != "skillhub" {
@@ -580,6 +586,33 @@ func auditGitSource(t *testing.T, a *audit) {
 	if s := a.startSources(t, "sources: [{git: {url: "+repo.URL()+"}}]", nil); s.skill(t, "git-skill") == nil {
 		t.Error("no skill from the repository")
 	}
+}
+
+// auditSemanticOrder: with semantic search on, setting is (a key of
+// embedding) changes the order of the hits of one of queries (restated as
+// given) compared with the default.
+func auditSemanticOrder(t *testing.T, a *audit, setting string, restated []string, queries ...string) {
+	fake := embedtest.NewServer(t)
+	base := "embedding: {provider: openai, base_url: " + fake.BaseURL()
+	def, set := a.start(t, base+"}\nmatching: {strategy: ranked}"), a.start(t, base+", "+setting+"}\nmatching: {strategy: ranked}")
+	waitUntil(t, "both catalogs embedded", func() bool { return fake.Inputs() >= 6 })
+	order := func(s *running, q string) []string {
+		resp, err := skillsv1.NewRoutingServiceClient(s.conn).SearchSkills(t.Context(), &skillsv1.SearchSkillsRequest{Query: q, Restated: restated})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, h := range resp.GetResults() {
+			out = append(out, h.GetSkillPath())
+		}
+		return out
+	}
+	for _, q := range queries {
+		if !slices.Equal(order(def, q), order(set, q)) {
+			return
+		}
+	}
+	t.Errorf("embedding %s changed the order of no query of %q", setting, queries)
 }
 
 // TestConfigAudit runs configAudit over every key of config.Config.

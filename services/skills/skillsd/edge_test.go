@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"net"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,16 +20,6 @@ import (
 	"github.com/skillsd/skillsd/services/skills/edge"
 	"github.com/skillsd/skillsd/services/skills/skillsd"
 )
-
-// writeConfig writes a config.yaml and returns its path.
-func writeConfig(t *testing.T, yaml string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "config.yaml")
-	if err := os.WriteFile(p, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
 
 // TestAuthFromEveryLayer is issue 16's first defect: auth.mode token in
 // config.yaml was accepted, then every RPC was served without a token. Each
