@@ -694,27 +694,9 @@ type audit struct {
 type running struct {
 	srv   *skillsd.Server
 	conn  *grpc.ClientConn // trusted, in process
-	logs  *logBuffer
+	logs  *syncBuffer
 	level *slog.LevelVar
 	opts  skillsd.Options
-}
-
-// logBuffer is a log safe for concurrent writes.
-type logBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // start runs the service on the fixture catalog with yaml as config.yaml
@@ -740,7 +722,7 @@ func (a *audit) run(t *testing.T, dirs []string, yaml string, env map[string]str
 	for k, v := range env {
 		vars[k] = v
 	}
-	r := &running{logs: &logBuffer{}, level: new(slog.LevelVar)}
+	r := &running{logs: &syncBuffer{}, level: new(slog.LevelVar)}
 	r.opts = skillsd.Options{
 		SkillsDirs: dirs, Cwd: t.TempDir(), Home: t.TempDir(), NoWatch: true,
 		Getenv:   func(k string) string { return vars[k] },
