@@ -44,9 +44,11 @@ run: build ## build, then serve examples/skills over gRPC and REST (Ctrl-C stops
 # ---- generation ---------------------------------------------------------------
 
 .PHONY: generate
+OPENAPI := gateways/rest/restgw/openapi/openapi.json
 generate: $(TOOLS) ## format the protos and regenerate every generated file
 	$(BIN)/buf format -w
 	$(BIN)/buf generate
+	go run -C gateways/rest ./internal/oas3gen/cmd/oas3gen internal/openapiv2/skillsd.swagger.json restgw/openapi/openapi.json
 
 .PHONY: checkgenerate
 checkgenerate: generate ## fail when generated files differ from the committed ones

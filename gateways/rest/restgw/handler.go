@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"runtime/debug"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -20,6 +21,7 @@ type handler struct {
 	errors  *errorWriter
 	maxBody int64
 	log     *slog.Logger
+	ui      *uiHandler // nil: no console
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -65,6 +67,10 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
+	}
+	if h.ui != nil && (r.URL.Path == "/" || r.URL.Path == "/ui" || strings.HasPrefix(r.URL.Path, UIPrefix)) {
+		h.ui.ServeHTTP(rec, r)
+		return
 	}
 	h.next.ServeHTTP(rec, r)
 }

@@ -1,7 +1,9 @@
 // Package restgw is the REST/JSON gateway of skillsd: an http.Handler that
 // translates the HTTP routes of gateways/rest/http_rules.yaml into calls on a
 // skills.v1 gRPC connection (grpc-gateway), and adds GET /healthz, GET
-// /openapi.json, one JSON error shape, a request body limit and panic recovery.
+// /openapi.json (OpenAPI 3, generated from the contract), the web console at
+// /ui/ (Options.UI), one JSON error shape, a request body limit and panic
+// recovery. CORS wraps it (and any authentication) from the outside.
 //
 // It owns no behaviour of its own: every answer comes from the service over a
 // real gRPC connection (so the service's interceptors run), and errors are mapped
@@ -19,6 +21,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"time"
@@ -49,6 +52,10 @@ type Options struct {
 	// HealthTimeout bounds the upstream gRPC health check behind GET /healthz.
 	// Zero means DefaultHealthTimeout.
 	HealthTimeout time.Duration
+	// UI holds the web console's built files (index.html and assets/),
+	// served at /ui/ with GET / and GET /ui redirecting there; package
+	// gateways/rest/ui has them. Nil serves no console.
+	UI fs.FS
 }
 
 // New returns the gateway's handler. Every skills.v1 service is served over
@@ -136,5 +143,13 @@ func New(ctx context.Context, conn *grpc.ClientConn, opts Options) (http.Handler
 		}
 	}
 
-	return &handler{next: mux, errors: e, maxBody: opts.MaxBodyBytes, log: log}, nil
+	h := &handler{next: mux, errors: e, maxBody: opts.MaxBodyBytes, log: log}
+	if opts.UI != nil {
+		ui, err := newUIHandler(opts.UI, e)
+		if err != nil {
+			return nil, err
+		}
+		h.ui = ui
+	}
+	return h, nil
 }

@@ -14,10 +14,10 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// openAPI is the merged OpenAPI v2 document generated from the contract and
-// the HTTP rules (make generate).
+// openAPI is the OpenAPI 3 document generated from the contract and the HTTP
+// rules (make generate: protoc-gen-openapiv2, then internal/oas3gen).
 //
-//go:embed openapi/skillsd.swagger.json
+//go:embed openapi/openapi.json
 var openAPI []byte
 
 // serveOpenAPI answers GET /openapi.json with the embedded document.

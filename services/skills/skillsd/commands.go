@@ -37,3 +37,16 @@ type MCPSettings struct {
 func (s *Server) MCPSettings() MCPSettings {
 	return MCPSettings{Profile: s.cfg.MCP.Profile, RunSkillCommand: s.cfg.Commands.Enabled}
 }
+
+// RESTSettings are the settings of the REST gateway that the service's
+// configuration holds, for a REST gateway embedding this server.
+type RESTSettings struct {
+	// CORSOrigins is rest.cors_origins: the origins whose pages may call the
+	// REST API from a browser; empty for none.
+	CORSOrigins []string
+}
+
+// RESTSettings returns the REST gateway's settings of the configuration.
+func (s *Server) RESTSettings() RESTSettings {
+	return RESTSettings{CORSOrigins: append([]string{}, s.cfg.REST.CORSOrigins...)}
+}

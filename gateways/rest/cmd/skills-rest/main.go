@@ -5,7 +5,7 @@
 //	            [--token-env NAME] [--server-tls] [--server-ca FILE] [--client-cert FILE --client-key FILE]
 //	            [--auth none|token|github] [--auth-token-env NAME]
 //	            [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]] [--hide-paths auto|always|never]
-//	            [--log-level LEVEL] [--version]
+//	            [--ui=false] [--cors-origin ORIGIN]... [--log-level LEVEL] [--version]
 //
 // With --server it forwards to a running skillsd (remote mode; --token-env names
 // the environment variable holding the bearer token to send, --server-tls and
@@ -13,9 +13,11 @@
 // the given folders, or on SKILLS_DIR and the default discovery when none is
 // given (embedded mode). Callers authenticate as --auth says (package edge;
 // /healthz, /openapi.json and the static files under /ui/ stay open; see
-// docs/operations.md). It prints the address it listens on to stderr
-// ("--http 127.0.0.1:0" picks a free port); logs go to stderr. SIGINT or
-// SIGTERM stops it gracefully.
+// docs/operations.md). The web console is served at /ui/ unless --ui=false
+// (docs/console.md); --cors-origin (or the config's rest.cors_origins) lets
+// pages of other origins call the API. It prints the address it listens on,
+// and the console's, to stderr ("--http 127.0.0.1:0" picks a free port); logs
+// go to stderr. SIGINT or SIGTERM stops it gracefully.
 package main
 
 import (
@@ -35,7 +37,7 @@ import (
 // version is set at build time with -ldflags "-X main.version=…".
 var version = skillsd.DefaultVersion
 
-const usageLine = "usage: skills-rest (--server ADDR | --skills-dir DIR...) [--http ADDR] [--config FILE] [--token-env NAME] [--auth none|token|github] [--auth-token-env NAME] [--tls-cert FILE --tls-key FILE] [--log-level LEVEL] [--version]"
+const usageLine = "usage: skills-rest (--server ADDR | --skills-dir DIR...) [--http ADDR] [--config FILE] [--token-env NAME] [--auth none|token|github] [--auth-token-env NAME] [--tls-cert FILE --tls-key FILE] [--ui=false] [--cors-origin ORIGIN]... [--log-level LEVEL] [--version]"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -74,6 +76,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	o.serverTLS.Register(fs)
 	o.guard.Register(fs, "auth-token-env")
 	fs.StringVar(&o.logLevel, "log-level", "", "debug, info, warn or error (default: LOG_LEVEL, log.level, else info)")
+	fs.BoolVar(&o.ui, "ui", true, "serve the web console at /ui/")
+	fs.Var((*multiFlag)(&o.corsOrigins), "cors-origin", "an origin (scheme://host[:port], or * for any) whose pages may call the API from a browser (repeatable; replaces the config's rest.cors_origins; default: none)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

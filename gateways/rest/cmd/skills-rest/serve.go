@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/credentials"
 
 	"github.com/skillsd/skillsd/gateways/rest/restgw"
+	"github.com/skillsd/skillsd/gateways/rest/ui"
 	"github.com/skillsd/skillsd/services/skills/edge"
 	"github.com/skillsd/skillsd/services/skills/skillsd"
 )
@@ -21,7 +22,8 @@ import (
 // options is the parsed command line.
 type options struct {
 	server, httpAddr, configFile, tokenEnv, logLevel string
-	dirs                                             []string
+	dirs, corsOrigins                                []string
+	ui                                               bool
 	serverTLS                                        edge.ClientTLS
 	guard                                            edge.Flags
 }
@@ -59,8 +61,7 @@ func (o options) level(getenv func(string) string) string {
 // description and the web console's static files (its API calls go to /v1,
 // which needs a token like any other caller's).
 func restOpen(r *http.Request) bool {
-	p := r.URL.Path
-	return p == "/healthz" || p == "/openapi.json" || p == "/ui" || strings.HasPrefix(p, "/ui/")
+	return restgw.PublicPath(r.URL.Path)
 }
 
 // serve connects to the service (remote or embedded), guards the listener
@@ -72,9 +73,10 @@ func serve(ctx context.Context, o options, getenv func(string) string, stderr io
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
 	var (
-		guard *edge.Guard
-		dial  func(...grpc.DialOption) (*grpc.ClientConn, error)
-		err   error
+		guard   *edge.Guard
+		dial    func(...grpc.DialOption) (*grpc.ClientConn, error)
+		err     error
+		corsKey = "--cors-origin"
 	)
 	if o.server != "" {
 		if guard, dial, err = remote(o, getenv, log); err != nil {
@@ -97,6 +99,13 @@ func serve(ctx context.Context, o options, getenv func(string) string, stderr io
 			return err
 		}
 		dial = func(opts ...grpc.DialOption) (*grpc.ClientConn, error) { return srv.DialTrusted(ctx, opts...) }
+		if len(o.corsOrigins) == 0 {
+			o.corsOrigins, corsKey = srv.RESTSettings().CORSOrigins, "rest.cors_origins"
+		}
+	}
+	origins, err := restgw.ParseCORSOrigins(corsKey, o.corsOrigins)
+	if err != nil {
+		return usageError{err}
 	}
 
 	lis, err := guard.Listen(o.httpAddr)
@@ -113,12 +122,17 @@ func serve(ctx context.Context, o options, getenv func(string) string, stderr io
 		return err
 	}
 	defer conn.Close()
-	h, err := restgw.New(ctx, conn, restgw.Options{Logger: log})
+	gwOpts := restgw.Options{Logger: log}
+	if o.ui {
+		gwOpts.UI = ui.FS()
+	}
+	h, err := restgw.New(ctx, conn, gwOpts)
 	if err != nil {
 		return err
 	}
 	hs := &http.Server{
-		Handler:           guard.HTTP(h, edge.HTTPOptions{Open: restOpen}),
+		// CORS outermost: a browser's preflight carries no credentials.
+		Handler:           restgw.CORS(origins, guard.HTTP(h, edge.HTTPOptions{Open: restOpen})),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       time.Minute,
 		// No WriteTimeout: GET /v1/catalog:watch streams for as long as the
@@ -132,7 +146,11 @@ func serve(ctx context.Context, o options, getenv func(string) string, stderr io
 		mode = "remote " + o.server
 	}
 	fmt.Fprintf(stderr, "skills-rest: listening on %s://%s\n", guard.Scheme(), lis.Addr())
-	log.Info("serving REST", append([]any{"addr", lis.Addr().String(), "mode", mode, "version", version, "paths_hidden", guard.HidePaths(lis.Addr())}, guard.Attrs()...)...)
+	if o.ui {
+		fmt.Fprintf(stderr, "skills-rest: console at %s://%s%s\n", guard.Scheme(), lis.Addr(), restgw.UIPrefix)
+	}
+	log.Info("serving REST", append([]any{"addr", lis.Addr().String(), "mode", mode, "version", version, "paths_hidden", guard.HidePaths(lis.Addr()),
+		"ui", o.ui, "cors_origins", strings.Join(origins, ",")}, guard.Attrs()...)...)
 
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(lis) }()

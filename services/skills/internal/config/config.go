@@ -77,6 +77,7 @@ type Config struct {
 	Filters   Filters   `yaml:"filters"`
 	Embedding Embedding `yaml:"embedding"`
 	MCP       MCP       `yaml:"mcp"`
+	REST      REST      `yaml:"rest"`
 	Commands  Commands  `yaml:"commands"`
 	Auth      Auth      `yaml:"auth"`
 	TLS       TLS       `yaml:"tls"`
@@ -263,6 +264,14 @@ func DefaultAllowedOrigins() []string {
 		"http://127.0.0.1:*", "https://127.0.0.1:*",
 		"http://[::1]:*", "https://[::1]:*",
 	}
+}
+
+// REST configures the REST gateway (skills-rest).
+type REST struct {
+	// CORSOrigins are the origins (scheme://host[:port], or "*" for any) whose
+	// pages may call the REST API from a browser. Empty: no cross-origin
+	// calls (the default).
+	CORSOrigins []string `yaml:"cors_origins"`
 }
 
 // Auth configures caller authentication on the listener of every binary
@@ -467,6 +476,7 @@ func Default() Config {
 			MaxSessions:               1000,
 			AllowedOrigins:            DefaultAllowedOrigins(),
 		}},
+		REST: REST{CORSOrigins: []string{}},
 		Commands: Commands{
 			Enabled:        false,
 			Allowed:        []string{"python", "uv", "node", "cat", "ls", "grep"}, // seed 004's ALLOWED_COMMANDS

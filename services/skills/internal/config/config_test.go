@@ -88,6 +88,7 @@ func TestDefault(t *testing.T) {
 		{"embedding.weight", d.Embedding.Weight, 0.0},
 		{"embedding.restated_weight", d.Embedding.RestatedWeight, 0.3},
 		{"mcp.profile", d.MCP.Profile, "native"},
+		{"rest.cors_origins", d.REST.CORSOrigins, []string{}},
 		{"commands.enabled", d.Commands.Enabled, false},
 		{"commands.allowed", d.Commands.Allowed, []string{"python", "uv", "node", "cat", "ls", "grep"}},
 		{"commands.timeout_seconds", d.Commands.TimeoutSeconds, 60},
@@ -133,7 +134,7 @@ func TestDefault(t *testing.T) {
 	for _, k := range typeKeys() {
 		switch k {
 		case "matching", "refresh", "scripts", "assets", "analytics", "search", "filters",
-			"embedding", "mcp", "mcp.http", "commands", "auth", "tls", "network", "log", "content":
+			"embedding", "mcp", "mcp.http", "rest", "commands", "auth", "tls", "network", "log", "content":
 			continue // sections
 		}
 		if !covered[k] && !strings.HasPrefix(k, "sources[]") { // list items: see TestParse

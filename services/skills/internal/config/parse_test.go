@@ -203,12 +203,12 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown top-level key",
 			yaml: "x-git: &base {url: u}\n",
-			want: `config.yaml:1: unknown key "x-git" (known keys: matching, refresh, scripts, assets, analytics, search, filters, embedding, mcp, commands, auth, tls, network, log, state_dir, sources, content)`,
+			want: `config.yaml:1: unknown key "x-git" (known keys: matching, refresh, scripts, assets, analytics, search, filters, embedding, mcp, rest, commands, auth, tls, network, log, state_dir, sources, content)`,
 		},
 		{
 			name: "ambiguous key gets the list",
 			yaml: "enabled: true\n",
-			want: `config.yaml:1: unknown key "enabled" (known keys: matching, refresh, scripts, assets, analytics, search, filters, embedding, mcp, commands, auth, tls, network, log, state_dir, sources, content)`,
+			want: `config.yaml:1: unknown key "enabled" (known keys: matching, refresh, scripts, assets, analytics, search, filters, embedding, mcp, rest, commands, auth, tls, network, log, state_dir, sources, content)`,
 		},
 		{
 			name: "word for a whole number",

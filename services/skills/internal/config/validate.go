@@ -57,7 +57,7 @@ func (c *Config) Validate() error {
 	checks := []func() *Error{
 		c.Matching.validate, c.Refresh.validate, c.Scripts.validate, c.Assets.validate,
 		c.Analytics.validate, c.Search.validate, c.Filters.validate, c.Embedding.validate,
-		c.MCP.validate, c.Commands.validate, c.Auth.validate, c.TLS.validate, c.Network.validate, c.Log.validate,
+		c.MCP.validate, c.REST.validate, c.Commands.validate, c.Auth.validate, c.TLS.validate, c.Network.validate, c.Log.validate,
 		c.validateSources, c.Content.validate,
 	}
 	for _, check := range checks {
@@ -227,6 +227,23 @@ func (t TLS) validate() *Error {
 
 func (n Network) validate() *Error {
 	return oneOf("network.hide_paths", n.HidePaths, HidePathsAuto, HidePathsAlways, HidePathsNever)
+}
+
+// validate checks each origin's form: "*", or scheme://host[:port] with
+// scheme http or https and nothing after the host (skills-rest checks them
+// the same way for --cors-origin).
+func (r REST) validate() *Error {
+	for i, o := range r.CORSOrigins {
+		if o == "*" {
+			continue
+		}
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+			u.Path != "" || u.RawQuery != "" || u.Fragment != "" || strings.ContainsAny(o, "?#") {
+			return errorf("rest.cors_origins", "item %d (%s) is not an origin: want scheme://host[:port] (http or https, no path) or *", i+1, quote(o))
+		}
+	}
+	return nil
 }
 
 func (a Auth) validate() *Error {
