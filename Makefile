@@ -13,6 +13,11 @@ LDFLAGS  := -X main.version=$(VERSION)
 TOOLS    := $(BIN)/buf $(BIN)/protoc-gen-go $(BIN)/protoc-gen-go-grpc $(BIN)/protoc-gen-grpc-gateway $(BIN)/protoc-gen-openapiv2 $(BIN)/staticcheck
 GO_TEST_FLAGS ?= -race
 NPM_DIR  := tests/e2e/node
+TS_DIR   := clients/typescript
+UI_DIR   := console
+PY_DIR   := clients/python
+# Debian's Python: its python3-grpcio and python3-protobuf (.ci/run installs them).
+PYTHON   ?= /usr/bin/python3
 
 .PHONY: help
 help: ## list the targets
@@ -44,15 +49,17 @@ run: build ## build, then serve examples/skills over gRPC and REST (Ctrl-C stops
 # ---- generation ---------------------------------------------------------------
 
 .PHONY: generate
-OPENAPI := gateways/rest/restgw/openapi/openapi.json
-generate: $(TOOLS) ## format the protos and regenerate every generated file
+generate: $(TOOLS) $(TS_DIR)/node_modules/.installed $(UI_DIR)/node_modules/.installed ## format the protos and regenerate every generated file (Go, OpenAPI 3, TypeScript and Python clients, the console's build)
 	$(BIN)/buf format -w
 	$(BIN)/buf generate
 	go run -C gateways/rest ./internal/oas3gen/cmd/oas3gen internal/openapiv2/skillsd.swagger.json restgw/openapi/openapi.json
+	cd $(TS_DIR) && npm run --silent generate
+	$(PY_DIR)/generate.sh
+	cd $(UI_DIR) && npm run --silent build -- --logLevel warn
 
 .PHONY: checkgenerate
 checkgenerate: generate ## fail when generated files differ from the committed ones
-	@drift="$$(git status --porcelain --untracked-files=all -- proto gateways/rest)"; \
+	@drift="$$(git status --porcelain --untracked-files=all -- proto gateways/rest clients console)"; \
 	if [ -n "$$drift" ]; then echo "generated files drifted from the contract (run make generate and commit):"; echo "$$drift"; git --no-pager diff --stat; exit 1; fi
 
 BASELINE := proto/baseline/skills.binpb
@@ -84,6 +91,34 @@ $(NPM_DIR)/node_modules/.installed: $(NPM_DIR)/package.json $(NPM_DIR)/package-l
 	cd $(NPM_DIR) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
+$(TS_DIR)/node_modules/.installed: $(TS_DIR)/package.json $(TS_DIR)/package-lock.json
+	cd $(TS_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+$(UI_DIR)/node_modules/.installed: $(UI_DIR)/package.json $(UI_DIR)/package-lock.json
+	cd $(UI_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+.PHONY: console
+console: $(UI_DIR)/node_modules/.installed ## build the web console into gateways/rest/ui/dist (committed; make checkgenerate checks it)
+	cd $(UI_DIR) && npm run --silent build
+
+.PHONY: test-ts
+test-ts: build $(TS_DIR)/node_modules/.installed ## the TypeScript client's tests (node:test) against real skills-rest and skillsd
+	cd $(TS_DIR) && SKILLSD_BIN_DIR=$(BIN) npm test --silent
+
+.PHONY: test-python
+test-python: build ## the Python client's tests (unittest) against a real skillsd
+	SKILLSD_BIN_DIR=$(BIN) $(PYTHON) -m unittest discover -s $(PY_DIR)/tests -v
+
+SCREENSHOTS ?=
+.PHONY: test-console
+test-console: build $(UI_DIR)/node_modules/.installed ## the console in Chromium (playwright-core); screenshots under SCREENSHOTS (default: a temporary folder)
+	cd $(UI_DIR) && SKILLSD_BIN_DIR=$(BIN) SKILLSD_SCREENSHOTS=$(SCREENSHOTS) npm test --silent
+
+.PHONY: clients
+clients: test-ts test-python test-console ## the TypeScript, Python and browser tests
+
 .PHONY: unit
 unit: npm-deps ## go test every module on its own (GOWORK=off, as a consumer builds it), race detector on
 	for m in $(MODULES); do (cd $$m && GOWORK=off go test $(GO_TEST_FLAGS) ./...) || exit 1; done
@@ -101,7 +136,7 @@ cross: ## build every module for macOS and Windows too (scripts aside, both are 
 	for os in darwin windows; do GOOS=$$os GOARCH=amd64 go build $(PKGS) || exit 1; done
 
 .PHONY: test
-test: checkgenerate lint breaking build cross unit ## everything CI checks
+test: checkgenerate lint breaking build cross unit clients ## everything CI checks
 	@echo "make test: all checks passed"
 
 .PHONY: ci
@@ -114,7 +149,7 @@ bench: ## Go benchmarks of the service (catalog build, one-skill change on 3,000
 
 .PHONY: clean
 clean: ## remove ./bin and the npm packages
-	rm -rf $(BIN) $(NPM_DIR)/node_modules
+	rm -rf $(BIN) $(NPM_DIR)/node_modules $(TS_DIR)/node_modules $(TS_DIR)/dist $(UI_DIR)/node_modules
 
 .PHONY: bench-startup
 bench-startup: build ## time skills-mcp from start to its tools/list answer (demo catalog, and ../shared/bench/corpus when present)

@@ -25,6 +25,7 @@ cat <<TXT
 
 skillsd is serving $catalog
 
+  Console   http://$http_addr/ui/   (open it in a browser)
   REST      curl http://$http_addr/v1/skills
             curl http://$http_addr/v1/skills/backend/go-service
             curl http://$http_addr/openapi.json

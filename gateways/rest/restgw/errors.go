@@ -43,6 +43,9 @@ const (
 	unavailableMessage = "the skills service is unavailable; try again later"
 )
 
+// bearerChallenge is the WWW-Authenticate header of a 401.
+const bearerChallenge = `Bearer realm="skillsd"`
+
 // errorWriter turns errors into errorBody answers: the one place where the
 // gateway decides what an error looks like.
 type errorWriter struct {
@@ -109,7 +112,7 @@ func (e *errorWriter) handleError(ctx context.Context, _ *runtime.ServeMux, _ ru
 		httpStatus = runtime.HTTPStatusFromCode(st.Code())
 	}
 	if st.Code() == codes.Unauthenticated {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="skillsd"`)
+		w.Header().Set("WWW-Authenticate", bearerChallenge)
 	}
 	e.write(w, httpStatus, e.body(ctx, st))
 }

@@ -112,6 +112,11 @@ type recorder struct {
 func (rec *recorder) WriteHeader(code int) {
 	if !rec.wroteHeader {
 		rec.status, rec.wroteHeader = code, true
+		// Every 401 names the scheme to use, also one that grpc-gateway
+		// writes itself (a stream refused before its first message).
+		if code == http.StatusUnauthorized && rec.Header().Get("WWW-Authenticate") == "" {
+			rec.Header().Set("WWW-Authenticate", bearerChallenge)
+		}
 	}
 	rec.ResponseWriter.WriteHeader(code)
 }

@@ -534,22 +534,24 @@ func TestOpenAPI(t *testing.T) {
 	r := get(t, srv, "/openapi.json")
 	wantOK(t, "openapi", r)
 	var doc struct {
-		Swagger string                    `json:"swagger"`
+		OpenAPI string                    `json:"openapi"`
 		Paths   map[string]map[string]any `json:"paths"`
 	}
 	if err := json.Unmarshal(r.raw, &doc); err != nil {
 		t.Fatalf("openapi.json is not JSON: %v", err)
 	}
-	if doc.Swagger != "2.0" {
-		t.Errorf("swagger %q, want 2.0", doc.Swagger)
+	if doc.OpenAPI != "3.0.3" {
+		t.Errorf("openapi %q, want 3.0.3", doc.OpenAPI)
 	}
-	// The pinned routes (ARCHITECTURE §6); openapiv2 renders {skill_path=**}
-	// as {skill_path}.
+	// The pinned routes (ARCHITECTURE §6) and the gateway's own; the
+	// document renders {skill_path=**} as {skill_path}.
 	for _, route := range []struct{ path, method string }{
 		{"/v1/skills", "get"},
 		{"/v1/skills/{skill_path}", "get"},
 		{"/v1/skills:search", "post"},
 		{"/v1/skills:match", "post"},
+		{"/healthz", "get"},
+		{"/openapi.json", "get"},
 	} {
 		if _, ok := doc.Paths[route.path][route.method]; !ok {
 			t.Errorf("openapi.json has no %s %s", strings.ToUpper(route.method), route.path)

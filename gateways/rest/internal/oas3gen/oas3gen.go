@@ -101,8 +101,16 @@ func (c *converter) document(in object) (object, error) {
 	inPaths, _ := in["paths"].(object)
 	for p, item := range inPaths {
 		ops := object{}
-		for method, op := range item.(object) {
-			o, err := c.operation(op.(object))
+		methods, ok := item.(object)
+		if !ok {
+			return nil, fmt.Errorf("oas3gen: path %s is not an object", p)
+		}
+		for method, op := range methods {
+			opObj, ok := op.(object)
+			if !ok {
+				return nil, fmt.Errorf("oas3gen: %s %s is not an object", strings.ToUpper(method), p)
+			}
+			o, err := c.operation(opObj)
 			if err != nil {
 				return nil, fmt.Errorf("oas3gen: %s %s: %w", strings.ToUpper(method), p, err)
 			}
@@ -159,7 +167,10 @@ func (c *converter) operation(in object) (object, error) {
 	var params []any
 	inParams, _ := in["parameters"].([]any)
 	for _, p := range inParams {
-		p := p.(object)
+		p, ok := p.(object)
+		if !ok {
+			return nil, fmt.Errorf("a parameter is not an object")
+		}
 		if p["in"] == "body" {
 			out["requestBody"] = object{
 				"required": true,
@@ -198,16 +209,26 @@ func (c *converter) operation(in object) (object, error) {
 		if status == "default" {
 			continue
 		}
-		r := r.(object)
+		r, ok := r.(object)
+		if !ok {
+			return nil, fmt.Errorf("response %s is not an object", status)
+		}
 		resp := object{"description": strings.TrimSuffix(fmt.Sprint(r["description"]), "(streaming responses)")}
 		if s, ok := r["schema"]; ok {
-			schema := rewriteRefs(s).(object)
+			schema, ok := rewriteRefs(s).(object)
+			if !ok {
+				return nil, fmt.Errorf("the schema of response %s is not an object", status)
+			}
 			mediaType := "application/json"
 			if title, _ := schema["title"].(string); strings.HasPrefix(title, "Stream result of ") {
 				// grpc-gateway writes one JSON object per line, each
 				// {"result": message} or, when the stream fails,
 				// {"error": …} in the gateway's error shape.
-				result := schema["properties"].(object)["result"]
+				props, _ := schema["properties"].(object)
+				result, ok := props["result"]
+				if !ok {
+					return nil, fmt.Errorf("the stream of response %s has no result", status)
+				}
 				schema = object{
 					"type":        "object",
 					"description": "One line of the stream: a message, or the error that ended it.",
@@ -333,7 +354,7 @@ func (c *converter) addErrorSchemas(schemas object) error {
 func (c *converter) markResponses(paths, schemas object) error {
 	responseRoots, requestRoots := map[string]bool{}, map[string]bool{}
 	for _, item := range paths {
-		for _, op := range item.(object) {
+		for _, op := range item.(object) { // built by document
 			op := op.(object)
 			collectRefs(op["responses"], responseRoots)
 			collectRefs(op["requestBody"], requestRoots)
@@ -346,8 +367,12 @@ func (c *converter) markResponses(paths, schemas object) error {
 		if inRequests[name] && isMessageSchema(schemas[name]) {
 			return fmt.Errorf("oas3gen: schema %s is used in requests and answers; answers need every field required", name)
 		}
+		s, ok := schemas[name].(object)
+		if !ok {
+			return fmt.Errorf("oas3gen: schema %s is not an object", name)
+		}
 		if strings.HasPrefix(name, "v1") {
-			if err := c.markMessage(name, schemas[name].(object)); err != nil {
+			if err := c.markMessage(name, s); err != nil {
 				return err
 			}
 		}
