@@ -59,7 +59,9 @@ func TestValidate(t *testing.T) {
 		{"profile", func(c *Config) { c.MCP.Profile = "skills_hub" }, `mcp.profile: unknown value "skills_hub" (want native, skills-mcp, universal-skills, sk, skillhub or github-worker)`},
 		{"cors origin with a path", func(c *Config) { c.REST.CORSOrigins = []string{"https://dash.example.com/"} }, `rest.cors_origins: item 1 ("https://dash.example.com/") is not an origin: want scheme://host[:port] (http or https, no path) or *`},
 		{"cors origin without scheme", func(c *Config) { c.REST.CORSOrigins = []string{"*", "dash.example.com"} }, `rest.cors_origins: item 2 ("dash.example.com") is not an origin: want scheme://host[:port] (http or https, no path) or *`},
-		{"cors origins", func(c *Config) { c.REST.CORSOrigins = []string{"*", "http://localhost:5173", "https://dash.example.com"} }, ""},
+		{"cors origins", func(c *Config) {
+			c.REST.CORSOrigins = []string{"*", "http://localhost:5173", "https://dash.example.com"}
+		}, ""},
 		{"commands timeout", func(c *Config) { c.Commands.TimeoutSeconds = 0 }, `commands.timeout_seconds: must be 1 to 86400 seconds, got 0`},
 		{"commands output", func(c *Config) { c.Commands.MaxOutputBytes = -1 }, `commands.max_output_bytes: must be 1 to 67108864 bytes, got -1`},
 		{"commands path", func(c *Config) { c.Commands.Allowed = []string{"/bin/sh"} }, `commands.allowed: item 1 ("/bin/sh") must be a program name, without a path or spaces`},
