@@ -177,6 +177,78 @@ func TestEmbedded(t *testing.T) {
 	}
 }
 
+// The console is on by default at /ui/ (the embedded build of console/), and
+// --ui=false turns it off; the API is the same either way.
+func TestConsole(t *testing.T) {
+	base := start(t, nil, "--skills-dir", skillsDir(t), "--http", "127.0.0.1:0")
+	resp, err := http.Get(base + "/ui/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(page), "<title>skillsd console</title>") || !strings.Contains(string(page), "/ui/assets/") {
+		t.Fatalf("GET /ui/: %d\n%s", resp.StatusCode, page)
+	}
+	if !strings.Contains(resp.Header.Get("Content-Security-Policy"), "default-src 'self'") {
+		t.Errorf("GET /ui/: CSP %q", resp.Header.Get("Content-Security-Policy"))
+	}
+
+	off := start(t, nil, "--skills-dir", skillsDir(t), "--http", "127.0.0.1:0", "--ui=false")
+	if status, body := getJSON(t, off+"/ui/"); status != http.StatusNotFound {
+		t.Errorf("GET /ui/ with --ui=false: %d %v, want 404", status, body)
+	}
+	if status, _ := getJSON(t, off+"/v1/skills"); status != http.StatusOK {
+		t.Errorf("GET /v1/skills with --ui=false: %d", status)
+	}
+}
+
+// CORS: off by default; rest.cors_origins in config.yaml; --cors-origin
+// replaces the config's list.
+func TestCORSSettings(t *testing.T) {
+	allowOrigin := func(base, origin string) string {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodOptions, base+"/v1/skills", nil)
+		req.Header.Set("Origin", origin)
+		req.Header.Set("Access-Control-Request-Method", "GET")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.Header.Get("Access-Control-Allow-Origin")
+	}
+	dir := skillsDir(t)
+	if got := allowOrigin(start(t, nil, "--skills-dir", dir, "--http", "127.0.0.1:0"), "https://dash.example.com"); got != "" {
+		t.Errorf("default: Allow-Origin %q, want none", got)
+	}
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(cfg, []byte("rest:\n  cors_origins: [https://dash.example.com]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fromConfig := start(t, nil, "--skills-dir", dir, "--config", cfg, "--http", "127.0.0.1:0")
+	if got := allowOrigin(fromConfig, "https://dash.example.com"); got != "https://dash.example.com" {
+		t.Errorf("rest.cors_origins: Allow-Origin %q", got)
+	}
+	fromFlag := start(t, nil, "--skills-dir", dir, "--config", cfg, "--cors-origin", "http://localhost:5173", "--http", "127.0.0.1:0")
+	if got := allowOrigin(fromFlag, "http://localhost:5173"); got != "http://localhost:5173" {
+		t.Errorf("--cors-origin: Allow-Origin %q", got)
+	}
+	if got := allowOrigin(fromFlag, "https://dash.example.com"); got != "" {
+		t.Errorf("--cors-origin kept the config's origin: Allow-Origin %q", got)
+	}
+
+	// A bad origin in config.yaml stops start-up, naming the key.
+	bad := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(bad, []byte("rest:\n  cors_origins: [dash.example.com]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(binary(t), "--skills-dir", dir, "--config", bad, "--http", "127.0.0.1:0").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "rest.cors_origins") {
+		t.Errorf("a bad rest.cors_origins: %v\n%s", err, out)
+	}
+}
+
 func TestEmbeddedSkillsDirEnv(t *testing.T) {
 	base := start(t, []string{"SKILLS_DIR=" + skillsDir(t)}, "--http", "127.0.0.1:0")
 	status, body := getJSON(t, base+"/v1/skills")
@@ -290,6 +362,8 @@ func TestCommandLine(t *testing.T) {
 		{"bad LOG_LEVEL", nil, []string{"LOG_LEVEL=loud"}, 2, "", "log level"},
 		{"unknown flag", []string{"--nope"}, nil, 2, "", "usage:"},
 		{"extra argument", []string{"serve"}, nil, 2, "", "unexpected argument"},
+		{"bad cors origin", []string{"--skills-dir", "x", "--cors-origin", "https://dash.example.com/app"}, nil, 2, "", "--cors-origin: origin"},
+		{"cors origin without scheme", []string{"--server", "127.0.0.1:1", "--cors-origin", "dash.example.com"}, nil, 2, "", "want http:// or https://"},
 		{"bad listen address", []string{"--skills-dir", t.TempDir(), "--http", "127.0.0.1:99999"}, nil, 1, "", "listening on"},
 	}
 	for _, tc := range tests {
