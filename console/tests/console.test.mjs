@@ -94,10 +94,11 @@ for (const viewport of Object.keys(viewports)) {
       assert.match(await page.locator(".part.mine .banner").textContent(), /This skill/);
       const digest = await page.locator("tr", { hasText: "service-layout.png" }).locator(".digest").getAttribute("title");
       assert.match(digest, /^sha256:[0-9a-f]{64}$/);
+      await shot(page, `skill-${viewport}`);
       await page.getByRole("link", { name: "View templates/main.go.tmpl" }).click();
       await page.locator(".viewer ol.lines li").first().waitFor();
       assert.match(await page.locator(".viewer").textContent(), /package main/);
-      await shot(page, `skill-${viewport}`);
+      await shot(page, `file-viewer-${viewport}`);
       assert.deepEqual(problems, []);
     } finally {
       await close();

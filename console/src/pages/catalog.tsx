@@ -149,7 +149,7 @@ function FolderView({ folder, selected, depth }: { folder: Folder; selected: str
             title={s.description}
           >
             <span class="skill-name">{s.skill_path.split("/").pop()}</span>
-            {s.name !== s.skill_path.split("/").pop() ? <span class="muted small"> {s.name}</span> : null}
+            {s.name !== s.skill_path && s.name !== s.skill_path.split("/").pop() ? <span class="muted small"> {s.name}</span> : null}
             {!s.routable ? <span class="badge warn">not routed</span> : null}
             {s.parent_path ? <span class="muted small inherit"> ↖ {s.parent_path}</span> : null}
           </a>
