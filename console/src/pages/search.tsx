@@ -5,12 +5,22 @@ import { client, requireToken, useLoad } from "../api.ts";
 import { replaceQuery, skillHref, type Route } from "../router.ts";
 import { ErrorBox, Placeholder } from "../ui.tsx";
 
-/** Whether this server's SearchSkillsRequest has a restatements field. */
+/**
+ * Whether this server's SearchSkillsRequest has the restated field (the
+ * caller's restatements of the query, fused with it), read from its OpenAPI
+ * document: the console works with servers from before and after it.
+ */
 async function supportsRestatements(signal: AbortSignal): Promise<boolean> {
   const doc = (await client.openAPI({}, { signal })) as {
     components?: { schemas?: Record<string, { properties?: Record<string, unknown> }> };
   };
-  return Boolean(doc.components?.schemas?.["v1SearchSkillsRequest"]?.properties?.["restatements"]);
+  return Boolean(doc.components?.schemas?.["v1SearchSkillsRequest"]?.properties?.["restated"]);
+}
+
+/** Which phrasing matched a hit: 0 the query, n the nth restatement. */
+function phrasing(x: object): number {
+  const p = (x as { phrasing?: unknown }).phrasing;
+  return typeof p === "number" ? p : 0;
 }
 
 interface Answer {
@@ -34,11 +44,13 @@ export function SearchPage({ route }: { route: Route }) {
     setBusy(true);
     setError(undefined);
     replaceQuery("search", { q: query, r: restatement || undefined, mode: mode === "SEARCH_MODE_RANKED" ? undefined : mode });
-    const restated = Boolean(restate.data && restatement.trim());
-    const req: SearchSkillsRequest & { restatements?: string[] } = { query, mode, limit: 10 };
-    if (restated) req.restatements = [restatement.trim()];
+    // Restatements are for ranked search (all-terms mode refuses them).
+    const restated = Boolean(restate.data && restatement.trim() && mode !== "SEARCH_MODE_ALL_TERMS");
+    const req: SearchSkillsRequest & { restated?: string[] } = { query, mode, limit: 10 };
+    const matchReq: { context: string; restated?: string[] } = { context: query };
+    if (restated) req.restated = matchReq.restated = [restatement.trim()];
     try {
-      const [search, match] = await Promise.all([client.searchSkills(req), client.matchSkill({ context: query })]);
+      const [search, match] = await Promise.all([client.searchSkills(req), client.matchSkill(matchReq)]);
       setAnswer({ search, match, restated });
     } catch (err) {
       if (err instanceof UnauthenticatedError) requireToken(err);
@@ -128,6 +140,7 @@ function Results({ answer }: { answer: Answer }) {
                 </span>
               </div>
               <p class="small">{h.description}</p>
+              {answer.restated && phrasing(h) > 0 ? <p class="small via">matched through the restatement</p> : null}
               {h.excerpt ? <p class="excerpt">{highlight(h.excerpt, h.matched_terms)}</p> : null}
               <p class="terms">
                 {h.matched_terms.map((t) => (
