@@ -7,6 +7,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -246,5 +247,41 @@ test("the token prompt appears when the server needs a token, and the token open
     await close();
     await gw.stop();
     await sd.stop();
+  }
+});
+
+test("a dashboard on another origin calls the API only when --cors-origin allows it", async () => {
+  // The dashboard: a page served by this test on its own loopback port.
+  const dash = createServer((_req, res) => {
+    res.writeHead(200, { "Content-Type": "text/html" });
+    res.end("<!doctype html><title>dashboard</title>");
+  });
+  await new Promise((resolve) => dash.listen(0, "127.0.0.1", resolve));
+  const origin = `http://127.0.0.1:${dash.address().port}`;
+  const allowed = await startRest({ args: ["--cors-origin", origin, "--ui=false"] });
+  const closed = await startRest({ args: ["--ui=false"] });
+  const { page, close } = await open("desktop", origin);
+  try {
+    await page.goto(origin + "/");
+    // A bearer header makes the browser send a preflight first.
+    const call = (base) =>
+      page.evaluate(async (url) => {
+        try {
+          const res = await fetch(url + "/v1/status", { headers: { Authorization: "Bearer x" } });
+          return { status: res.status, body: await res.json() };
+        } catch (e) {
+          return { error: String(e) };
+        }
+      }, base);
+    const ok = await call(allowed.base);
+    assert.equal(ok.status, 200, JSON.stringify(ok));
+    assert.ok(ok.body.skill_count > 0);
+    const refused = await call(closed.base);
+    assert.match(refused.error ?? "", /Failed to fetch/, JSON.stringify(refused));
+  } finally {
+    await close();
+    await allowed.stop();
+    await closed.stop();
+    dash.close();
   }
 });
