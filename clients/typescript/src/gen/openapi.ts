@@ -740,8 +740,13 @@ export interface components {
         v1MatchCandidate: {
             /** @description The skill's description. */
             description: string;
-            /** @description The keywords or terms that matched. */
+            /** @description The keywords or terms that matched, in the phrasing that matched best. */
             matched_keywords: string[];
+            /**
+             * Format: int32
+             * @description That phrasing: 0 for the context, n for the nth restatement.
+             */
+            phrasing: number;
             /**
              * Format: double
              * @description The skill's score.
@@ -765,6 +770,11 @@ export interface components {
         v1MatchSkillRequest: {
             /** @description The free-text description of the task. */
             context?: string;
+            /**
+             * @description Restatements of the context, as SearchSkillsRequest.restated: fused with
+             *     it for the decision (at most 3).
+             */
+            restated?: string[];
         };
         /** @description MatchSkillResponse is the match decision. */
         v1MatchSkillResponse: {
@@ -784,6 +794,12 @@ export interface components {
             message: string;
             /** @description The kind of answer; the fields below that apply to it are set. */
             outcome: components["schemas"]["v1MatchOutcome"];
+            /**
+             * Format: int32
+             * @description The phrasing the matched skill's matched_keywords come from: 0 for the
+             *     context, n for the nth restatement (match).
+             */
+            phrasing: number;
             /**
              * Format: double
              * @description The matched skill's score (match).
@@ -1002,10 +1018,16 @@ export interface components {
             description: string;
             /** @description About 160 characters of the skill around the best match. */
             excerpt: string;
-            /** @description The query terms that matched. */
+            /** @description The query terms that matched, in the phrasing that matched best. */
             matched_terms: string[];
             /** @description The skill's name. */
             name: string;
+            /**
+             * Format: int32
+             * @description That phrasing: 0 for the query, n for the nth restatement. The excerpt
+             *     and matched_terms come from it.
+             */
+            phrasing: number;
             /**
              * Format: double
              * @description The relevance score, in 0..1 for ranked mode, the number of matched terms
@@ -1038,6 +1060,14 @@ export interface components {
             mode?: components["schemas"]["v1SearchMode"];
             /** @description The free-text query. */
             query?: string;
+            /**
+             * @description Restatements of the query by the caller, at most 3, each bounded like the
+             *     query: the same need in plain technical terms, in English, naming the
+             *     technologies and concepts it implies (what a host model knows and the
+             *     query does not say). Each is ranked on its own and fused with the query;
+             *     ranked mode only.
+             */
+            restated?: string[];
             /** @description Only skills carrying every one of these tags (case-insensitive). */
             tags?: string[];
         };

@@ -14,29 +14,29 @@ _sym_db = _symbol_database.Default()
 from skillsd_client._gen.skills.v1 import types_pb2 as skills_dot_v1_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fskills/v1/routing_service.proto\x12\tskills.v1\x1a\x15skills/v1/types.proto\"x\n\x13SearchSkillsRequest\x12\r\n\x05query\x18\x01 \x01(\t\x12\r\n\x05limit\x18\x02 \x01(\x05\x12#\n\x04mode\x18\x03 \x01(\x0e\x32\x15.skills.v1.SearchMode\x12\x10\n\x08\x63\x61tegory\x18\x04 \x01(\t\x12\x0c\n\x04tags\x18\x05 \x03(\t\"\x8b\x01\n\tSearchHit\x12\x12\n\nskill_path\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x12\x10\n\x08\x63\x61tegory\x18\x04 \x01(\t\x12\r\n\x05score\x18\x05 \x01(\x01\x12\x0f\n\x07\x65xcerpt\x18\x06 \x01(\t\x12\x15\n\rmatched_terms\x18\x07 \x03(\t\"L\n\x14SearchSkillsResponse\x12\r\n\x05query\x18\x01 \x01(\t\x12%\n\x07results\x18\x02 \x03(\x0b\x32\x14.skills.v1.SearchHit\"$\n\x11MatchSkillRequest\x12\x0f\n\x07\x63ontext\x18\x01 \x01(\t\"b\n\x0eMatchCandidate\x12\x12\n\nskill_path\x18\x01 \x01(\t\x12\r\n\x05score\x18\x02 \x01(\x01\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x12\x18\n\x10matched_keywords\x18\x04 \x03(\t\"\xfe\x02\n\x12MatchSkillResponse\x12(\n\x07outcome\x18\x01 \x01(\x0e\x32\x17.skills.v1.MatchOutcome\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x12\n\nskill_path\x18\x03 \x01(\t\x12\r\n\x05score\x18\x04 \x01(\x01\x12\x18\n\x10matched_keywords\x18\x05 \x03(\t\x12\x0f\n\x07\x63ontent\x18\x06 \x01(\t\x12 \n\x06\x61ssets\x18\x07 \x03(\x0b\x32\x10.skills.v1.Asset\x12\"\n\x07scripts\x18\x08 \x03(\x0b\x32\x11.skills.v1.Script\x12*\n\x10inherited_assets\x18\t \x03(\x0b\x32\x10.skills.v1.Asset\x12,\n\x11inherited_scripts\x18\n \x03(\x0b\x32\x11.skills.v1.Script\x12-\n\ncandidates\x18\x0b \x03(\x0b\x32\x19.skills.v1.MatchCandidate\x12\x10\n\x08strategy\x18\x0c \x01(\t*\\\n\nSearchMode\x12\x1b\n\x17SEARCH_MODE_UNSPECIFIED\x10\x00\x12\x16\n\x12SEARCH_MODE_RANKED\x10\x01\x12\x19\n\x15SEARCH_MODE_ALL_TERMS\x10\x02*\x7f\n\x0cMatchOutcome\x12\x1d\n\x19MATCH_OUTCOME_UNSPECIFIED\x10\x00\x12\x17\n\x13MATCH_OUTCOME_MATCH\x10\x01\x12\x1b\n\x17MATCH_OUTCOME_AMBIGUOUS\x10\x02\x12\x1a\n\x16MATCH_OUTCOME_NO_MATCH\x10\x03\x32\xac\x01\n\x0eRoutingService\x12O\n\x0cSearchSkills\x12\x1e.skills.v1.SearchSkillsRequest\x1a\x1f.skills.v1.SearchSkillsResponse\x12I\n\nMatchSkill\x12\x1c.skills.v1.MatchSkillRequest\x1a\x1d.skills.v1.MatchSkillResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fskills/v1/routing_service.proto\x12\tskills.v1\x1a\x15skills/v1/types.proto\"\x8a\x01\n\x13SearchSkillsRequest\x12\r\n\x05query\x18\x01 \x01(\t\x12\r\n\x05limit\x18\x02 \x01(\x05\x12#\n\x04mode\x18\x03 \x01(\x0e\x32\x15.skills.v1.SearchMode\x12\x10\n\x08\x63\x61tegory\x18\x04 \x01(\t\x12\x0c\n\x04tags\x18\x05 \x03(\t\x12\x10\n\x08restated\x18\x06 \x03(\t\"\x9d\x01\n\tSearchHit\x12\x12\n\nskill_path\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x12\x10\n\x08\x63\x61tegory\x18\x04 \x01(\t\x12\r\n\x05score\x18\x05 \x01(\x01\x12\x0f\n\x07\x65xcerpt\x18\x06 \x01(\t\x12\x15\n\rmatched_terms\x18\x07 \x03(\t\x12\x10\n\x08phrasing\x18\x08 \x01(\x05\"L\n\x14SearchSkillsResponse\x12\r\n\x05query\x18\x01 \x01(\t\x12%\n\x07results\x18\x02 \x03(\x0b\x32\x14.skills.v1.SearchHit\"6\n\x11MatchSkillRequest\x12\x0f\n\x07\x63ontext\x18\x01 \x01(\t\x12\x10\n\x08restated\x18\x02 \x03(\t\"t\n\x0eMatchCandidate\x12\x12\n\nskill_path\x18\x01 \x01(\t\x12\r\n\x05score\x18\x02 \x01(\x01\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x12\x18\n\x10matched_keywords\x18\x04 \x03(\t\x12\x10\n\x08phrasing\x18\x05 \x01(\x05\"\x90\x03\n\x12MatchSkillResponse\x12(\n\x07outcome\x18\x01 \x01(\x0e\x32\x17.skills.v1.MatchOutcome\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x12\n\nskill_path\x18\x03 \x01(\t\x12\r\n\x05score\x18\x04 \x01(\x01\x12\x18\n\x10matched_keywords\x18\x05 \x03(\t\x12\x0f\n\x07\x63ontent\x18\x06 \x01(\t\x12 \n\x06\x61ssets\x18\x07 \x03(\x0b\x32\x10.skills.v1.Asset\x12\"\n\x07scripts\x18\x08 \x03(\x0b\x32\x11.skills.v1.Script\x12*\n\x10inherited_assets\x18\t \x03(\x0b\x32\x10.skills.v1.Asset\x12,\n\x11inherited_scripts\x18\n \x03(\x0b\x32\x11.skills.v1.Script\x12-\n\ncandidates\x18\x0b \x03(\x0b\x32\x19.skills.v1.MatchCandidate\x12\x10\n\x08strategy\x18\x0c \x01(\t\x12\x10\n\x08phrasing\x18\r \x01(\x05*\\\n\nSearchMode\x12\x1b\n\x17SEARCH_MODE_UNSPECIFIED\x10\x00\x12\x16\n\x12SEARCH_MODE_RANKED\x10\x01\x12\x19\n\x15SEARCH_MODE_ALL_TERMS\x10\x02*\x7f\n\x0cMatchOutcome\x12\x1d\n\x19MATCH_OUTCOME_UNSPECIFIED\x10\x00\x12\x17\n\x13MATCH_OUTCOME_MATCH\x10\x01\x12\x1b\n\x17MATCH_OUTCOME_AMBIGUOUS\x10\x02\x12\x1a\n\x16MATCH_OUTCOME_NO_MATCH\x10\x03\x32\xac\x01\n\x0eRoutingService\x12O\n\x0cSearchSkills\x12\x1e.skills.v1.SearchSkillsRequest\x1a\x1f.skills.v1.SearchSkillsResponse\x12I\n\nMatchSkill\x12\x1c.skills.v1.MatchSkillRequest\x1a\x1d.skills.v1.MatchSkillResponseb\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'skills.v1.routing_service_pb2', globals())
 if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
-  _SEARCHMODE._serialized_start=934
-  _SEARCHMODE._serialized_end=1026
-  _MATCHOUTCOME._serialized_start=1028
-  _MATCHOUTCOME._serialized_end=1155
-  _SEARCHSKILLSREQUEST._serialized_start=69
-  _SEARCHSKILLSREQUEST._serialized_end=189
-  _SEARCHHIT._serialized_start=192
-  _SEARCHHIT._serialized_end=331
-  _SEARCHSKILLSRESPONSE._serialized_start=333
-  _SEARCHSKILLSRESPONSE._serialized_end=409
-  _MATCHSKILLREQUEST._serialized_start=411
-  _MATCHSKILLREQUEST._serialized_end=447
-  _MATCHCANDIDATE._serialized_start=449
-  _MATCHCANDIDATE._serialized_end=547
-  _MATCHSKILLRESPONSE._serialized_start=550
-  _MATCHSKILLRESPONSE._serialized_end=932
-  _ROUTINGSERVICE._serialized_start=1158
-  _ROUTINGSERVICE._serialized_end=1330
+  _SEARCHMODE._serialized_start=1025
+  _SEARCHMODE._serialized_end=1117
+  _MATCHOUTCOME._serialized_start=1119
+  _MATCHOUTCOME._serialized_end=1246
+  _SEARCHSKILLSREQUEST._serialized_start=70
+  _SEARCHSKILLSREQUEST._serialized_end=208
+  _SEARCHHIT._serialized_start=211
+  _SEARCHHIT._serialized_end=368
+  _SEARCHSKILLSRESPONSE._serialized_start=370
+  _SEARCHSKILLSRESPONSE._serialized_end=446
+  _MATCHSKILLREQUEST._serialized_start=448
+  _MATCHSKILLREQUEST._serialized_end=502
+  _MATCHCANDIDATE._serialized_start=504
+  _MATCHCANDIDATE._serialized_end=620
+  _MATCHSKILLRESPONSE._serialized_start=623
+  _MATCHSKILLRESPONSE._serialized_end=1023
+  _ROUTINGSERVICE._serialized_start=1249
+  _ROUTINGSERVICE._serialized_end=1421
 # @@protoc_insertion_point(module_scope)

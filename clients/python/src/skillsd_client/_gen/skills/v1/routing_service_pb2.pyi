@@ -15,25 +15,29 @@ SEARCH_MODE_RANKED: SearchMode
 SEARCH_MODE_UNSPECIFIED: SearchMode
 
 class MatchCandidate(_message.Message):
-    __slots__ = ["description", "matched_keywords", "score", "skill_path"]
+    __slots__ = ["description", "matched_keywords", "phrasing", "score", "skill_path"]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     MATCHED_KEYWORDS_FIELD_NUMBER: _ClassVar[int]
+    PHRASING_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
     SKILL_PATH_FIELD_NUMBER: _ClassVar[int]
     description: str
     matched_keywords: _containers.RepeatedScalarFieldContainer[str]
+    phrasing: int
     score: float
     skill_path: str
-    def __init__(self, skill_path: _Optional[str] = ..., score: _Optional[float] = ..., description: _Optional[str] = ..., matched_keywords: _Optional[_Iterable[str]] = ...) -> None: ...
+    def __init__(self, skill_path: _Optional[str] = ..., score: _Optional[float] = ..., description: _Optional[str] = ..., matched_keywords: _Optional[_Iterable[str]] = ..., phrasing: _Optional[int] = ...) -> None: ...
 
 class MatchSkillRequest(_message.Message):
-    __slots__ = ["context"]
+    __slots__ = ["context", "restated"]
     CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    RESTATED_FIELD_NUMBER: _ClassVar[int]
     context: str
-    def __init__(self, context: _Optional[str] = ...) -> None: ...
+    restated: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, context: _Optional[str] = ..., restated: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class MatchSkillResponse(_message.Message):
-    __slots__ = ["assets", "candidates", "content", "inherited_assets", "inherited_scripts", "matched_keywords", "message", "outcome", "score", "scripts", "skill_path", "strategy"]
+    __slots__ = ["assets", "candidates", "content", "inherited_assets", "inherited_scripts", "matched_keywords", "message", "outcome", "phrasing", "score", "scripts", "skill_path", "strategy"]
     ASSETS_FIELD_NUMBER: _ClassVar[int]
     CANDIDATES_FIELD_NUMBER: _ClassVar[int]
     CONTENT_FIELD_NUMBER: _ClassVar[int]
@@ -42,6 +46,7 @@ class MatchSkillResponse(_message.Message):
     MATCHED_KEYWORDS_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    PHRASING_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
     SCRIPTS_FIELD_NUMBER: _ClassVar[int]
     SKILL_PATH_FIELD_NUMBER: _ClassVar[int]
@@ -54,19 +59,21 @@ class MatchSkillResponse(_message.Message):
     matched_keywords: _containers.RepeatedScalarFieldContainer[str]
     message: str
     outcome: MatchOutcome
+    phrasing: int
     score: float
     scripts: _containers.RepeatedCompositeFieldContainer[_types_pb2.Script]
     skill_path: str
     strategy: str
-    def __init__(self, outcome: _Optional[_Union[MatchOutcome, str]] = ..., message: _Optional[str] = ..., skill_path: _Optional[str] = ..., score: _Optional[float] = ..., matched_keywords: _Optional[_Iterable[str]] = ..., content: _Optional[str] = ..., assets: _Optional[_Iterable[_Union[_types_pb2.Asset, _Mapping]]] = ..., scripts: _Optional[_Iterable[_Union[_types_pb2.Script, _Mapping]]] = ..., inherited_assets: _Optional[_Iterable[_Union[_types_pb2.Asset, _Mapping]]] = ..., inherited_scripts: _Optional[_Iterable[_Union[_types_pb2.Script, _Mapping]]] = ..., candidates: _Optional[_Iterable[_Union[MatchCandidate, _Mapping]]] = ..., strategy: _Optional[str] = ...) -> None: ...
+    def __init__(self, outcome: _Optional[_Union[MatchOutcome, str]] = ..., message: _Optional[str] = ..., skill_path: _Optional[str] = ..., score: _Optional[float] = ..., matched_keywords: _Optional[_Iterable[str]] = ..., content: _Optional[str] = ..., assets: _Optional[_Iterable[_Union[_types_pb2.Asset, _Mapping]]] = ..., scripts: _Optional[_Iterable[_Union[_types_pb2.Script, _Mapping]]] = ..., inherited_assets: _Optional[_Iterable[_Union[_types_pb2.Asset, _Mapping]]] = ..., inherited_scripts: _Optional[_Iterable[_Union[_types_pb2.Script, _Mapping]]] = ..., candidates: _Optional[_Iterable[_Union[MatchCandidate, _Mapping]]] = ..., strategy: _Optional[str] = ..., phrasing: _Optional[int] = ...) -> None: ...
 
 class SearchHit(_message.Message):
-    __slots__ = ["category", "description", "excerpt", "matched_terms", "name", "score", "skill_path"]
+    __slots__ = ["category", "description", "excerpt", "matched_terms", "name", "phrasing", "score", "skill_path"]
     CATEGORY_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     EXCERPT_FIELD_NUMBER: _ClassVar[int]
     MATCHED_TERMS_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
+    PHRASING_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
     SKILL_PATH_FIELD_NUMBER: _ClassVar[int]
     category: str
@@ -74,23 +81,26 @@ class SearchHit(_message.Message):
     excerpt: str
     matched_terms: _containers.RepeatedScalarFieldContainer[str]
     name: str
+    phrasing: int
     score: float
     skill_path: str
-    def __init__(self, skill_path: _Optional[str] = ..., name: _Optional[str] = ..., description: _Optional[str] = ..., category: _Optional[str] = ..., score: _Optional[float] = ..., excerpt: _Optional[str] = ..., matched_terms: _Optional[_Iterable[str]] = ...) -> None: ...
+    def __init__(self, skill_path: _Optional[str] = ..., name: _Optional[str] = ..., description: _Optional[str] = ..., category: _Optional[str] = ..., score: _Optional[float] = ..., excerpt: _Optional[str] = ..., matched_terms: _Optional[_Iterable[str]] = ..., phrasing: _Optional[int] = ...) -> None: ...
 
 class SearchSkillsRequest(_message.Message):
-    __slots__ = ["category", "limit", "mode", "query", "tags"]
+    __slots__ = ["category", "limit", "mode", "query", "restated", "tags"]
     CATEGORY_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     MODE_FIELD_NUMBER: _ClassVar[int]
     QUERY_FIELD_NUMBER: _ClassVar[int]
+    RESTATED_FIELD_NUMBER: _ClassVar[int]
     TAGS_FIELD_NUMBER: _ClassVar[int]
     category: str
     limit: int
     mode: SearchMode
     query: str
+    restated: _containers.RepeatedScalarFieldContainer[str]
     tags: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, query: _Optional[str] = ..., limit: _Optional[int] = ..., mode: _Optional[_Union[SearchMode, str]] = ..., category: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ...) -> None: ...
+    def __init__(self, query: _Optional[str] = ..., limit: _Optional[int] = ..., mode: _Optional[_Union[SearchMode, str]] = ..., category: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., restated: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SearchSkillsResponse(_message.Message):
     __slots__ = ["query", "results"]
