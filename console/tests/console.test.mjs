@@ -125,6 +125,17 @@ for (const viewport of Object.keys(viewports)) {
       assert.equal(await page.locator(".hit").count(), 0);
       assert.match(await page.locator(".decision.abstain").textContent(), /Abstained/);
       await shot(page, `search-abstain-${viewport}`);
+
+      // A restatement (what a host model would add) finds what the words alone did not.
+      await page.getByLabel("Query").fill("get the thing out the door");
+      await page.getByRole("button", { name: "Search" }).click();
+      await page.locator(".decision.abstain").waitFor();
+      await page.getByLabel("Restatement (optional)").fill("write release notes and a changelog from the commits");
+      await page.getByRole("button", { name: "Search" }).click();
+      await page.locator(".hit .via").first().waitFor();
+      assert.equal((await page.locator(".hit .hit-path").first().textContent()).trim(), "changelog");
+      assert.match(await page.locator(".decision.matched").textContent(), /through the restatement/);
+      await shot(page, `search-restated-${viewport}`);
       assert.deepEqual(problems, []);
     } finally {
       await close();

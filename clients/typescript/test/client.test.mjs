@@ -134,6 +134,14 @@ test("search ranks, and abstains when nothing applies; match decides", async () 
   assert.ok(hits.results[0].score > 0);
   const none = await client.searchSkills({ query: "quantum chromodynamics lattice" });
   assert.deepEqual(none.results, []);
+  // A restatement finds what the words alone do not, and says so.
+  const vague = await client.searchSkills({ query: "get the thing out the door" });
+  assert.deepEqual(vague.results, []);
+  const restated = await client.searchSkills({ query: "get the thing out the door", restated: ["write release notes and a changelog from the commits"] });
+  assert.equal(restated.results[0]?.skill_path, "changelog");
+  assert.equal(restated.results[0].phrasing, 1);
+  const rm = await client.matchSkill({ context: "get the thing out the door", restated: ["write release notes and a changelog from the commits"] });
+  assert.equal(rm.skill_path, "changelog");
   const m = await client.matchSkill({ context: "scaffold a new Go HTTP service" });
   assert.equal(m.outcome, "MATCH_OUTCOME_MATCH");
   assert.equal(m.skill_path, "backend/go-service");

@@ -1,27 +1,9 @@
 import { useEffect, useState } from "preact/hooks";
-import type { MatchSkillResponse, SearchSkillsRequest, SearchSkillsResponse } from "@skillsd/client";
+import type { MatchSkillRequest, MatchSkillResponse, SearchSkillsRequest, SearchSkillsResponse } from "@skillsd/client";
 import { UnauthenticatedError } from "@skillsd/client";
-import { client, requireToken, useLoad } from "../api.ts";
+import { client, requireToken } from "../api.ts";
 import { replaceQuery, skillHref, type Route } from "../router.ts";
 import { ErrorBox, Placeholder } from "../ui.tsx";
-
-/**
- * Whether this server's SearchSkillsRequest has the restated field (the
- * caller's restatements of the query, fused with it), read from its OpenAPI
- * document: the console works with servers from before and after it.
- */
-async function supportsRestatements(signal: AbortSignal): Promise<boolean> {
-  const doc = (await client.openAPI({}, { signal })) as {
-    components?: { schemas?: Record<string, { properties?: Record<string, unknown> }> };
-  };
-  return Boolean(doc.components?.schemas?.["v1SearchSkillsRequest"]?.properties?.["restated"]);
-}
-
-/** Which phrasing matched a hit: 0 the query, n the nth restatement. */
-function phrasing(x: object): number {
-  const p = (x as { phrasing?: unknown }).phrasing;
-  return typeof p === "number" ? p : 0;
-}
 
 interface Answer {
   search: SearchSkillsResponse;
@@ -36,7 +18,6 @@ export function SearchPage({ route }: { route: Route }) {
   const [answer, setAnswer] = useState<Answer | undefined>();
   const [error, setError] = useState<Error | undefined>();
   const [busy, setBusy] = useState(false);
-  const restate = useLoad(supportsRestatements, []);
 
   const run = async (e?: Event) => {
     e?.preventDefault();
@@ -45,9 +26,9 @@ export function SearchPage({ route }: { route: Route }) {
     setError(undefined);
     replaceQuery("search", { q: query, r: restatement || undefined, mode: mode === "SEARCH_MODE_RANKED" ? undefined : mode });
     // Restatements are for ranked search (all-terms mode refuses them).
-    const restated = Boolean(restate.data && restatement.trim() && mode !== "SEARCH_MODE_ALL_TERMS");
-    const req: SearchSkillsRequest & { restated?: string[] } = { query, mode, limit: 10 };
-    const matchReq: { context: string; restated?: string[] } = { context: query };
+    const restated = Boolean(restatement.trim() && mode !== "SEARCH_MODE_ALL_TERMS");
+    const req: SearchSkillsRequest = { query, mode, limit: 10 };
+    const matchReq: MatchSkillRequest = { context: query };
     if (restated) req.restated = matchReq.restated = [restatement.trim()];
     try {
       const [search, match] = await Promise.all([client.searchSkills(req), client.matchSkill(matchReq)]);
@@ -62,9 +43,9 @@ export function SearchPage({ route }: { route: Route }) {
 
   // A query in the address (#/search?q=…, the usage page's links) runs at once.
   useEffect(() => {
-    if (query.trim() && !restate.loading) void run();
+    if (query.trim()) void run();
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [restate.loading]);
+  }, []);
 
   return (
     <div class="search-page">
@@ -88,11 +69,9 @@ export function SearchPage({ route }: { route: Route }) {
             aria-describedby="r-hint"
           />
           <span id="r-hint" class="hint">
-            {restate.loading
-              ? " "
-              : restate.data
-                ? "Sent as restatements: fused with the query's ranking."
-                : "This server's API has no restatements field yet: only the query is sent."}
+            {mode === "SEARCH_MODE_ALL_TERMS"
+              ? "All-terms mode takes the query alone."
+              : "What a host model would add: ranked on its own and fused with the query (restated)."}
           </span>
         </div>
         <div class="field">
@@ -140,7 +119,7 @@ function Results({ answer }: { answer: Answer }) {
                 </span>
               </div>
               <p class="small">{h.description}</p>
-              {answer.restated && phrasing(h) > 0 ? <p class="small via">matched through the restatement</p> : null}
+              {h.phrasing > 0 ? <p class="small via">matched through the restatement</p> : null}
               {h.excerpt ? <p class="excerpt">{highlight(h.excerpt, h.matched_terms)}</p> : null}
               <p class="terms">
                 {h.matched_terms.map((t) => (
@@ -171,7 +150,7 @@ function Decision({ match, abstained }: { match: MatchSkillResponse; abstained: 
       return (
         <div class="decision matched" role="status">
           <strong>Match:</strong> get_skill would load <a href={skillHref(match.skill_path)}>{match.skill_path}</a> (score {match.score.toFixed(3)},{" "}
-          {match.strategy} strategy).
+          {match.strategy} strategy{match.phrasing > 0 ? ", through the restatement" : ""}).
         </div>
       );
     case "MATCH_OUTCOME_AMBIGUOUS":

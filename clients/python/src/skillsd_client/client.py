@@ -217,16 +217,21 @@ class Client:
 
     @_mapped
     def search(self, query: str, *, limit: int = 0, mode: int = routing_pb.SEARCH_MODE_UNSPECIFIED, category: str = "",
-               tags: Sequence[str] = (), **fields) -> routing_pb.SearchSkillsResponse:
+               tags: Sequence[str] = (), restated: Sequence[str] = (), **fields) -> routing_pb.SearchSkillsResponse:
         """The skills for a free-text query, best first; empty when nothing applies.
+        restated: the caller's restatements of the query (at most 3, ranked
+        mode), fused with it; each hit's phrasing says which one matched.
         Further request fields (as the contract grows) may be given by name."""
-        req = routing_pb.SearchSkillsRequest(query=query, limit=limit, mode=mode, category=category, tags=list(tags), **fields)
+        req = routing_pb.SearchSkillsRequest(query=query, limit=limit, mode=mode, category=category, tags=list(tags),
+                                             restated=list(restated), **fields)
         return self.routing.SearchSkills(req, timeout=self._timeout)
 
     @_mapped
-    def match(self, context: str) -> routing_pb.MatchSkillResponse:
-        """The match decision for a task: one skill, ambiguous, or no match."""
-        return self.routing.MatchSkill(routing_pb.MatchSkillRequest(context=context), timeout=self._timeout)
+    def match(self, context: str, *, restated: Sequence[str] = ()) -> routing_pb.MatchSkillResponse:
+        """The match decision for a task: one skill, ambiguous, or no match;
+        restated: the caller's restatements of the context (at most 3)."""
+        req = routing_pb.MatchSkillRequest(context=context, restated=list(restated))
+        return self.routing.MatchSkill(req, timeout=self._timeout)
 
     # Files.
 
