@@ -608,10 +608,15 @@ export interface components {
             diagnostics: components["schemas"]["v1Diagnostic"][];
             /**
              * @description The absolute path of the skill's folder (or resource folder) on the server;
-             *     empty when the skill has none.
+             *     empty when the skill has none. A server that hides its paths from this
+             *     caller (network.hide_paths) answers the source's label and the folder
+             *     inside it instead ("skills/pdf").
              */
             directory: string;
-            /** @description The absolute path of the skill file on the server. */
+            /**
+             * @description The absolute path of the skill file on the server; hidden like directory
+             *     ("skills/pdf/SKILL.md").
+             */
             file: string;
             /** @description Every companion file of the skill, sorted by path. */
             files: components["schemas"]["v1SkillFile"][];
@@ -1271,7 +1276,11 @@ export interface components {
              * @description When the source was last read (local) or synchronised (git).
              */
             last_sync: string | null;
-            /** @description The folder (local) or the repository URL without credentials (git). */
+            /**
+             * @description The folder (local) or the repository URL without credentials (git). A
+             *     server that hides its paths from this caller answers a local source's
+             *     label instead of its folder.
+             */
             location: string;
             /** @description The source's name, as shown in skill answers. */
             name: string;
