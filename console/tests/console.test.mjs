@@ -233,6 +233,30 @@ test("keyboard: skip link, then the pages in order", async () => {
   }
 });
 
+test("skills-rest --auth token: the console's files load, its API calls ask for the token", async () => {
+  const gw = await startRest({ args: ["--auth", "token", "--auth-token-env", "CONSOLE_REST_TOKENS"], env: { CONSOLE_REST_TOKENS: "rest-s3cret,rotated-s3cret" } });
+  const { page, close } = await open("phone", gw.base);
+  try {
+    await page.goto(gw.base + "/ui/#/catalog");
+    const dialog = page.getByRole("dialog", { name: "This server needs a token" });
+    await dialog.waitFor();
+    assert.equal(await page.locator(".skill-link").count(), 0, "nothing of the catalog before the token");
+    await shot(page, "token-prompt-phone");
+    await page.getByLabel("Bearer token").fill("rotated-s3cret");
+    await page.keyboard.press("Enter");
+    await page.locator(".skill-link").first().waitFor();
+    assert.equal(await dialog.isVisible(), false);
+    // The token is kept for the tab: another page of the console needs no prompt.
+    await page.goto(gw.base + "/ui/#/status");
+    await page.locator("table.sources tbody tr").first().waitFor();
+    assert.equal(await dialog.isVisible(), false);
+    await page.locator(".live-live").waitFor();
+  } finally {
+    await close();
+    await gw.stop();
+  }
+});
+
 test("the token prompt appears when the server needs a token, and the token opens the console", async () => {
   // skillsd refuses calls without a token; skills-rest (remote mode, no
   // token of its own) passes the browser's Authorization through.

@@ -248,6 +248,23 @@ test("the bearer token reaches a skillsd that requires one", async () => {
   }
 });
 
+test("the bearer token opens a skills-rest --auth token", async () => {
+  const gw = await startRest({ args: ["--auth", "token", "--auth-token-env", "TS_REST_TOKENS"], env: { TS_REST_TOKENS: "rest-one,rest-two" } });
+  try {
+    // Open routes need no token.
+    assert.deepEqual(await new SkillsClient({ baseUrl: gw.base }).health(), { status: "SERVING" });
+    await assert.rejects(new SkillsClient({ baseUrl: gw.base }).listSkills(), (e) => e instanceof UnauthenticatedError && /^Bearer/.test(e.challenge));
+    await assert.rejects(new SkillsClient({ baseUrl: gw.base, token: "rest-three" }).listSkills(), UnauthenticatedError);
+    const c = new SkillsClient({ baseUrl: gw.base, token: "rest-two" });
+    assert.ok((await c.listSkills()).total_size > 0);
+    const w = c.watchCatalog();
+    assert.equal((await w.next()).value.initial, true);
+    await w.return();
+  } finally {
+    await gw.stop();
+  }
+});
+
 test("every operation of the API was called by these tests", () => {
   const missing = Object.keys(operationSpecs).filter((name) => !called.has(name));
   assert.deepEqual(missing, []);
