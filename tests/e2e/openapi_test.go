@@ -166,24 +166,7 @@ func (v *validator) route(method, path string) (*routers.Route, map[string]strin
 
 func (v *validator) check(t *testing.T, base, method, path, body string, want int, header map[string]string) {
 	t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(t.Context(), method, base+path, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for k, val := range header {
-		req.Header.Set(k, val)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	req, resp := send(t.Context(), t, method, base+path, body, header)
 	defer resp.Body.Close()
 	answer, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != want {
@@ -212,17 +195,7 @@ func (v *validator) checkStream(t *testing.T, base, path string, header map[stri
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, val := range header {
-		req.Header.Set(k, val)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	req, resp := send(ctx, t, http.MethodGet, base+path, "", header)
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET %s: status %d", path, resp.StatusCode)
@@ -241,6 +214,30 @@ func (v *validator) checkStream(t *testing.T, base, path string, header map[stri
 	}
 	v.validate(t, req, rt, params, resp.StatusCode, resp.Header, bytes.TrimSpace(line))
 	v.ok["GET "+rt.Path] = true
+}
+
+// send makes one request; body, when given, is JSON.
+func send(ctx context.Context, t *testing.T, method, url, body string, header map[string]string) (*http.Request, *http.Response) {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, val := range header {
+		req.Header.Set(k, val)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req, resp
 }
 
 func (v *validator) validate(t *testing.T, req *http.Request, rt *routers.Route, params map[string]string, status int, h http.Header, body []byte) {
