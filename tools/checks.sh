@@ -22,6 +22,20 @@ rule "no other way to start a process outside services/skills/internal/sandbox" 
 rule "net.Listen / tls.Listen / ListenAndServe only in services/skills/edge (and tests)" \
   "$(nontest | grep -v '^services/skills/edge/' | xargs -r grep -nE 'net\.Listen\(|tls\.Listen\(|ListenAndServe(TLS)?\(|net\.ListenTCP\(' || true)"
 
+# Every read of served content (skills and their files, assets, agents,
+# docs) goes through services/skills/internal/confine, the one confined
+# opener: one symlink rule for the catalog and its readers, and no read ever
+# blocks on a FIFO or device. Other files of the service open only what is
+# not content, each named here with why:
+#   internal/config/parse.go  the configuration file (config loading)
+#   internal/usage/           the analytics spool (the service's own state)
+#   internal/gitsync/         the git cache's lock file (the service's own state)
+#   internal/embed/cache.go   the embeddings cache (the service's own state)
+rule "open served content only through services/skills/internal/confine (os.Open, os.ReadFile, os.OpenFile, os.OpenRoot, os.ReadDir, syscall.Open)" \
+  "$(nontest | grep '^services/skills/' \
+      | grep -vE '^services/skills/internal/(confine/|config/parse\.go$|usage/|gitsync/|embed/cache\.go$)' \
+      | xargs -r grep -nE 'os\.(Open|ReadFile|OpenFile|OpenRoot|OpenInRoot|ReadDir)\(|syscall\.Open\(|ioutil\.ReadFile\(|\.OpenRoot\(' || true)"
+
 # No global loggers outside main packages.
 rule "no slog.Default / log.Print / log.Fatal outside cmd/" \
   "$(nontest | grep -v '/cmd/' | xargs -r grep -nE 'slog\.Default\(|\blog\.(Print|Fatal|Panic)' || true)"

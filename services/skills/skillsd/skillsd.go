@@ -405,7 +405,7 @@ func sameRoots(a, b []*source.Root) bool {
 		return false
 	}
 	for i := range a {
-		if *a[i] != *b[i] {
+		if !a[i].Same(b[i]) {
 			return false
 		}
 	}

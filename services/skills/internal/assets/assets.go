@@ -8,9 +8,12 @@
 // Confinement has two layers. CheckPath refuses a requested path before the
 // disk is touched: empty, absolute, '..', backslash, NUL and control
 // characters, percent-encoded forms of those, hidden files. Then every open
-// goes through an os.Root opened at the skill's source root, so the operating
-// system refuses whatever resolves outside that root, symbolic links
-// included; a link to a shared file elsewhere in the same root is followed
+// goes through package confine, the product's one confined opener: symbolic
+// links are followed under the catalog's own rule (inside the source, or
+// into the folders its follow_external_symlinks lists; never a loop), the
+// file is opened through an os.Root so that the operating system refuses
+// whatever would still lead out, and a FIFO or device never blocks a read;
+// a link to a shared file elsewhere in the same root is followed
 // (ARCHITECTURE §11). Open and Resolve are the one way the service reaches a
 // skill's file on behalf of a caller: package sandbox uses them for scripts.
 //
@@ -34,6 +37,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
+	"github.com/skillsd/skillsd/services/skills/internal/confine"
 	"github.com/skillsd/skillsd/services/skills/internal/failure"
 )
 
@@ -313,10 +317,12 @@ func digest(owner *catalog.Skill, clean string, info fs.FileInfo, f *os.File) st
 }
 
 // Open opens file (a path CheckPath accepted) of folder dir, a folder inside
-// the source src, for reading. The open goes through an os.Root at src.Dir,
-// so that the operating system refuses any path that resolves outside the
-// source, whatever symbolic links it meets; a FIFO or device never blocks it.
-// The file must be a regular file.
+// the source src, for reading. It goes through the source's confine.Tree:
+// symbolic links are followed under the same rule as the catalog's walk
+// (inside the source, or into the folders its follow_external_symlinks
+// lists, never in a loop), the file is opened through an os.Root at the
+// folder holding it, and a FIFO or device never blocks it. The file must be
+// a regular file.
 //
 // Errors are *failure.Error: FILE_NOT_FOUND (NotFound), INVALID_PATH
 // (PermissionDenied: the path leads out of the source, loops, or is not a
@@ -326,36 +332,29 @@ func Open(src *catalog.Source, dir, file string) (*os.File, fs.FileInfo, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	root, err := os.OpenRoot(src.Dir)
+	rule, err := src.Tree().Rule()
 	if err != nil {
 		return nil, nil, failure.New(failure.Unavailable, "", "the skill's source folder cannot be opened").Wrap(err)
 	}
-	defer root.Close()
-	f, err := root.OpenFile(name, openFlags, 0)
+	f, info, err := rule.Open(name)
 	if err != nil {
+		if errors.Is(err, confine.ErrNotRegular) && info != nil {
+			if info.IsDir() {
+				return nil, nil, failure.New(failure.NotFound, ReasonFileNotFound,
+					"%s is a folder, not a file; the skill's file list names the files in it", file).With("file", file)
+			}
+			return nil, nil, failure.New(failure.PermissionDenied, ReasonInvalidPath,
+				"%s is %s, not a regular file: only regular files are served", file, confine.Describe(info.Mode())).With("file", file)
+		}
 		return nil, nil, openError(file, err)
-	}
-	info, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, failure.New(failure.Internal, "", "stat %s", file).Wrap(err)
-	}
-	switch {
-	case info.IsDir():
-		f.Close()
-		return nil, nil, failure.New(failure.NotFound, ReasonFileNotFound,
-			"%s is a folder, not a file; the skill's file list names the files in it", file).With("file", file)
-	case !info.Mode().IsRegular():
-		f.Close()
-		return nil, nil, failure.New(failure.PermissionDenied, ReasonInvalidPath,
-			"%s is not a regular file (%s): only regular files are served", file, info.Mode().Type()).With("file", file)
 	}
 	return f, info, nil
 }
 
 // Resolve checks file of dir like Open and returns its real absolute path
-// (symbolic links resolved), which lies inside the source's real folder: the
-// path to give a program that must open the file itself.
+// (symbolic links resolved), which lies inside the source's real folder or
+// inside one of the folders its links may lead into: the path to give a
+// program that must open the file itself.
 func Resolve(src *catalog.Source, dir, file string) (string, error) {
 	f, _, err := Open(src, dir, file)
 	if err != nil {
@@ -363,16 +362,9 @@ func Resolve(src *catalog.Source, dir, file string) (string, error) {
 	}
 	f.Close()
 	name, _ := inside(src, dir, file)
-	real, err := filepath.EvalSymlinks(filepath.Join(src.Dir, name))
+	real, _, err := src.Tree().Resolve(name)
 	if err != nil {
 		return "", openError(file, err)
-	}
-	realRoot, err := filepath.EvalSymlinks(src.Dir)
-	if err != nil {
-		return "", failure.New(failure.Unavailable, "", "the skill's source folder cannot be opened").Wrap(err)
-	}
-	if rel, err := filepath.Rel(realRoot, real); err != nil || !filepath.IsLocal(rel) {
-		return "", escapes(file)
 	}
 	return real, nil
 }
@@ -386,28 +378,16 @@ func ResolveDir(src *catalog.Source, dir, sub string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	root, err := os.OpenRoot(src.Dir)
+	rule, err := src.Tree().Rule()
 	if err != nil {
 		return "", failure.New(failure.Unavailable, "", "the skill's source folder cannot be opened").Wrap(err)
 	}
-	defer root.Close()
-	info, err := root.Stat(name)
+	real, info, err := rule.Resolve(name)
 	if err != nil {
 		return "", openError(sub, err)
 	}
 	if !info.IsDir() {
 		return "", failure.New(failure.NotFound, ReasonFileNotFound, "%s is not a folder", sub).With("file", sub)
-	}
-	real, err := filepath.EvalSymlinks(filepath.Join(src.Dir, name))
-	if err != nil {
-		return "", openError(sub, err)
-	}
-	realRoot, err := filepath.EvalSymlinks(src.Dir)
-	if err != nil {
-		return "", failure.New(failure.Unavailable, "", "the skill's source folder cannot be opened").Wrap(err)
-	}
-	if rel, err := filepath.Rel(realRoot, real); err != nil || (rel != "." && !filepath.IsLocal(rel)) {
-		return "", escapes(sub)
 	}
 	return real, nil
 }
@@ -429,8 +409,11 @@ func inside(src *catalog.Source, dir, file string) (string, error) {
 func openError(file string, err error) error {
 	var errno syscall.Errno
 	switch {
-	case isEscape(err):
+	case errors.Is(err, confine.ErrOutside):
 		return escapes(file)
+	case errors.Is(err, confine.ErrLoop):
+		return failure.New(failure.PermissionDenied, ReasonInvalidPath,
+			"%s is not served: a symbolic link on its path leads back to one of its own parent folders (a loop), which the catalog does not follow either", file).With("file", file)
 	case errors.Is(err, fs.ErrNotExist), errors.As(err, &errno) && errno == syscall.ENOTDIR:
 		return failure.New(failure.NotFound, ReasonFileNotFound, "%s does not exist", file).With("file", file).Wrap(err)
 	case errors.As(err, &errno) && errno == syscall.ELOOP:
@@ -443,17 +426,9 @@ func openError(file string, err error) error {
 	return failure.New(failure.Internal, "", "opening %s", file).Wrap(err)
 }
 
-// isEscape reports whether err is os.Root's refusal of a path that resolves
-// outside the root. The os package does not export that error; its text is
-// pinned by a test.
-func isEscape(err error) bool {
-	var pe *fs.PathError
-	return errors.As(err, &pe) && pe.Err != nil && pe.Err.Error() == "path escapes from parent"
-}
-
 func escapes(file string) *failure.Error {
 	return failure.New(failure.PermissionDenied, ReasonInvalidPath,
-		"%s resolves outside the skill's source (a symbolic link leading out of it): it is not served", file).With("file", file)
+		"%s resolves outside the skill's source (a symbolic link leading out of it, not listed in follow_external_symlinks): it is not served", file).With("file", file)
 }
 
 // notFound is the FILE_NOT_FOUND error for clean in sk; note adds detail.

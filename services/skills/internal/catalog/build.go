@@ -5,9 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/skillsd/skillsd/services/skills/internal/confine"
 	"io/fs"
 	"log/slog"
-	"os"
 	"path"
 	"path/filepath"
 	"runtime"
@@ -111,7 +111,7 @@ func Build(ctx context.Context, roots []*source.Root, opts Options) (*Snapshot, 
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		src := &Source{Name: r.Name, Dir: r.Dir, Kind: r.Kind, Trusted: r.Trusted}
+		src := &Source{Name: r.Name, Dir: r.Dir, Kind: r.Kind, Trusted: r.Trusted, Follow: r.Follow}
 		b.snap.sources = append(b.snap.sources, src)
 		if _, ok := b.snap.srcOrder[src.Name]; !ok {
 			b.snap.srcOrder[src.Name] = len(b.snap.srcOrder)
@@ -251,10 +251,10 @@ func (b *builder) load(ctx context.Context, workers int, prev *Snapshot) error {
 			} else if e.Data == nil {
 				// The walk skipped a file it was told is held; it is not (the
 				// two checks disagree): read it now.
-				data, err := os.ReadFile(e.AbsFile)
+				data, err := confine.ReadResolved(e.AbsFile, e.Size)
 				if err != nil {
 					w.loaded[i] = loaded{diags: []skill.Diagnostic{{Source: w.src.Name, File: e.RelFile, Severity: skill.SeverityError,
-						Code: CodeFileUnreadable, Message: fmt.Sprintf("cannot read %s: %v", e.RelFile, err)}}}
+						Code: CodeFileUnreadable, Message: fmt.Sprintf("cannot read %s: %v", e.RelFile, errText(err))}}}
 					continue
 				}
 				e.Data = data

@@ -12,6 +12,7 @@
 package catalog
 
 import (
+	"github.com/skillsd/skillsd/services/skills/internal/confine"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -30,7 +31,19 @@ type Source struct {
 	Kind string
 	// Trusted says whether its scripts may run.
 	Trusted bool
+	// Follow are the folders outside Dir that its symbolic links may lead
+	// into (follow_external_symlinks); empty: none.
+	Follow []string
 }
+
+// equal reports whether s and o describe the same source, read the same way.
+func (s *Source) equal(o *Source) bool {
+	return s.Name == o.Name && s.Dir == o.Dir && s.Kind == o.Kind && s.Trusted == o.Trusted && slices.Equal(s.Follow, o.Follow)
+}
+
+// Tree is the source as package confine reads it: every read of a file of
+// the source goes through it, under the same symlink rule as the walk.
+func (s *Source) Tree() confine.Tree { return confine.Tree{Dir: s.Dir, Follow: s.Follow} }
 
 // Skill is one skill of a snapshot. It is shared by every reader: treat it as
 // read-only.

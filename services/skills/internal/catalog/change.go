@@ -83,7 +83,7 @@ func Same(prev, next *Snapshot) bool {
 		return false
 	}
 	for i := range prev.sources {
-		if *prev.sources[i] != *next.sources[i] {
+		if !prev.sources[i].equal(next.sources[i]) {
 			return false
 		}
 	}

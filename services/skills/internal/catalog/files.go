@@ -11,7 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/skillsd/skillsd/services/skills/internal/source"
+	"github.com/skillsd/skillsd/services/skills/internal/confine"
 )
 
 // binaryExt is seed 000 §7.2's list: files with these extensions are binary,
@@ -145,7 +145,7 @@ const hashBufSize = 64 << 10
 // hashFile reads the file once: its sha256 digest, size, MIME type and text
 // flag. buf is the caller's scratch buffer (at least sniffLen bytes).
 func hashFile(abs, name string, buf []byte) (File, error) {
-	f, err := source.Open(abs)
+	f, err := confine.OpenResolved(abs)
 	if err != nil {
 		return File{}, err
 	}

@@ -3,10 +3,11 @@ package content
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/skillsd/skillsd/services/skills/internal/confine"
 )
 
 // Agent is one agent profile as listed (REQ-AGENT-001).
@@ -63,47 +64,53 @@ func agentFromFile(folder Folder, file string, data []byte) Agent {
 // scanAgents reads every *.md file directly inside the agents folder (not in
 // sub-folders, not hidden), sorted by name; on a name clash (case-insensitive)
 // the first file in name order wins and the others are reported in shadowed.
-// A missing folder is an empty list.
-func scanAgents(folder Folder) (agents []Agent, shadowed []string, err error) {
+// A missing folder is an empty list. Files that look like profiles but cannot
+// be read (a FIFO, a link leading outside, …) are left out with a Diagnostic.
+func scanAgents(folder Folder) (agents []Agent, shadowed []string, diags []Diagnostic, err error) {
 	agents = []Agent{}
 	if folder.Dir == "" {
-		return agents, nil, nil
+		return agents, nil, nil, nil
 	}
-	root, err := os.OpenRoot(folder.Dir)
+	rule, err := confine.Tree{Dir: folder.Dir}.Rule()
 	if errors.Is(err, fs.ErrNotExist) {
-		return agents, nil, nil
+		return agents, nil, nil, nil
 	}
 	if err != nil {
-		return nil, nil, err
-	}
-	defer root.Close()
-	entries, err := fs.ReadDir(root.FS(), ".")
-	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	seen := map[string]bool{}
-	for _, e := range entries {
-		name := e.Name()
+	err = rule.Walk(func(name string, info fs.FileInfo, err error) error {
+		isDir := info != nil && info.IsDir()
 		if strings.HasPrefix(name, ".") || !strings.EqualFold(path.Ext(name), ".md") {
-			continue
+			if isDir {
+				return fs.SkipDir
+			}
+			return nil
 		}
-		if e.IsDir() {
-			continue
+		if isDir {
+			return fs.SkipDir // a folder named x.md: not a profile
 		}
-		data, err := readHead(root, name)
 		if err != nil {
-			// A symlink leading outside the folder, a dangling one, a folder
-			// named x.md: not a profile.
-			continue
+			diags = append(diags, diagnose(folder, name, info, err))
+			return nil
+		}
+		data, err := readHead(rule, name)
+		if err != nil {
+			diags = append(diags, diagnose(folder, name, nil, err))
+			return nil
 		}
 		a := agentFromFile(folder, name, data)
 		key := strings.ToLower(a.Name)
 		if seen[key] {
 			shadowed = append(shadowed, a.Path)
-			continue
+			return nil
 		}
 		seen[key] = true
 		agents = append(agents, a)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	slices.SortFunc(agents, func(x, y Agent) int {
 		if c := strings.Compare(strings.ToLower(x.Name), strings.ToLower(y.Name)); c != 0 {
@@ -111,5 +118,5 @@ func scanAgents(folder Folder) (agents []Agent, shadowed []string, err error) {
 		}
 		return strings.Compare(x.Name, y.Name)
 	})
-	return agents, shadowed, nil
+	return agents, shadowed, diags, nil
 }

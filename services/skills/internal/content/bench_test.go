@@ -30,8 +30,8 @@ func BenchmarkListDocsScan(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		s.Reload()
-		if p, _, err := s.ListDocs(ctx); err != nil || len(p) != 1020 {
-			b.Fatalf("%d pages, %v", len(p), err)
+		if idx, err := s.ListDocs(ctx); err != nil || len(idx.Pages) != 1020 {
+			b.Fatalf("%d pages, %v", len(idx.Pages), err)
 		}
 	}
 }

@@ -55,7 +55,7 @@ func agentsFixture(t *testing.T) string {
 func TestListAgents(t *testing.T) {
 	dir := agentsFixture(t)
 	s := New(Options{Agents: Folder{Dir: dir, Prefix: "agents"}})
-	got, err := s.ListAgents(t.Context())
+	got, _, err := s.ListAgents(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,12 +111,12 @@ func TestGetAgentSeesEditsAndSkipCache(t *testing.T) {
 	now := time.Unix(1000, 0)
 	s := New(Options{Agents: Folder{Dir: dir, Prefix: "agents"}, MaxAge: time.Minute, Now: func() time.Time { return now }})
 	ctx := t.Context()
-	if _, err := s.ListAgents(ctx); err != nil {
+	if _, _, err := s.ListAgents(ctx); err != nil {
 		t.Fatal(err)
 	}
 	write(t, dir, map[string]string{"late.md": "---\nname: Latecomer\n---\n"})
 	// Within MaxAge, the listing is the cached one...
-	if l, _ := s.ListAgents(ctx); len(l) != 5 {
+	if l, _, _ := s.ListAgents(ctx); len(l) != 5 {
 		t.Errorf("ListAgents within MaxAge: %d agents, want the 5 cached", len(l))
 	}
 	// ...but a get by file name reads the folder, and skip_cache a lookup by name.
@@ -130,7 +130,7 @@ func TestGetAgentSeesEditsAndSkipCache(t *testing.T) {
 		t.Errorf("GetAgent(latecomer, fresh) = %+v, %v", a, err)
 	}
 	now = now.Add(2 * time.Minute)
-	if l, _ := s.ListAgents(ctx); len(l) != 6 {
+	if l, _, _ := s.ListAgents(ctx); len(l) != 6 {
 		t.Errorf("ListAgents after MaxAge: %d agents, want 6", len(l))
 	}
 }
@@ -138,11 +138,11 @@ func TestGetAgentSeesEditsAndSkipCache(t *testing.T) {
 func TestNoFoldersConfigured(t *testing.T) {
 	s := New(Options{})
 	ctx := t.Context()
-	if l, err := s.ListAgents(ctx); err != nil || l == nil || len(l) != 0 {
+	if l, _, err := s.ListAgents(ctx); err != nil || l == nil || len(l) != 0 {
 		t.Errorf("ListAgents = %v, %v; want an empty, non-nil list", l, err)
 	}
-	if p, tree, err := s.ListDocs(ctx); err != nil || p == nil || len(p) != 0 || len(tree) != 0 {
-		t.Errorf("ListDocs = %v, %v, %v", p, tree, err)
+	if idx, err := s.ListDocs(ctx); err != nil || idx.Pages == nil || len(idx.Pages) != 0 || len(idx.Tree) != 0 {
+		t.Errorf("ListDocs = %v, %v", idx, err)
 	}
 	if _, err := s.GetAgent(ctx, "x", false); failure.KindOf(err) != failure.NotFound || !strings.Contains(err.Error(), "AGENTS_DIR") {
 		t.Errorf("GetAgent: %v", err)
@@ -175,7 +175,8 @@ func docsFixture(t *testing.T) string {
 func TestListDocs(t *testing.T) {
 	dir := docsFixture(t)
 	s := New(Options{Docs: Folder{Dir: dir, Prefix: "docs"}})
-	pages, tree, err := s.ListDocs(t.Context())
+	idx, err := s.ListDocs(t.Context())
+	pages, tree := idx.Pages, idx.Tree
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +251,8 @@ func TestSymlinkOutsideFolderRefused(t *testing.T) {
 		t.Skip("symlinks not available:", err)
 	}
 	s := New(Options{Docs: Folder{Dir: filepath.Join(base, "docs"), Prefix: "docs"}})
-	pages, _, err := s.ListDocs(t.Context())
+	idx, err := s.ListDocs(t.Context())
+	pages := idx.Pages
 	if err != nil || len(pages) != 1 || pages[0].Path != "ok" {
 		t.Errorf("ListDocs = %+v, %v; want only ok", pages, err)
 	}

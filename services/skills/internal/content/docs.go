@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"slices"
 	"strings"
 
+	"github.com/skillsd/skillsd/services/skills/internal/confine"
 	"github.com/skillsd/skillsd/services/skills/internal/failure"
 )
 
@@ -105,47 +105,54 @@ func pageOf(rel string) (page string, rank int, ok bool) {
 	return stem, len(docExts) + i, true
 }
 
-// scanDocs walks the docs folder (hidden files and folders left out, symlinked
-// folders not followed) and returns its pages sorted by path, one per page
-// path (the file DocCandidates tries first wins), and the tree. A missing
-// folder is an empty index.
-func scanDocs(folder Folder) (pages []DocPage, tree DocTree, err error) {
+// maxDocDepth bounds how many folders deep below the docs folder pages are
+// looked for.
+const maxDocDepth = 32
+
+// scanDocs walks the docs folder (hidden files and folders left out, symbolic
+// links followed under the confine rule: inside the folder, never in a loop)
+// and returns its pages sorted by path, one per page path (the file
+// DocCandidates tries first wins), and the tree. A missing folder is an empty
+// index. Files that look like pages but cannot be read (a FIFO, a link
+// leading outside, …) are left out with a Diagnostic.
+func scanDocs(folder Folder) (pages []DocPage, tree DocTree, diags []Diagnostic, err error) {
 	pages, tree = []DocPage{}, DocTree{}
 	if folder.Dir == "" {
-		return pages, tree, nil
+		return pages, tree, nil, nil
 	}
-	root, err := os.OpenRoot(folder.Dir)
+	rule, err := confine.Tree{Dir: folder.Dir}.Rule()
 	if errors.Is(err, fs.ErrNotExist) {
-		return pages, tree, nil
+		return pages, tree, nil, nil
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	defer root.Close()
 	type cand struct {
 		file string
 		rank int
 	}
 	best := map[string]cand{}
 	count := 0
-	err = fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == "." {
-				return err
-			}
-			return nil // an unreadable sub-folder: leave it out
-		}
-		if p != "." && strings.HasPrefix(d.Name(), ".") {
-			if d.IsDir() {
+	err = rule.Walk(func(p string, info fs.FileInfo, err error) error {
+		isDir := info != nil && info.IsDir()
+		if strings.HasPrefix(path.Base(p), ".") {
+			if isDir {
 				return fs.SkipDir
 			}
 			return nil
 		}
-		if d.IsDir() {
+		if isDir {
+			if strings.Count(p, "/")+1 >= maxDocDepth {
+				return fs.SkipDir
+			}
 			return nil
 		}
 		page, rank, ok := pageOf(p)
 		if !ok {
+			return nil
+		}
+		if err != nil {
+			diags = append(diags, diagnose(folder, p, info, err))
 			return nil
 		}
 		if count++; count > maxDocFiles {
@@ -157,12 +164,15 @@ func scanDocs(folder Folder) (pages []DocPage, tree DocTree, err error) {
 		return nil
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	for page, c := range best {
-		data, err := readHead(root, c.file)
+		data, err := readHead(rule, c.file)
 		if err != nil {
-			continue // a symlink leading outside the folder, or gone meanwhile
+			if !errors.Is(err, fs.ErrNotExist) { // not gone meanwhile
+				diags = append(diags, diagnose(folder, c.file, nil, err))
+			}
+			continue
 		}
 		fm, body, _ := frontmatter(normalize(data))
 		dp := DocPage{Path: page, Title: str(fm, "title"), Description: str(fm, "description"), File: c.file}
@@ -178,7 +188,8 @@ func scanDocs(folder Folder) (pages []DocPage, tree DocTree, err error) {
 		pages = append(pages, dp)
 	}
 	slices.SortFunc(pages, func(a, b DocPage) int { return strings.Compare(a.Path, b.Path) })
-	return pages, buildTree(pages), nil
+	slices.SortFunc(diags, func(a, b Diagnostic) int { return strings.Compare(a.Path, b.Path) })
+	return pages, buildTree(pages), diags, nil
 }
 
 // buildTree nests pages (sorted by path) into the hierarchy. A page whose

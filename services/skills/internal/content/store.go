@@ -5,12 +5,12 @@ import (
 	"errors"
 	"io/fs"
 	"log/slog"
-	"os"
 	"path"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/skillsd/skillsd/services/skills/internal/confine"
 	"github.com/skillsd/skillsd/services/skills/internal/failure"
 )
 
@@ -40,12 +40,14 @@ type Store struct {
 	opts Options
 	log  *slog.Logger
 
-	mu       sync.Mutex
-	agents   []Agent
-	agentsAt time.Time
-	pages    []DocPage
-	tree     DocTree
-	docsAt   time.Time
+	mu         sync.Mutex
+	agents     []Agent
+	agentDiags []Diagnostic
+	agentsAt   time.Time
+	pages      []DocPage
+	tree       DocTree
+	docDiags   []Diagnostic
+	docsAt     time.Time
 }
 
 // New returns a Store over opts's folders. It reads nothing yet.
@@ -76,14 +78,18 @@ func (s *Store) Reload() {
 	s.agentsAt, s.docsAt = time.Time{}, time.Time{}
 }
 
-// ListAgents returns the agent profiles, sorted by name (never nil).
-func (s *Store) ListAgents(ctx context.Context) ([]Agent, error) {
+// ListAgents returns the agent profiles, sorted by name (never nil), and the
+// files left out of the list because they cannot be read as profiles (a FIFO
+// named x.md, a link leading outside the folder, …). Listing never blocks
+// on such a file.
+func (s *Store) ListAgents(ctx context.Context) ([]Agent, []Diagnostic, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.agentsLocked(false)
+	agents, err := s.agentsLocked(false)
+	return agents, s.agentDiags, err
 }
 
 func (s *Store) agentsLocked(fresh bool) ([]Agent, error) {
@@ -91,14 +97,17 @@ func (s *Store) agentsLocked(fresh bool) ([]Agent, error) {
 	if !fresh && s.agents != nil && now.Sub(s.agentsAt) < s.opts.MaxAge {
 		return s.agents, nil
 	}
-	agents, shadowed, err := scanAgents(s.opts.Agents)
+	agents, shadowed, diags, err := scanAgents(s.opts.Agents)
 	if err != nil {
 		return nil, failure.New(failure.Internal, "", "reading the agents folder").Wrap(err)
 	}
 	for _, p := range shadowed {
 		s.log.Warn("agent profile left out: another profile has the same name", "path", p)
 	}
-	s.agents, s.agentsAt = agents, now
+	for _, d := range diags {
+		s.log.Warn("agent profile left out", "path", d.Path, "why", d.Message)
+	}
+	s.agents, s.agentDiags, s.agentsAt = agents, diags, now
 	return agents, nil
 }
 
@@ -120,14 +129,13 @@ func (s *Store) GetAgent(ctx context.Context, name string, fresh bool) (AgentFil
 		return AgentFile{}, failure.New(failure.NotFound, "AGENT_NOT_FOUND",
 			"agent %q not found: this server has no agents folder (set AGENTS_DIR or content.agents_dir)", name).With("name", name)
 	}
-	root, err := os.OpenRoot(folder.Dir)
+	root, err := confine.Tree{Dir: folder.Dir}.Rule()
 	if errors.Is(err, fs.ErrNotExist) {
 		return AgentFile{}, s.agentNotFound(name, nil)
 	}
 	if err != nil {
 		return AgentFile{}, failure.New(failure.Internal, "", "opening the agents folder").Wrap(err)
 	}
-	defer root.Close()
 
 	file := name
 	if !strings.EqualFold(path.Ext(file), ".md") {
@@ -183,24 +191,38 @@ func (s *Store) agentNotFound(name string, agents []Agent) error {
 	return failure.New(failure.NotFound, "AGENT_NOT_FOUND", msg, name).With("name", name).With("path", s.opts.Agents.display(name+".md"))
 }
 
-// ListDocs returns the pages, sorted by path (never nil), and the hierarchy.
-// The tree is shared: callers must not change it.
-func (s *Store) ListDocs(ctx context.Context) ([]DocPage, DocTree, error) {
+// DocIndex is the documentation as listed.
+type DocIndex struct {
+	// Pages are sorted by path (never nil).
+	Pages []DocPage
+	// Tree is the hierarchy; it is shared: callers must not change it.
+	Tree DocTree
+	// Diagnostics are the files left out because they cannot be read as
+	// pages (a FIFO named x.md, a link leading outside the folder, …).
+	Diagnostics []Diagnostic
+}
+
+// ListDocs returns the pages and the hierarchy. Listing never blocks on a
+// FIFO or device named like a page.
+func (s *Store) ListDocs(ctx context.Context) (DocIndex, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, nil, err
+		return DocIndex{}, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.opts.Now()
 	if s.pages != nil && now.Sub(s.docsAt) < s.opts.MaxAge {
-		return s.pages, s.tree, nil
+		return DocIndex{Pages: s.pages, Tree: s.tree, Diagnostics: s.docDiags}, nil
 	}
-	pages, tree, err := scanDocs(s.opts.Docs)
+	pages, tree, diags, err := scanDocs(s.opts.Docs)
 	if err != nil {
-		return nil, nil, failure.New(failure.Internal, "", "reading the docs folder").Wrap(err)
+		return DocIndex{}, failure.New(failure.Internal, "", "reading the docs folder").Wrap(err)
 	}
-	s.pages, s.tree, s.docsAt = pages, tree, now
-	return pages, tree, nil
+	for _, d := range diags {
+		s.log.Warn("documentation page left out", "path", d.Path, "why", d.Message)
+	}
+	s.pages, s.tree, s.docDiags, s.docsAt = pages, tree, diags, now
+	return DocIndex{Pages: pages, Tree: tree, Diagnostics: diags}, nil
 }
 
 // GetDoc reads the page at segments with the index.md convention
@@ -232,14 +254,13 @@ func (s *Store) GetDoc(ctx context.Context, segments []string, fresh bool) (DocF
 	if folder.Dir == "" {
 		return DocFile{}, notFound()
 	}
-	root, err := os.OpenRoot(folder.Dir)
+	root, err := confine.Tree{Dir: folder.Dir}.Rule()
 	if errors.Is(err, fs.ErrNotExist) {
 		return DocFile{}, notFound()
 	}
 	if err != nil {
 		return DocFile{}, failure.New(failure.Internal, "", "opening the docs folder").Wrap(err)
 	}
-	defer root.Close()
 	for _, c := range candidates {
 		data, err := readWhole(root, c)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -277,8 +298,8 @@ func readError(folder Folder, name, file string, err error) error {
 	case errors.Is(err, fs.ErrNotExist):
 		return failure.New(failure.NotFound, "", "%s %q not found", strings.TrimSuffix(folder.Kind, "s"), name).With("path", folder.display(file))
 	default:
-		// os.Root refuses paths that escape the folder (a symlink leading out).
-		return failure.New(failure.InvalidArgument, "INVALID_PATH", "%s cannot be read: it leads outside the %s folder or is not a file", folder.display(file), folder.Kind).
+		// A symlink leading out of the folder or in a loop, a FIFO or device.
+		return failure.New(failure.InvalidArgument, "INVALID_PATH", "%s %s: it is not served from the %s folder", folder.display(file), describeReadError(err), folder.Kind).
 			With("path", folder.display(file)).Wrap(err)
 	}
 }

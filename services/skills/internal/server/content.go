@@ -21,11 +21,11 @@ func (s *Service) contentStore() *content.Store {
 
 // ListAgents lists the agent profiles, sorted by name (seed 003 REQ-AGENT-001).
 func (s *Service) ListAgents(ctx context.Context, _ *skillsv1.ListAgentsRequest) (*skillsv1.ListAgentsResponse, error) {
-	agents, err := s.contentStore().ListAgents(ctx)
+	agents, diags, err := s.contentStore().ListAgents(ctx)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	resp := &skillsv1.ListAgentsResponse{Agents: make([]*skillsv1.Agent, 0, len(agents))}
+	resp := &skillsv1.ListAgentsResponse{Agents: make([]*skillsv1.Agent, 0, len(agents)), Diagnostics: contentDiagnostics(diags)}
 	for _, a := range agents {
 		resp.Agents = append(resp.Agents, &skillsv1.Agent{
 			Name:         a.Name,
@@ -51,16 +51,16 @@ func (s *Service) GetAgent(ctx context.Context, req *skillsv1.GetAgentRequest) (
 // ListDocs lists the documentation pages as a hierarchy and flat
 // (REQ-DOC-001).
 func (s *Service) ListDocs(ctx context.Context, _ *skillsv1.ListDocsRequest) (*skillsv1.ListDocsResponse, error) {
-	pages, tree, err := s.contentStore().ListDocs(ctx)
+	idx, err := s.contentStore().ListDocs(ctx)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	st, err := structpb.NewStruct(tree)
+	st, err := structpb.NewStruct(idx.Tree)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, failure.New(failure.Internal, "", "converting the docs tree").Wrap(err))
 	}
-	resp := &skillsv1.ListDocsResponse{Tree: st, Pages: make([]*skillsv1.DocPage, 0, len(pages))}
-	for _, p := range pages {
+	resp := &skillsv1.ListDocsResponse{Tree: st, Pages: make([]*skillsv1.DocPage, 0, len(idx.Pages)), Diagnostics: contentDiagnostics(idx.Diagnostics)}
+	for _, p := range idx.Pages {
 		resp.Pages = append(resp.Pages, &skillsv1.DocPage{Path: p.Path, Title: p.Title, Description: p.Description})
 	}
 	return resp, nil
@@ -74,4 +74,20 @@ func (s *Service) GetDoc(ctx context.Context, req *skillsv1.GetDocRequest) (*ski
 		return nil, toStatus(ctx, s.log, err)
 	}
 	return &skillsv1.GetDocResponse{Path: d.Path, Content: d.Content, FilePath: d.FilePath, Sha: d.SHA}, nil
+}
+
+// contentDiagnostics converts the files a content listing left out (never
+// nil).
+func contentDiagnostics(ds []content.Diagnostic) []*skillsv1.Diagnostic {
+	out := make([]*skillsv1.Diagnostic, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, &skillsv1.Diagnostic{
+			Source:   d.Kind,
+			File:     d.Path,
+			Severity: skillsv1.Severity_SEVERITY_WARNING,
+			Code:     d.Code,
+			Message:  d.Message,
+		})
+	}
+	return out
 }

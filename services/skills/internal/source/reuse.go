@@ -54,7 +54,7 @@ func WalkWith(ctx context.Context, root *Root, lim Limits, opts Options) ([]Entr
 // reuseFrom prepares the walker to take clean folders from prev.
 func (w *walker) reuseFrom(opts Options) {
 	prev := opts.Previous
-	if prev == nil || opts.Dirty == nil || !prev.reusable || prev.root != *w.root || prev.lim != w.lim {
+	if prev == nil || opts.Dirty == nil || !prev.reusable || !prev.root.Same(w.root) || prev.lim != w.lim {
 		return
 	}
 	w.prev = prev

@@ -12,7 +12,10 @@
 package source
 
 import (
+	"slices"
 	"time"
+
+	"github.com/skillsd/skillsd/services/skills/internal/confine"
 
 	"github.com/skillsd/skillsd/services/skills/internal/skill"
 )
@@ -30,6 +33,19 @@ type Root struct {
 	Kind string
 	// Trusted says whether the root's scripts may run.
 	Trusted bool
+	// Follow are absolute folders outside Dir into which symbolic links
+	// below Dir may lead (the explicit opt-in of follow_external_symlinks);
+	// empty: links are followed only inside Dir (confine.Rule).
+	Follow []string
+}
+
+// Tree is the root as package confine reads it: its folder and the
+// folders its links may lead into.
+func (r *Root) Tree() confine.Tree { return confine.Tree{Dir: r.Dir, Follow: r.Follow} }
+
+// Same reports whether r and o are the same source, read the same way.
+func (r *Root) Same(o *Root) bool {
+	return r.Name == o.Name && r.Dir == o.Dir && r.Kind == o.Kind && r.Trusted == o.Trusted && slices.Equal(r.Follow, o.Follow)
 }
 
 // Default limits; see Limits.
@@ -119,6 +135,7 @@ const (
 	CodeSymlinkLoop       = "symlink-loop"
 	CodeSymlinkBroken     = "symlink-broken"
 	CodeSymlinkStub       = "symlink-stub"
+	CodeSpecialFile       = "special-file"
 	CodeSkillFileName     = "skill-file-name"
 	CodeSkillFileTooLarge = "skill-file-too-large"
 	CodeTreeSkillInvalid  = "tree-skill-invalid"

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -20,6 +19,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/skillsd/skillsd/services/skills/internal/confine"
 	"github.com/skillsd/skillsd/services/skills/internal/skill"
 )
 
@@ -79,11 +79,13 @@ func walkRoot(ctx context.Context, root *Root, lim Limits, opts Options) ([]Entr
 	if !info.IsDir() {
 		return nil, nil, nil, fmt.Errorf("source %s: %s is not a folder", root.Name, root.Dir)
 	}
-	realRoot, err := filepath.EvalSymlinks(root.Dir)
+	rule, err := root.Tree().Rule()
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("source %s: %w", root.Name, err)
 	}
+	realRoot := rule.Root()
 	w := &walker{
+		rule:     rule,
 		known:    opts.Known,
 		ctx:      ctx,
 		root:     root,
@@ -128,6 +130,9 @@ type walker struct {
 	root     *Root
 	lim      Limits
 	realRoot string
+	// rule is the symlink rule of the root, shared with every reader of its
+	// files (package confine).
+	rule *confine.Rule
 	// spare holds a token per goroutine that may walk a folder besides the
 	// caller's.
 	spare   chan struct{}
@@ -258,18 +263,6 @@ func relOrDot(rel string) string {
 	return rel
 }
 
-// within reports whether p is root or below it (both real, clean paths).
-func within(p, root string) bool {
-	if p == root {
-		return true
-	}
-	prefix := root
-	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
-		prefix += string(filepath.Separator)
-	}
-	return strings.HasPrefix(p, prefix)
-}
-
 func hidden(name string) bool {
 	return strings.HasPrefix(name, ".") || name == "node_modules"
 }
@@ -281,7 +274,7 @@ func (w *walker) walkDir(t dirTask) error {
 		return err
 	}
 	b := &batch{dirs: []dirRec{{rel: t.rel, contained: t.contained, viaLink: t.viaLink}}}
-	ents, err := readDir(t.abs)
+	ents, err := confine.ReadDirResolved(t.abs)
 	if err != nil {
 		if t.depth == 0 && len(ents) == 0 {
 			return fmt.Errorf("source %s: %w", w.root.Name, err)
@@ -411,7 +404,7 @@ func (w *walker) classify(b *batch, parent dirTask, de fs.DirEntry) (item, bool)
 	t := de.Type()
 	switch {
 	case t&fs.ModeSymlink != 0:
-		return w.followLink(b, it)
+		return w.followLink(b, parent, it)
 	case t.IsDir():
 		it.dir = true
 		it.real = filepath.Join(parent.real, name)
@@ -428,11 +421,19 @@ func (w *walker) classify(b *batch, parent dirTask, de fs.DirEntry) (item, bool)
 		it.real = filepath.Join(parent.real, name)
 		return it, true
 	}
-	// Devices, pipes and sockets are never opened.
+	// Devices, pipes and sockets are never opened; say so, or a FIFO named
+	// SKILL.md would be a skill that silently is not there.
+	w.special(b, it.rel, t)
 	return it, false
 }
 
-func (w *walker) followLink(b *batch, it item) (item, bool) {
+// special reports a FIFO, device or socket met by the walk.
+func (w *walker) special(b *batch, rel string, mode fs.FileMode) {
+	w.diag(b, rel, skill.SeverityWarning, CodeSpecialFile,
+		"%s is %s, not a regular file: it is never read or served", rel, confine.Describe(mode))
+}
+
+func (w *walker) followLink(b *batch, parent dirTask, it item) (item, bool) {
 	w.sawLink.Store(true)
 	linkText, _ := os.Readlink(it.abs)
 	target, err := filepath.EvalSymlinks(it.abs)
@@ -446,15 +447,27 @@ func (w *walker) followLink(b *batch, it item) (item, bool) {
 		}
 		return it, false
 	}
-	if !within(target, w.realRoot) {
-		w.diag(b, it.rel, skill.SeverityWarning, CodeSymlinkEscape,
-			"symlink %s is not followed: its target %s is outside the root", it.rel, linkTarget(linkText))
-		return it, false
-	}
 	info, err := os.Stat(target)
 	if err != nil {
 		w.diag(b, it.rel, skill.SeverityWarning, CodeSymlinkBroken,
 			"symlink %s is not followed: %v", it.rel, errText(err))
+		return it, false
+	}
+	var onPath func(string) bool
+	if info.IsDir() {
+		onPath = parent.path.has
+	}
+	switch err := w.rule.Link(target, onPath); {
+	case errors.Is(err, confine.ErrOutside):
+		msg := "symlink %s is not followed: its target %s is outside the root"
+		if len(w.root.Follow) > 0 {
+			msg += " and outside the folders listed in follow_external_symlinks"
+		}
+		w.diag(b, it.rel, skill.SeverityWarning, CodeSymlinkEscape, msg, it.rel, linkTarget(linkText))
+		return it, false
+	case errors.Is(err, confine.ErrLoop):
+		w.diag(b, it.rel, skill.SeverityWarning, CodeSymlinkLoop,
+			"symlink %s is not followed: it leads back to one of its own parent folders (a loop)", it.rel)
 		return it, false
 	}
 	it.link = true
@@ -465,6 +478,7 @@ func (w *walker) followLink(b *batch, it item) (item, bool) {
 	case info.Mode().IsRegular():
 		it.size, it.modTime = info.Size(), info.ModTime()
 	default:
+		w.special(b, it.rel, info.Mode())
 		return it, false
 	}
 	return it, true
@@ -745,19 +759,7 @@ func frontmatterMentions(data []byte, keys ...string) bool {
 	return false
 }
 
-func readHead(abs string, n int) ([]byte, error) {
-	f, err := Open(abs)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	buf := make([]byte, n)
-	m, err := f.Read(buf)
-	if m > 0 {
-		err = nil
-	}
-	return buf[:m], err
-}
+func readHead(abs string, n int) ([]byte, error) { return confine.ReadHeadResolved(abs, n) }
 
 // errText is an error's text without the absolute path the os package puts in
 // it (diagnostics name files relative to the root).
@@ -769,29 +771,5 @@ func errText(err error) string {
 	return err.Error()
 }
 
-func sortDirEntries(ents []fs.DirEntry) {
-	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
-}
-
-// readFile reads a whole file through Open; size is its expected size.
-func readFile(name string, size int64) ([]byte, error) {
-	f, err := Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	buf := make([]byte, 0, max(size, 0)+1)
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := f.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-}
+// readFile reads a whole file the walk resolved; size is its expected size.
+func readFile(name string, size int64) ([]byte, error) { return confine.ReadResolved(name, size) }

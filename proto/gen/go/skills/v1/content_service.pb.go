@@ -145,7 +145,12 @@ func (*ListAgentsRequest) Descriptor() ([]byte, []int) {
 type ListAgentsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The agents, sorted by name.
-	Agents        []*Agent `protobuf:"bytes,1,rep,name=agents,proto3" json:"agents,omitempty"`
+	Agents []*Agent `protobuf:"bytes,1,rep,name=agents,proto3" json:"agents,omitempty"`
+	// The files of the agents folder left out of the list because they cannot
+	// be read as profiles (a FIFO or device named like one, a symbolic link
+	// leading outside the folder or in a loop), each with why. The source is
+	// "agents" and the file its path as answers show it.
+	Diagnostics   []*Diagnostic `protobuf:"bytes,2,rep,name=diagnostics,proto3" json:"diagnostics,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -183,6 +188,13 @@ func (*ListAgentsResponse) Descriptor() ([]byte, []int) {
 func (x *ListAgentsResponse) GetAgents() []*Agent {
 	if x != nil {
 		return x.Agents
+	}
+	return nil
+}
+
+func (x *ListAgentsResponse) GetDiagnostics() []*Diagnostic {
+	if x != nil {
+		return x.Diagnostics
 	}
 	return nil
 }
@@ -422,7 +434,12 @@ type ListDocsResponse struct {
 	// The hierarchy: section names map to sub-sections, leaves are page descriptions.
 	Tree *structpb.Struct `protobuf:"bytes,1,opt,name=tree,proto3" json:"tree,omitempty"`
 	// The pages, flat, sorted by path.
-	Pages         []*DocPage `protobuf:"bytes,2,rep,name=pages,proto3" json:"pages,omitempty"`
+	Pages []*DocPage `protobuf:"bytes,2,rep,name=pages,proto3" json:"pages,omitempty"`
+	// The files of the docs folder left out because they cannot be read as
+	// pages (a FIFO or device named like one, a symbolic link leading outside
+	// the folder or in a loop), each with why. The source is "docs" and the
+	// file its path as answers show it.
+	Diagnostics   []*Diagnostic `protobuf:"bytes,3,rep,name=diagnostics,proto3" json:"diagnostics,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -467,6 +484,13 @@ func (x *ListDocsResponse) GetTree() *structpb.Struct {
 func (x *ListDocsResponse) GetPages() []*DocPage {
 	if x != nil {
 		return x.Pages
+	}
+	return nil
+}
+
+func (x *ListDocsResponse) GetDiagnostics() []*Diagnostic {
+	if x != nil {
+		return x.Diagnostics
 	}
 	return nil
 }
@@ -603,16 +627,17 @@ var File_skills_v1_content_service_proto protoreflect.FileDescriptor
 
 const file_skills_v1_content_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1fskills/v1/content_service.proto\x12\tskills.v1\x1a\x1cgoogle/protobuf/struct.proto\"\x8c\x01\n" +
+	"\x1fskills/v1/content_service.proto\x12\tskills.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x15skills/v1/types.proto\"\x8c\x01\n" +
 	"\x05Agent\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x14\n" +
 	"\x05model\x18\x03 \x01(\tR\x05model\x12#\n" +
 	"\rallowed_tools\x18\x04 \x03(\tR\fallowedTools\x12\x12\n" +
 	"\x04path\x18\x05 \x01(\tR\x04path\"\x13\n" +
-	"\x11ListAgentsRequest\">\n" +
+	"\x11ListAgentsRequest\"w\n" +
 	"\x12ListAgentsResponse\x12(\n" +
-	"\x06agents\x18\x01 \x03(\v2\x10.skills.v1.AgentR\x06agents\"D\n" +
+	"\x06agents\x18\x01 \x03(\v2\x10.skills.v1.AgentR\x06agents\x127\n" +
+	"\vdiagnostics\x18\x02 \x03(\v2\x15.skills.v1.DiagnosticR\vdiagnostics\"D\n" +
 	"\x0fGetAgentRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1d\n" +
 	"\n" +
@@ -626,10 +651,11 @@ const file_skills_v1_content_service_proto_rawDesc = "" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12 \n" +
 	"\vdescription\x18\x03 \x01(\tR\vdescription\"\x11\n" +
-	"\x0fListDocsRequest\"i\n" +
+	"\x0fListDocsRequest\"\xa2\x01\n" +
 	"\x10ListDocsResponse\x12+\n" +
 	"\x04tree\x18\x01 \x01(\v2\x17.google.protobuf.StructR\x04tree\x12(\n" +
-	"\x05pages\x18\x02 \x03(\v2\x12.skills.v1.DocPageR\x05pages\"B\n" +
+	"\x05pages\x18\x02 \x03(\v2\x12.skills.v1.DocPageR\x05pages\x127\n" +
+	"\vdiagnostics\x18\x03 \x03(\v2\x15.skills.v1.DiagnosticR\vdiagnostics\"B\n" +
 	"\rGetDocRequest\x12\x12\n" +
 	"\x04path\x18\x01 \x03(\tR\x04path\x12\x1d\n" +
 	"\n" +
@@ -672,25 +698,28 @@ var file_skills_v1_content_service_proto_goTypes = []any{
 	(*ListDocsResponse)(nil),   // 7: skills.v1.ListDocsResponse
 	(*GetDocRequest)(nil),      // 8: skills.v1.GetDocRequest
 	(*GetDocResponse)(nil),     // 9: skills.v1.GetDocResponse
-	(*structpb.Struct)(nil),    // 10: google.protobuf.Struct
+	(*Diagnostic)(nil),         // 10: skills.v1.Diagnostic
+	(*structpb.Struct)(nil),    // 11: google.protobuf.Struct
 }
 var file_skills_v1_content_service_proto_depIdxs = []int32{
 	0,  // 0: skills.v1.ListAgentsResponse.agents:type_name -> skills.v1.Agent
-	10, // 1: skills.v1.ListDocsResponse.tree:type_name -> google.protobuf.Struct
-	5,  // 2: skills.v1.ListDocsResponse.pages:type_name -> skills.v1.DocPage
-	1,  // 3: skills.v1.ContentService.ListAgents:input_type -> skills.v1.ListAgentsRequest
-	3,  // 4: skills.v1.ContentService.GetAgent:input_type -> skills.v1.GetAgentRequest
-	6,  // 5: skills.v1.ContentService.ListDocs:input_type -> skills.v1.ListDocsRequest
-	8,  // 6: skills.v1.ContentService.GetDoc:input_type -> skills.v1.GetDocRequest
-	2,  // 7: skills.v1.ContentService.ListAgents:output_type -> skills.v1.ListAgentsResponse
-	4,  // 8: skills.v1.ContentService.GetAgent:output_type -> skills.v1.GetAgentResponse
-	7,  // 9: skills.v1.ContentService.ListDocs:output_type -> skills.v1.ListDocsResponse
-	9,  // 10: skills.v1.ContentService.GetDoc:output_type -> skills.v1.GetDocResponse
-	7,  // [7:11] is the sub-list for method output_type
-	3,  // [3:7] is the sub-list for method input_type
-	3,  // [3:3] is the sub-list for extension type_name
-	3,  // [3:3] is the sub-list for extension extendee
-	0,  // [0:3] is the sub-list for field type_name
+	10, // 1: skills.v1.ListAgentsResponse.diagnostics:type_name -> skills.v1.Diagnostic
+	11, // 2: skills.v1.ListDocsResponse.tree:type_name -> google.protobuf.Struct
+	5,  // 3: skills.v1.ListDocsResponse.pages:type_name -> skills.v1.DocPage
+	10, // 4: skills.v1.ListDocsResponse.diagnostics:type_name -> skills.v1.Diagnostic
+	1,  // 5: skills.v1.ContentService.ListAgents:input_type -> skills.v1.ListAgentsRequest
+	3,  // 6: skills.v1.ContentService.GetAgent:input_type -> skills.v1.GetAgentRequest
+	6,  // 7: skills.v1.ContentService.ListDocs:input_type -> skills.v1.ListDocsRequest
+	8,  // 8: skills.v1.ContentService.GetDoc:input_type -> skills.v1.GetDocRequest
+	2,  // 9: skills.v1.ContentService.ListAgents:output_type -> skills.v1.ListAgentsResponse
+	4,  // 10: skills.v1.ContentService.GetAgent:output_type -> skills.v1.GetAgentResponse
+	7,  // 11: skills.v1.ContentService.ListDocs:output_type -> skills.v1.ListDocsResponse
+	9,  // 12: skills.v1.ContentService.GetDoc:output_type -> skills.v1.GetDocResponse
+	9,  // [9:13] is the sub-list for method output_type
+	5,  // [5:9] is the sub-list for method input_type
+	5,  // [5:5] is the sub-list for extension type_name
+	5,  // [5:5] is the sub-list for extension extendee
+	0,  // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_skills_v1_content_service_proto_init() }
@@ -698,6 +727,7 @@ func file_skills_v1_content_service_proto_init() {
 	if File_skills_v1_content_service_proto != nil {
 		return
 	}
+	file_skills_v1_types_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

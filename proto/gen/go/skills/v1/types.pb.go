@@ -994,7 +994,9 @@ type SourceStatus struct {
 	// When the source was last read (local) or synchronised (git).
 	LastSync *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=last_sync,json=lastSync,proto3" json:"last_sync,omitempty"`
 	// The last error met reading or synchronising the source; empty when none.
-	Error         string `protobuf:"bytes,9,opt,name=error,proto3" json:"error,omitempty"`
+	Error string `protobuf:"bytes,9,opt,name=error,proto3" json:"error,omitempty"`
+	// How changes to the source are noticed; unset when the server does not say.
+	Watch         *WatchStatus `protobuf:"bytes,10,opt,name=watch,proto3" json:"watch,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1092,6 +1094,104 @@ func (x *SourceStatus) GetError() string {
 	return ""
 }
 
+func (x *SourceStatus) GetWatch() *WatchStatus {
+	if x != nil {
+		return x.Watch
+	}
+	return nil
+}
+
+// WatchStatus says how changes to a source are noticed.
+type WatchStatus struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// "watching": every folder the catalog reads is watched for changes.
+	// "partial": some folders cannot be watched (see diagnostics); the rest is
+	// watched, and the others are tried again every retry.
+	// "polling": file events are not available (inotify limits, a network
+	// file system): the source is read again every poll interval, and
+	// watching is tried again.
+	// "off": watching is switched off (changes are seen on refresh).
+	// "git": a git repository, synchronised by the periodic refresh.
+	Mode string `protobuf:"bytes,1,opt,name=mode,proto3" json:"mode,omitempty"`
+	// What the mode means for this source, in words.
+	Message string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	// The folders that cannot be watched, each with why (at most 20; the
+	// file is relative to the source).
+	Diagnostics []*Diagnostic `protobuf:"bytes,3,rep,name=diagnostics,proto3" json:"diagnostics,omitempty"`
+	// How many folders cannot be watched in all.
+	UnwatchedCount int32 `protobuf:"varint,4,opt,name=unwatched_count,json=unwatchedCount,proto3" json:"unwatched_count,omitempty"`
+	// When watching what cannot be watched is tried again; unset when nothing
+	// is pending.
+	NextRetry     *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=next_retry,json=nextRetry,proto3" json:"next_retry,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchStatus) Reset() {
+	*x = WatchStatus{}
+	mi := &file_skills_v1_types_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchStatus) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchStatus) ProtoMessage() {}
+
+func (x *WatchStatus) ProtoReflect() protoreflect.Message {
+	mi := &file_skills_v1_types_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchStatus.ProtoReflect.Descriptor instead.
+func (*WatchStatus) Descriptor() ([]byte, []int) {
+	return file_skills_v1_types_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *WatchStatus) GetMode() string {
+	if x != nil {
+		return x.Mode
+	}
+	return ""
+}
+
+func (x *WatchStatus) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *WatchStatus) GetDiagnostics() []*Diagnostic {
+	if x != nil {
+		return x.Diagnostics
+	}
+	return nil
+}
+
+func (x *WatchStatus) GetUnwatchedCount() int32 {
+	if x != nil {
+		return x.UnwatchedCount
+	}
+	return 0
+}
+
+func (x *WatchStatus) GetNextRetry() *timestamppb.Timestamp {
+	if x != nil {
+		return x.NextRetry
+	}
+	return nil
+}
+
 // UsageEvent is one analytics event, in the format the publisher posts to a
 // collector ({"events": [...]}).
 type UsageEvent struct {
@@ -1113,7 +1213,7 @@ type UsageEvent struct {
 
 func (x *UsageEvent) Reset() {
 	*x = UsageEvent{}
-	mi := &file_skills_v1_types_proto_msgTypes[8]
+	mi := &file_skills_v1_types_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1125,7 +1225,7 @@ func (x *UsageEvent) String() string {
 func (*UsageEvent) ProtoMessage() {}
 
 func (x *UsageEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_skills_v1_types_proto_msgTypes[8]
+	mi := &file_skills_v1_types_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1138,7 +1238,7 @@ func (x *UsageEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UsageEvent.ProtoReflect.Descriptor instead.
 func (*UsageEvent) Descriptor() ([]byte, []int) {
-	return file_skills_v1_types_proto_rawDescGZIP(), []int{8}
+	return file_skills_v1_types_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *UsageEvent) GetId() string {
@@ -1246,7 +1346,7 @@ const file_skills_v1_types_proto_rawDesc = "" +
 	"\x04line\x18\x03 \x01(\x05R\x04line\x12/\n" +
 	"\bseverity\x18\x04 \x01(\x0e2\x13.skills.v1.SeverityR\bseverity\x12\x12\n" +
 	"\x04code\x18\x05 \x01(\tR\x04code\x12\x18\n" +
-	"\amessage\x18\x06 \x01(\tR\amessage\"\x86\x02\n" +
+	"\amessage\x18\x06 \x01(\tR\amessage\"\xb4\x02\n" +
 	"\fSourceStatus\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x1a\n" +
@@ -1257,7 +1357,16 @@ const file_skills_v1_types_proto_rawDesc = "" +
 	"\vskill_count\x18\a \x01(\x05R\n" +
 	"skillCount\x127\n" +
 	"\tlast_sync\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\blastSync\x12\x14\n" +
-	"\x05error\x18\t \x01(\tR\x05error\"\xb4\x01\n" +
+	"\x05error\x18\t \x01(\tR\x05error\x12,\n" +
+	"\x05watch\x18\n" +
+	" \x01(\v2\x16.skills.v1.WatchStatusR\x05watch\"\xd8\x01\n" +
+	"\vWatchStatus\x12\x12\n" +
+	"\x04mode\x18\x01 \x01(\tR\x04mode\x12\x18\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\x127\n" +
+	"\vdiagnostics\x18\x03 \x03(\v2\x15.skills.v1.DiagnosticR\vdiagnostics\x12'\n" +
+	"\x0funwatched_count\x18\x04 \x01(\x05R\x0eunwatchedCount\x129\n" +
+	"\n" +
+	"next_retry\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tnextRetry\"\xb4\x01\n" +
 	"\n" +
 	"UsageEvent\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
@@ -1314,7 +1423,7 @@ func file_skills_v1_types_proto_rawDescGZIP() []byte {
 }
 
 var file_skills_v1_types_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_skills_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_skills_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_skills_v1_types_proto_goTypes = []any{
 	(Layout)(0),                   // 0: skills.v1.Layout
 	(Severity)(0),                 // 1: skills.v1.Severity
@@ -1327,24 +1436,28 @@ var file_skills_v1_types_proto_goTypes = []any{
 	(*SkillNode)(nil),             // 8: skills.v1.SkillNode
 	(*Diagnostic)(nil),            // 9: skills.v1.Diagnostic
 	(*SourceStatus)(nil),          // 10: skills.v1.SourceStatus
-	(*UsageEvent)(nil),            // 11: skills.v1.UsageEvent
-	(*timestamppb.Timestamp)(nil), // 12: google.protobuf.Timestamp
-	(*structpb.Struct)(nil),       // 13: google.protobuf.Struct
+	(*WatchStatus)(nil),           // 11: skills.v1.WatchStatus
+	(*UsageEvent)(nil),            // 12: skills.v1.UsageEvent
+	(*timestamppb.Timestamp)(nil), // 13: google.protobuf.Timestamp
+	(*structpb.Struct)(nil),       // 14: google.protobuf.Struct
 }
 var file_skills_v1_types_proto_depIdxs = []int32{
 	0,  // 0: skills.v1.Skill.layout:type_name -> skills.v1.Layout
-	12, // 1: skills.v1.Skill.loaded_at:type_name -> google.protobuf.Timestamp
+	13, // 1: skills.v1.Skill.loaded_at:type_name -> google.protobuf.Timestamp
 	6,  // 2: skills.v1.Script.args:type_name -> skills.v1.ScriptArg
 	8,  // 3: skills.v1.SkillNode.children:type_name -> skills.v1.SkillNode
 	1,  // 4: skills.v1.Diagnostic.severity:type_name -> skills.v1.Severity
-	12, // 5: skills.v1.SourceStatus.last_sync:type_name -> google.protobuf.Timestamp
-	12, // 6: skills.v1.UsageEvent.timestamp:type_name -> google.protobuf.Timestamp
-	13, // 7: skills.v1.UsageEvent.data:type_name -> google.protobuf.Struct
-	8,  // [8:8] is the sub-list for method output_type
-	8,  // [8:8] is the sub-list for method input_type
-	8,  // [8:8] is the sub-list for extension type_name
-	8,  // [8:8] is the sub-list for extension extendee
-	0,  // [0:8] is the sub-list for field type_name
+	13, // 5: skills.v1.SourceStatus.last_sync:type_name -> google.protobuf.Timestamp
+	11, // 6: skills.v1.SourceStatus.watch:type_name -> skills.v1.WatchStatus
+	9,  // 7: skills.v1.WatchStatus.diagnostics:type_name -> skills.v1.Diagnostic
+	13, // 8: skills.v1.WatchStatus.next_retry:type_name -> google.protobuf.Timestamp
+	13, // 9: skills.v1.UsageEvent.timestamp:type_name -> google.protobuf.Timestamp
+	14, // 10: skills.v1.UsageEvent.data:type_name -> google.protobuf.Struct
+	11, // [11:11] is the sub-list for method output_type
+	11, // [11:11] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_skills_v1_types_proto_init() }
@@ -1359,7 +1472,7 @@ func file_skills_v1_types_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_skills_v1_types_proto_rawDesc), len(file_skills_v1_types_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   9,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
