@@ -418,3 +418,92 @@ func BenchmarkRead(b *testing.B) {
 		}
 	}
 }
+
+// TestCatalogAndReaderAgree: a file of a skill can be read exactly when the
+// catalog lists it among the skill's files. The candidates are every path
+// the operating system would open below the skill's folder, following every
+// link (a loop, a link leading out, one into a folder listed to follow, a
+// chain of links leading to each other), a few levels deep. Before package
+// confine held the one rule, a folder the walk reported as "not followed"
+// (a link back to a parent) could still be read through it.
+func TestCatalogAndReaderAgree(t *testing.T) {
+	base := t.TempDir()
+	root, dotfiles := filepath.Join(base, "root"), filepath.Join(base, "dotfiles")
+	write(t, base, map[string]string{
+		"root/s/SKILL.md":       "---\nname: s\ndescription: x.\n---\n",
+		"root/s/ok.txt":         "fine",
+		"root/s/sub/deep.txt":   "deep",
+		"root/shared/common.md": "shared",
+		"root/other/SKILL.md":   "---\nname: other\ndescription: y.\n---\n",
+		"root/other/o.txt":      "other's",
+		"dotfiles/x/ref.md":     "dotfile",
+		"dotfiles/y/no.md":      "not listed",
+		"outside.txt":           "secret",
+	})
+	symlink(t, "..", filepath.Join(root, "s", "up"))
+	symlink(t, ".", filepath.Join(root, "s", "sub", "self"))
+	symlink(t, "../shared", filepath.Join(root, "s", "shared"))
+	symlink(t, "../other", filepath.Join(root, "s", "other"))
+	symlink(t, "../../outside.txt", filepath.Join(root, "s", "out.txt"))
+	symlink(t, filepath.Join(dotfiles, "x"), filepath.Join(root, "s", "dot"))
+	symlink(t, dotfiles, filepath.Join(root, "s", "dotroot"))
+	symlink(t, filepath.Join(root, "s"), filepath.Join(dotfiles, "x", "back"))
+	symlink(t, "b", filepath.Join(root, "s", "a"))
+	symlink(t, "a", filepath.Join(root, "s", "b"))
+	symlink(t, "gone", filepath.Join(root, "s", "broken"))
+
+	for _, follow := range [][]string{nil, {filepath.Join(dotfiles, "x")}} {
+		snap, err := catalog.Build(t.Context(), []*source.Root{{Name: "root", Dir: root, Kind: source.KindLocal, Trusted: true, Follow: follow}}, catalog.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sk := skillOf(t, snap, "s")
+		listed := map[string]bool{}
+		for _, f := range sk.Files {
+			listed[f.Path] = true
+		}
+		var candidates []string
+		var visit func(dir, rel string, depth int)
+		visit = func(dir, rel string, depth int) {
+			ents, _ := os.ReadDir(dir)
+			for _, e := range ents {
+				p := filepath.Join(dir, e.Name())
+				r := e.Name()
+				if rel != "" {
+					r = rel + "/" + e.Name()
+				}
+				info, err := os.Stat(p) // follows every link, as a plain open would
+				switch {
+				case err != nil:
+					candidates = append(candidates, r)
+				case info.IsDir() && depth < 4:
+					visit(p, r, depth+1)
+				case info.Mode().IsRegular():
+					candidates = append(candidates, r)
+				}
+			}
+		}
+		visit(sk.Dir, "", 0)
+		r := New(Options{})
+		for _, c := range candidates {
+			if c == "SKILL.md" {
+				continue
+			}
+			_, err := r.Read(snap, sk, Request{File: c})
+			if readable := err == nil; readable != listed[c] {
+				t.Errorf("follow %v: %s: listed %v, but readable %v (%v)", follow, c, listed[c], readable, err)
+			}
+		}
+		for _, want := range []string{"ok.txt", "sub/deep.txt", "shared/common.md", "other/o.txt"} {
+			if !listed[want] {
+				t.Errorf("follow %v: %s not listed (%v)", follow, want, sk.Files)
+			}
+		}
+		if got := listed["dot/ref.md"]; got != (follow != nil) {
+			t.Errorf("follow %v: dot/ref.md listed %v", follow, got)
+		}
+		if listed["dotroot/y/no.md"] || listed["out.txt"] {
+			t.Errorf("follow %v: a file outside the listed folder is listed", follow)
+		}
+	}
+}
