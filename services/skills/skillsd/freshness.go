@@ -237,7 +237,9 @@ func (s *Server) restartWatchLocked(roots []*source.Root) {
 	var dirs []string
 	for _, r := range roots {
 		if r.Kind != KindGit {
+			// The folders its links may lead into change it too.
 			dirs = append(dirs, r.Dir)
+			dirs = append(dirs, r.Follow...)
 		}
 	}
 	if len(dirs) == 0 {

@@ -95,6 +95,16 @@ type Options struct {
 	// runs are not anyone's usage. The zero value follows analytics.enabled
 	// (on by default: the local store under the state folder).
 	NoUsage bool
+	// FollowExternalSymlinks lists folders outside the local skills folders
+	// into which their symbolic links may lead (dotfiles set-ups such as
+	// ~/.claude/skills/x -> ~/dotfiles/skills/x): the opt-in of the sources
+	// given by SkillsDirs, SKILLS_DIR or default discovery ("~" and $VAR are
+	// expanded; each must then be absolute). Empty: SKILLS_FOLLOW_EXTERNAL_SYMLINKS
+	// (through Getenv, a path list like SKILLS_DIR); empty too, links are
+	// followed only inside their source. The config file's sources have their
+	// own key (sources[].follow_external_symlinks). Loops, devices and
+	// anything outside the listed folders stay refused.
+	FollowExternalSymlinks []string
 }
 
 // Server is a ready catalog and the gRPC server that serves it.
@@ -117,6 +127,9 @@ type Server struct {
 	// sources came from it (no folder was configured), so client roots apply.
 	cwd, home  string
 	discovered bool
+	// follow are the folders the links of discovered and given sources may
+	// lead into (Options.FollowExternalSymlinks).
+	follow []string
 
 	// buildMu serialises catalog builds, so that a build with older sources
 	// never replaces a newer one, and guards roots, the sources in precedence
@@ -194,10 +207,18 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		level, _ := config.ParseLogLevel(cfg.Log.Level) // validated
 		opts.LogLevel.Set(level)
 	}
+	followKey, followList := "FollowExternalSymlinks", opts.FollowExternalSymlinks
+	if len(followList) == 0 {
+		followKey, followList = "SKILLS_FOLLOW_EXTERNAL_SYMLINKS", filepath.SplitList(getenv("SKILLS_FOLLOW_EXTERNAL_SYMLINKS"))
+	}
+	follow, err := followFolders(followKey, followList, home, getenv)
+	if err != nil {
+		return nil, err
+	}
 
 	var roots []*source.Root
 	for _, d := range expanded {
-		roots = append(roots, &source.Root{Name: d, Dir: d, Kind: "local", Trusted: true})
+		roots = append(roots, &source.Root{Name: d, Dir: d, Kind: "local", Trusted: true, Follow: follow})
 	}
 	var gitSources []*gitSource
 	if len(roots) == 0 {
@@ -205,7 +226,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		if roots, gitSources, err = gitRoots(cfg, getenv, home); err != nil {
 			return nil, err
 		}
-		for _, src := range cfg.Sources {
+		for i, src := range cfg.Sources {
 			if src.Git != nil {
 				continue
 			}
@@ -217,18 +238,22 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 			if name == "" {
 				name = d
 			}
-			roots = append(roots, &source.Root{Name: name, Dir: filepath.Clean(d), Kind: "local", Trusted: true})
+			srcFollow, err := followFolders(fmt.Sprintf("config: sources[%d].follow_external_symlinks", i), src.FollowExternalSymlinks, home, getenv)
+			if err != nil {
+				return nil, err
+			}
+			roots = append(roots, &source.Root{Name: name, Dir: filepath.Clean(d), Kind: "local", Trusted: true, Follow: srcFollow})
 		}
 	}
 	discovered := len(roots) == 0
 	if discovered {
-		roots = source.Discover(cwd, home, nil)
+		roots = withFollow(source.Discover(cwd, home, nil), follow)
 	}
 
 	opts.Logger = log
 	s := &Server{
 		opts: opts, log: log, cfg: cfg, cfgFile: cfgFile, getenv: getenv, store: &catalog.Store{}, closeCh: make(chan struct{}),
-		cwd: cwd, home: home, discovered: discovered, roots: roots,
+		cwd: cwd, home: home, discovered: discovered, roots: roots, follow: follow,
 	}
 	s.fresh.git = gitSources
 	if cfg.Refresh.Enabled {
@@ -380,7 +405,7 @@ func (s *Server) SetClientRoots(ctx context.Context, roots []string) error {
 	}
 	s.buildMu.Lock()
 	defer s.buildMu.Unlock()
-	next := source.Discover(s.cwd, s.home, dirs)
+	next := withFollow(source.Discover(s.cwd, s.home, dirs), s.follow)
 	if sameRoots(next, s.roots) {
 		s.log.Debug("client roots leave the skill sources unchanged", "roots", dirs)
 		return nil
@@ -397,6 +422,34 @@ func (s *Server) SetClientRoots(ctx context.Context, roots []string) error {
 	s.log.Info("catalog reloaded for the client's roots", "roots", dirs, "sources", len(next),
 		"skills", len(snap.Skills()), "diagnostics", len(snap.Diagnostics()), "duration", time.Since(start))
 	return nil
+}
+
+// followFolders expands the folders a source's links may lead into ("~",
+// $VAR) and checks that each is absolute; key names the setting in errors.
+func followFolders(key string, list []string, home string, getenv func(string) string) ([]string, error) {
+	var out []string
+	for i, f := range list {
+		if strings.TrimSpace(f) == "" {
+			continue
+		}
+		d := source.ExpandPath(f, home, getenv)
+		if !filepath.IsAbs(d) {
+			return nil, fmt.Errorf("%s[%d]: %q is not an absolute folder once expanded (%q): list the folders the links lead into, such as ~/dotfiles/skills", key, i, f, d)
+		}
+		if filepath.Dir(d) == d {
+			return nil, fmt.Errorf("%s[%d]: %q is the file system root: links could then lead anywhere; list the folders the links lead into", key, i, f)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// withFollow sets the folders the links of roots may lead into.
+func withFollow(roots []*source.Root, follow []string) []*source.Root {
+	for _, r := range roots {
+		r.Follow = follow
+	}
+	return roots
 }
 
 // sameRoots reports whether a and b are the same sources in the same order.

@@ -64,6 +64,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	guard.Register(fs, "token-env", "auth-token-env")
 	agentsDir := fs.String("agents-dir", "", "a folder of agent profiles (*.md) for ContentService (default: AGENTS_DIR, content.agents_dir, then the agents repository)")
 	docsDir := fs.String("docs-dir", "", "a documentation folder (.md, .mdx) for ContentService (default: DOCS_DIR, content.docs_dir, then the docs repository)")
+	var follow multiFlag
+	fs.Var(&follow, "follow-external-symlinks", "a folder outside the skills folders that their symbolic links may lead into, such as ~/dotfiles/skills (repeatable; default: SKILLS_FOLLOW_EXTERNAL_SYMLINKS, else none)")
 	logLevel := fs.String("log-level", "", "debug, info, warn or error (default: LOG_LEVEL, log.level, else info)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
@@ -96,6 +98,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		Edge:       skillsd.EdgeOptions{Flags: guard},
 		AgentsDir:  *agentsDir,
 		DocsDir:    *docsDir,
+
+		FollowExternalSymlinks: follow,
 	})
 	if err != nil {
 		return err

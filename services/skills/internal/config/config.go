@@ -344,6 +344,13 @@ type Source struct {
 	Name string `yaml:"name,omitempty"`
 	// Path is a local folder; ~ and $VAR are expanded by the caller (source.ExpandPath).
 	Path string `yaml:"path,omitempty"`
+	// FollowExternalSymlinks lists folders outside Path into which its
+	// symbolic links may lead (dotfiles set-ups such as
+	// ~/.claude/skills/x -> ~/dotfiles/skills/x); ~ and $VAR are expanded,
+	// and each must then be absolute. Empty (the default): links are
+	// followed only inside Path. Loops, devices and anything outside these
+	// folders stay refused. Local sources only.
+	FollowExternalSymlinks []string `yaml:"follow_external_symlinks,omitempty"`
 	// Git is a git repository.
 	Git *GitSource `yaml:"git,omitempty"`
 }

@@ -182,7 +182,7 @@ func TestExample(t *testing.T) {
 	// The reference states the defaults, except its example sources.
 	want := Default()
 	want.Sources = []Source{
-		{Name: "project", Path: "./.agents/skills"},
+		{Name: "project", Path: "./.agents/skills", FollowExternalSymlinks: []string{"~/dotfiles/skills"}},
 		{Name: "team", Git: &GitSource{URL: "https://github.com/example-org/team-skills.git", Ref: "main"}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

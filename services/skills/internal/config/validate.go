@@ -296,7 +296,15 @@ func (c *Config) validateSources() *Error {
 			if strings.TrimSpace(s.Path) == "" || strings.ContainsRune(s.Path, 0) {
 				return errorf(key+".path", "want a folder path")
 			}
+			for j, f := range s.FollowExternalSymlinks {
+				if err := followFolder(itemKey(key+".follow_external_symlinks", j), f); err != nil {
+					return err
+				}
+			}
 			continue
+		}
+		if len(s.FollowExternalSymlinks) > 0 {
+			return errorf(key+".follow_external_symlinks", "applies to local sources (path) only: the links of a git repository never lead into the machine's folders")
 		}
 		g := s.Git
 		if g.URL == "" {
@@ -533,4 +541,19 @@ func sortedKeys(m map[string]string) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// followFolder checks one entry of follow_external_symlinks before
+// expansion: a folder path, not the file system root (that would follow
+// links anywhere). Whether it is absolute is checked once "~" and $VAR are
+// expanded (skillsd).
+func followFolder(key, f string) *Error {
+	t := strings.TrimSpace(f)
+	switch {
+	case t == "" || strings.ContainsRune(f, 0):
+		return errorf(key, "want a folder path, such as ~/dotfiles/skills")
+	case strings.Trim(t, `/\`) == "":
+		return errorf(key, "%s is the file system root: links could then lead anywhere; list the folders your links lead into", quote(f))
+	}
+	return nil
 }

@@ -92,6 +92,12 @@ func TestValidate(t *testing.T) {
 		}, "sources[0]: set only one of path and git; use two entries for two sources"},
 		{"duplicate source names", func(c *Config) { c.Sources = []Source{{Name: "Team", Path: "a"}, {Name: "team", Path: "b"}} }, `sources[1].name: "team" is already the name of sources[0]; names must be unique`},
 		{"blank source path", func(c *Config) { c.Sources = []Source{{Path: "  "}} }, "sources[0].path: want a folder path"},
+		{"follow on a git source", func(c *Config) {
+			c.Sources = git("https://h/r.git")
+			c.Sources[0].FollowExternalSymlinks = []string{"~/dotfiles"}
+		}, "sources[0].follow_external_symlinks: applies to local sources (path) only: the links of a git repository never lead into the machine's folders"},
+		{"follow the file system root", func(c *Config) { c.Sources = []Source{{Path: "a", FollowExternalSymlinks: []string{"~/d", "//"}}} }, `sources[0].follow_external_symlinks[1]: "//" is the file system root: links could then lead anywhere; list the folders your links lead into`},
+		{"follow blank", func(c *Config) { c.Sources = []Source{{Path: "a", FollowExternalSymlinks: []string{" "}}} }, "sources[0].follow_external_symlinks[0]: want a folder path, such as ~/dotfiles/skills"},
 		{"git without url", func(c *Config) { c.Sources = []Source{{Git: &GitSource{Ref: "main"}}} }, "sources[0].git.url: required: the repository to clone (https://…, ssh://…, file://… or git@host:path)"},
 		{"git without ref", func(c *Config) { c.Sources = []Source{{Git: &GitSource{URL: "https://h/r.git"}}} }, "sources[0].git.ref: must not be empty (default main)"},
 		{"ref like an option", func(c *Config) { c.Sources = git("https://h/r.git"); c.Sources[0].Git.Ref = "--upload-pack=x" }, `sources[0].git.ref: not a valid branch, tag or commit name: "--upload-pack=x"`},
