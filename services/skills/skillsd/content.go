@@ -31,9 +31,11 @@ type contentSetup struct {
 // skills repository) checked out with gitsync under the state folder, at its
 // _path sub-folder. Nothing configured: no agents, no docs.
 //
-// A repository that cannot be reached at start-up is not fatal: the last
-// checkout serves, or none (empty lists) until a refresh succeeds.
-func newContent(ctx context.Context, opts Options, cfg config.Config, cwd, home string, getenv func(string) string, log *slog.Logger) (*contentSetup, error) {
+// It touches no network: the repositories are synchronised with the skills'
+// at start-up (syncAtStart). A repository that cannot be reached then is not
+// fatal: the last checkout serves, or none (empty lists) until a refresh
+// succeeds.
+func newContent(opts Options, cfg config.Config, cwd, home string, getenv func(string) string, log *slog.Logger) (*contentSetup, error) {
 	cs := &contentSetup{}
 	localDir := func(d string) string {
 		d = source.ExpandPath(d, home, getenv)
@@ -80,9 +82,6 @@ func newContent(ctx context.Context, opts Options, cfg config.Config, cwd, home 
 		}
 		if !shared {
 			syncer.Open()
-			if _, err := syncer.Sync(ctx); err != nil {
-				log.Warn("content repository not synchronised; serving its last checkout, if any", "kind", kind, "repo", gitsync.Redact(repo.URL), "branch", repo.Branch, "error", err)
-			}
 			cs.syncers = append(cs.syncers, syncer)
 		}
 		dir := syncer.CheckoutDir()

@@ -113,10 +113,23 @@ func gitRoots(cfg config.Config, getenv func(string) string, home string) ([]*so
 	return roots, git, nil
 }
 
-// syncAtStart synchronises each git source once; a source that cannot be
-// reached serves its cached checkout, with a warning, and is retried by the
-// periodic refresh.
+// syncAtStart synchronises each git source, and each content repository,
+// once; a source that cannot be reached serves its cached checkout, with a
+// warning, and is retried by the periodic refresh.
 func (s *Server) syncAtStart(ctx context.Context) {
+	for _, c := range s.content.syncers {
+		timeout := initialSyncTimeout
+		if c.Open() != "" {
+			timeout = cachedSyncTimeout
+		}
+		sctx, cancel := context.WithTimeout(ctx, timeout)
+		_, err := c.Sync(sctx)
+		cancel()
+		if err != nil {
+			s.log.Warn("content repository not synchronised; serving its last checkout, if any",
+				"kind", c.Repo().Name, "repo", gitsync.Redact(c.Repo().URL), "branch", c.Repo().Ref, "error", err)
+		}
+	}
 	for _, g := range s.fresh.git {
 		timeout := initialSyncTimeout
 		if g.sync.Open() != "" {

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc"
@@ -29,6 +30,7 @@ import (
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
 	"github.com/skillsd/skillsd/services/skills/internal/config"
 	"github.com/skillsd/skillsd/services/skills/internal/embed"
+	"github.com/skillsd/skillsd/services/skills/internal/gitsync"
 	"github.com/skillsd/skillsd/services/skills/internal/search"
 	"github.com/skillsd/skillsd/services/skills/internal/server"
 	"github.com/skillsd/skillsd/services/skills/internal/source"
@@ -139,6 +141,16 @@ type Server struct {
 
 	// fresh keeps the catalog current: git sources, watcher, periodic refresh.
 	fresh freshness
+	// content serves agents and docs.
+	content *contentSetup
+
+	// ready is closed once the first catalog is loaded; until then loading
+	// says why RPCs are refused. stopLoading ends a background load and
+	// loadWG waits for it.
+	ready       chan struct{}
+	loading     atomic.Pointer[string]
+	stopLoading context.CancelFunc
+	loadWG      sync.WaitGroup
 
 	// usage records usage events; nil when analytics is off.
 	usage *usage.Recorder
@@ -259,27 +271,21 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if cfg.Refresh.Enabled {
 		s.fresh.interval = cfg.Refresh.Interval()
 	}
-	start := time.Now()
-	s.syncAtStart(ctx)
-	if err := s.rebuild(ctx); err != nil {
-		return nil, err
-	}
-	snap := s.store.Current()
-	log.Info("catalog loaded", "skills", len(snap.Skills()), "sources", len(roots), "diagnostics", len(snap.Diagnostics()), "duration", time.Since(start))
+	s.ready = make(chan struct{})
 
-	cont, err := newContent(ctx, opts, cfg, cwd, home, getenv, log)
+	cont, err := newContent(opts, cfg, cwd, home, getenv, log)
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Refresh.Enabled {
-		cont.poll(cfg.Refresh.Interval(), s.closeCh, log)
-	}
-
+	s.content = cont
 	if s.sem, err = openSemantic(cfg, getenv, home, log); err != nil {
 		return nil, err
 	}
 	if !opts.NoUsage {
 		if s.usage, err = openUsage(ctx, cfg, getenv, home, log); err != nil {
+			if s.sem != nil {
+				s.sem.Close()
+			}
 			return nil, err
 		}
 	}
@@ -302,10 +308,10 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		PrivateDirs:      privateDirs(cfg, getenv, home),
 	})
 	unary, stream := svc.Interceptors(log, server.Policy{Check: s.checkCall, Hide: s.hideCall})
+	// While the first catalog loads, RPCs answer UNAVAILABLE, saying so.
+	readyUnary, readyStream := server.ReadinessInterceptors(s.loadingMessage)
+	unary, stream = append(unary, readyUnary), append(stream, readyStream)
 	s.grpc = grpc.NewServer(grpc.ChainUnaryInterceptor(unary...), grpc.ChainStreamInterceptor(stream...))
-	if s.sem != nil {
-		s.prepareRouting(svc) // embeds the skills of each catalog as it comes
-	}
 	skillsv1.RegisterCatalogServiceServer(s.grpc, svc)
 	skillsv1.RegisterRoutingServiceServer(s.grpc, svc)
 	skillsv1.RegisterFileServiceServer(s.grpc, svc)
@@ -315,8 +321,111 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	s.hs = health.NewServer()
 	healthpb.RegisterHealthServer(s.grpc, s.hs)
 	reflection.Register(s.grpc)
-	s.startBackground()
+
+	// Load the first catalog. A git repository that was never cloned is
+	// cloned in the background: the server can serve at once, its health
+	// NOT_SERVING and its RPCs UNAVAILABLE ("the catalog is loading") until
+	// the catalog is in, instead of keeping its ports closed for the whole
+	// clone. Otherwise (local folders, or clones to update) it loads here.
+	if clones := s.firstClones(); len(clones) > 0 {
+		msg := "the catalog is loading (cloning " + strings.Join(clones, ", ") + " for the first time); try again in a moment"
+		s.loading.Store(&msg)
+		s.hs.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
+		log.Info("serving while the catalog loads: cloning the git sources for the first time", "repositories", clones)
+		lctx, cancel := context.WithCancel(context.Background())
+		s.stopLoading = cancel
+		s.loadWG.Go(func() {
+			defer cancel()
+			if err := s.load(lctx, svc); err != nil {
+				if lctx.Err() == nil {
+					log.Error("loading the catalog failed", "error", err)
+				}
+				return
+			}
+			s.hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
+		})
+		return s, nil
+	}
+	if err := s.load(ctx, svc); err != nil {
+		s.closeParts()
+		return nil, err
+	}
 	return s, nil
+}
+
+// load synchronises the git sources and the content repositories, builds
+// the first catalog, and starts what keeps it fresh; then the server is
+// ready (WaitReady).
+func (s *Server) load(ctx context.Context, svc *server.Service) error {
+	start := time.Now()
+	s.syncAtStart(ctx)
+	if err := s.rebuild(ctx); err != nil {
+		return err
+	}
+	snap := s.store.Current()
+	s.log.Info("catalog loaded", "skills", len(snap.Skills()), "sources", len(s.roots), "diagnostics", len(snap.Diagnostics()), "duration", time.Since(start))
+	if s.sem != nil {
+		s.prepareRouting(svc) // embeds the skills of each catalog as it comes
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errors.New("skillsd: closed while loading")
+	}
+	if s.cfg.Refresh.Enabled {
+		s.content.poll(s.cfg.Refresh.Interval(), s.closeCh, s.log)
+	}
+	s.startBackground()
+	s.loading.Store(nil)
+	close(s.ready)
+	return nil
+}
+
+// firstClones lists (without credentials) the repositories, of skills and of
+// content, that have no checkout yet.
+func (s *Server) firstClones() []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(dir, url string) {
+		if !seen[dir] {
+			seen[dir] = true
+			out = append(out, url)
+		}
+	}
+	for _, g := range s.fresh.git {
+		if g.sync.Open() == "" {
+			add(g.sync.CheckoutDir(), g.url)
+		}
+	}
+	for _, c := range s.content.syncers {
+		if c.Open() == "" {
+			add(c.CheckoutDir(), gitsync.Redact(c.Repo().URL))
+		}
+	}
+	return out
+}
+
+// loadingMessage says why RPCs cannot be answered yet; "" once the first
+// catalog is loaded.
+func (s *Server) loadingMessage() string {
+	if m := s.loading.Load(); m != nil {
+		return *m
+	}
+	return ""
+}
+
+// WaitReady waits until the first catalog is loaded (at once when New
+// loaded it itself; after the first clone of a git source otherwise), ctx
+// ends (its error), or the server is closed.
+func (s *Server) WaitReady(ctx context.Context) error {
+	select {
+	case <-s.ready:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-s.closeCh:
+		return errors.New("skillsd: server is closed")
+	}
 }
 
 // routing is the search and match configuration of cfg.
@@ -543,17 +652,26 @@ func (s *Server) Close() error {
 	conns := s.conns
 	s.conns = nil
 	s.mu.Unlock()
+	if s.stopLoading != nil {
+		s.stopLoading()
+	}
+	s.loadWG.Wait()
 	for _, c := range conns {
 		_ = c.Close()
 	}
 	s.stop()
+	s.closeParts()
+	return nil
+}
+
+// closeParts closes the semantic engine and the usage recorder.
+func (s *Server) closeParts() {
 	if s.sem != nil {
 		s.sem.Close()
 	}
 	if err := s.usage.Close(); err != nil {
 		s.log.Warn("closing the usage recorder", "err", err)
 	}
-	return nil
 }
 
 func (s *Server) stop() {

@@ -96,6 +96,9 @@ func TestSkipCacheWaitsForRunningRefresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = srv.Close() })
+	if err := srv.WaitReady(t.Context()); err != nil {
+		t.Fatal(err)
+	}
 	conn, err := srv.DialInProcess(t.Context())
 	if err != nil {
 		t.Fatal(err)

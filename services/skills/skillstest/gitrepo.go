@@ -61,9 +61,10 @@ func (g *GitRepo) Commit(msg string, files map[string]string) string {
 		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 			g.t.Fatal(err)
 		}
-		if _, err := wt.Add(name); err != nil {
-			g.t.Fatalf("skillstest: git add %s: %v", name, err)
-		}
+	}
+	// One add of everything: adding files one by one rewrites the index each time.
+	if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
+		g.t.Fatalf("skillstest: git add: %v", err)
 	}
 	h, err := wt.Commit(msg, &git.CommitOptions{Author: &object.Signature{Name: "skillstest", Email: "test@example.com", When: time.Now()}})
 	if err != nil {

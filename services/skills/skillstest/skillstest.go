@@ -12,8 +12,8 @@ import (
 	"github.com/skillsd/skillsd/services/skills/skillsd"
 )
 
-// Start builds a server from opts and returns a client connection to it over
-// bufconn. With no Logger the server logs to the test's output; with no Cwd and
+// Start builds a server from opts, waits for its first catalog, and returns a
+// client connection to it over bufconn. With no Logger the server logs to the test's output; with no Cwd and
 // Home, discovery is confined to a temporary folder so the test never reads the
 // machine's own skills.
 func Start(t testing.TB, opts skillsd.Options) *grpc.ClientConn {
@@ -32,6 +32,9 @@ func Start(t testing.TB, opts skillsd.Options) *grpc.ClientConn {
 		t.Fatalf("skillstest: starting skillsd: %v", err)
 	}
 	t.Cleanup(func() { _ = srv.Close() })
+	if err := srv.WaitReady(t.Context()); err != nil { // a first clone loads in the background
+		t.Fatalf("skillstest: waiting for the catalog: %v", err)
+	}
 	conn, err := srv.DialInProcess(t.Context())
 	if err != nil {
 		t.Fatalf("skillstest: dialing skillsd: %v", err)

@@ -284,6 +284,12 @@ func (e *env) connect(ctx context.Context, dirs []string) (*skillsclient.Client,
 	if err != nil {
 		return nil, nil, fmt.Errorf("loading the catalog: %w", err)
 	}
+	// A git source cloned for the first time loads in the background: a
+	// one-shot command waits for it.
+	if err := srv.WaitReady(ctx); err != nil {
+		_ = srv.Close()
+		return nil, nil, fmt.Errorf("loading the catalog: %w", err)
+	}
 	// The embedded catalog is the user's own: the calls skip the
 	// authentication the configuration asks of listeners.
 	conn, err := srv.DialTrusted(ctx)

@@ -1,8 +1,19 @@
 // Package gitsync keeps a local checkout of a git repository that serves
 // skills (seed 000 §9): it clones the repository into a cache folder under the
 // state folder (SKILLSD_HOME), or opens the clone made by an earlier run,
-// fetches, and checks out the configured ref (a branch, a tag or a commit) as
-// a detached worktree. It uses go-git only: no git binary is needed.
+// fetches, and checks out the configured ref (a branch, a tag or a commit).
+// It uses go-git only: no git binary is needed.
+//
+// A checkout is atomic, for readers and across crashes. The clone is bare
+// (<name>.git); each commit is written into a fresh folder
+// (<name>.trees/<commit>, files that did not change hard-linked from the
+// previous tree, so they keep their modification time and the catalog does
+// not read them again), and only once it is complete is the checkout folder
+// <name>, a symbolic link, switched to it by an atomic rename. A process
+// killed mid-checkout leaves the previous tree served and an unfinished
+// folder that the next synchronisation removes; a reader resolving the link
+// sees the old commit or the new one, never a mix. The previous tree is kept
+// one synchronisation longer for readers still inside it.
 //
 // Credentials stay in memory: a token is sent as HTTP basic auth on each
 // fetch and never written anywhere (the remote URL in the clone's config
@@ -65,6 +76,10 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// OnCheckoutFile, when set, is called after each file a checkout writes,
+	// with how many it has written so far: a fault-injection point for tests
+	// (one kills the process there). Nil does nothing.
+	OnCheckoutFile func(written int)
 }
 
 // Result describes one synchronisation.
@@ -102,7 +117,9 @@ type Syncer struct {
 	repo Repo
 	opts Options
 	log  *slog.Logger
-	dir  string // the clone (worktree) folder
+	// dir is the checkout folder: a symbolic link to the tree of the commit
+	// checked out, <dir>.trees/<commit>; the bare clone is <dir>.git.
+	dir string
 
 	mu    sync.Mutex // serialises Sync
 	smu   sync.Mutex // guards state
@@ -137,8 +154,15 @@ func New(repo Repo, opts Options) (*Syncer, error) {
 // Repo returns the repository followed (the token included: do not log it).
 func (s *Syncer) Repo() Repo { return s.repo }
 
-// CheckoutDir is the clone's worktree folder.
+// CheckoutDir is the checkout folder: its path stays the same from commit to
+// commit (a symbolic link switched atomically to each new commit's tree).
 func (s *Syncer) CheckoutDir() string { return s.dir }
+
+// storeDir is the bare clone.
+func (s *Syncer) storeDir() string { return s.dir + ".git" }
+
+// treesDir holds one folder per commit checked out.
+func (s *Syncer) treesDir() string { return s.dir + ".trees" }
 
 // SkillsDir is the folder of the checkout that holds the skills (the
 // worktree, or its Path sub-folder).
@@ -158,8 +182,48 @@ func (s *Syncer) State() State {
 
 // Open reads the checkout left by an earlier run, without touching the
 // network, and reports its commit ("" when there is none or the cache is
-// unusable).
+// unusable). A checkout is only ever a complete tree: one that a killed
+// process left half-written is not reported.
 func (s *Syncer) Open() string {
+	commit := s.current()
+	if commit == "" {
+		commit = s.legacyHead()
+	}
+	if commit == "" {
+		return ""
+	}
+	s.smu.Lock()
+	s.state.Commit = commit
+	s.smu.Unlock()
+	return commit
+}
+
+var fullHash = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// current is the commit the checkout folder links to, when its tree exists;
+// "" otherwise.
+func (s *Syncer) current() string {
+	target, err := os.Readlink(s.dir)
+	if err != nil {
+		return ""
+	}
+	commit := filepath.Base(target)
+	if !fullHash.MatchString(commit) {
+		return ""
+	}
+	if info, err := os.Stat(filepath.Join(s.treesDir(), commit)); err != nil || !info.IsDir() {
+		return ""
+	}
+	return commit
+}
+
+// legacyHead is the commit of a checkout made by an earlier version (a clone
+// with its worktree in the checkout folder), which the next synchronisation
+// converts; "" when there is none.
+func (s *Syncer) legacyHead() string {
+	if info, err := os.Lstat(s.dir); err != nil || !info.IsDir() {
+		return ""
+	}
 	r, err := git.PlainOpen(s.dir)
 	if err != nil {
 		return ""
@@ -171,9 +235,6 @@ func (s *Syncer) Open() string {
 	if _, err := r.CommitObject(head.Hash()); err != nil {
 		return ""
 	}
-	s.smu.Lock()
-	s.state.Commit = head.Hash().String()
-	s.smu.Unlock()
 	return head.Hash().String()
 }
 
@@ -203,11 +264,15 @@ func (s *Syncer) sync(ctx context.Context) (Result, error) {
 	}
 	defer unlock()
 
+	if err := s.convertLegacy(); err != nil {
+		return Result{}, err
+	}
 	var res Result
-	r, prev, err := s.openCache()
+	prev := s.current()
+	r, err := s.openCache()
 	if err != nil {
 		if !errors.Is(err, git.ErrRepositoryNotExists) {
-			s.log.Warn("git cache unusable; cloning again", "source", s.repo.Name, "dir", s.dir, "error", err)
+			s.log.Warn("git cache unusable; cloning again", "source", s.repo.Name, "dir", s.storeDir(), "error", err)
 		}
 		if r, err = s.initCache(); err != nil {
 			return Result{}, err
@@ -219,7 +284,7 @@ func (s *Syncer) sync(ctx context.Context) (Result, error) {
 	if err := s.fetch(ctx, r); err != nil {
 		if res.Cloned {
 			// Leave no half-made clone behind: the next run clones again.
-			_ = os.RemoveAll(s.dir)
+			_ = os.RemoveAll(s.storeDir())
 		}
 		return Result{}, err
 	}
@@ -227,64 +292,56 @@ func (s *Syncer) sync(ctx context.Context) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	wt, err := r.Worktree()
-	if err != nil {
-		return Result{}, fmt.Errorf("git source %s: %w", s.repo.Name, err)
-	}
-	if prev != hash.String() || res.Cloned {
-		if err := wt.Checkout(&git.CheckoutOptions{Hash: hash, Force: true}); err != nil {
+	if prev != hash.String() {
+		if err := s.checkout(ctx, r, hash, prev); err != nil {
 			return Result{}, fmt.Errorf("git source %s: checking out %s: %w", s.repo.Name, s.repo.Ref, err)
 		}
 	}
+	s.collect(hash.String(), prev)
 	res.Commit = hash.String()
 	res.FilesChanged = s.countChanges(r, prev, hash)
 	res.SyncedAt = s.opts.Now()
 	return res, nil
 }
 
-// openCache opens the clone and returns it with the commit checked out. An
-// error means the cache must be (re)created: missing (git.ErrRepositoryNotExists),
-// or corrupted.
-func (s *Syncer) openCache() (*git.Repository, string, error) {
-	r, err := git.PlainOpen(s.dir)
+// openCache opens the bare clone. An error means it must be (re)created:
+// missing (git.ErrRepositoryNotExists), or corrupted.
+func (s *Syncer) openCache() (*git.Repository, error) {
+	r, err := git.PlainOpen(s.storeDir())
 	if err != nil {
 		if errors.Is(err, git.ErrRepositoryNotExists) {
-			if _, statErr := os.Stat(s.dir); statErr == nil {
-				return nil, "", fmt.Errorf("%s is not a git clone", s.dir)
+			if _, statErr := os.Stat(s.storeDir()); statErr == nil {
+				return nil, fmt.Errorf("%s is not a git clone", s.storeDir())
 			}
 		}
-		return nil, "", err
+		return nil, err
 	}
 	rem, err := r.Remote(git.DefaultRemoteName)
 	if err != nil {
-		return nil, "", fmt.Errorf("no origin remote: %w", err)
+		return nil, fmt.Errorf("no origin remote: %w", err)
 	}
 	if urls := rem.Config().URLs; len(urls) != 1 || urls[0] != s.repo.URL {
-		return nil, "", fmt.Errorf("the clone follows another URL")
+		return nil, fmt.Errorf("the clone follows another URL")
 	}
-	head, err := r.Head()
-	if err != nil {
-		if errors.Is(err, plumbing.ErrReferenceNotFound) {
-			return r, "", nil // fetched nothing yet
+	// The commit checked out must still be readable (its objects intact).
+	if prev := s.current(); prev != "" {
+		c, err := r.CommitObject(plumbing.NewHash(prev))
+		if err != nil {
+			return nil, fmt.Errorf("reading the checked-out commit: %w", err)
 		}
-		return nil, "", err
+		if _, err := c.Tree(); err != nil {
+			return nil, fmt.Errorf("reading the checked-out commit's tree: %w", err)
+		}
 	}
-	c, err := r.CommitObject(head.Hash())
-	if err != nil {
-		return nil, "", fmt.Errorf("reading HEAD's commit: %w", err)
-	}
-	if _, err := c.Tree(); err != nil {
-		return nil, "", fmt.Errorf("reading HEAD's tree: %w", err)
-	}
-	return r, head.Hash().String(), nil
+	return r, nil
 }
 
-// initCache wipes the cache folder and makes an empty clone with an origin.
+// initCache wipes the bare clone and makes an empty one with an origin.
 func (s *Syncer) initCache() (*git.Repository, error) {
-	if err := os.RemoveAll(s.dir); err != nil {
+	if err := os.RemoveAll(s.storeDir()); err != nil {
 		return nil, fmt.Errorf("git source %s: clearing the cache: %w", s.repo.Name, err)
 	}
-	r, err := git.PlainInit(s.dir, false)
+	r, err := git.PlainInit(s.storeDir(), true)
 	if err != nil {
 		return nil, fmt.Errorf("git source %s: creating the cache: %w", s.repo.Name, err)
 	}

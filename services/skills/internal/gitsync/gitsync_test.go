@@ -64,9 +64,10 @@ func (u *upstream) commit(msg string, files map[string]*string) string {
 		if err := os.WriteFile(p, []byte(*content), 0o644); err != nil {
 			u.t.Fatal(err)
 		}
-		if _, err := wt.Add(name); err != nil {
-			u.t.Fatal(err)
-		}
+	}
+	// One add of everything: adding files one by one rewrites the index each time.
+	if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
+		u.t.Fatal(err)
 	}
 	h, err := wt.Commit(msg, &git.CommitOptions{Author: &object.Signature{Name: "t", Email: "t@example.com", When: time.Now()}})
 	if err != nil {
@@ -222,20 +223,23 @@ func TestSyncCorruptedCacheReclones(t *testing.T) {
 		corrupt func(t *testing.T, dir string)
 	}{
 		{"objects gone", func(t *testing.T, dir string) {
-			if err := os.RemoveAll(filepath.Join(dir, ".git", "objects")); err != nil {
+			if err := os.RemoveAll(filepath.Join(dir, "objects")); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.MkdirAll(filepath.Join(dir, ".git", "objects"), 0o755); err != nil {
+			if err := os.MkdirAll(filepath.Join(dir, "objects"), 0o755); err != nil {
 				t.Fatal(err)
 			}
 		}},
-		{"HEAD garbage", func(t *testing.T, dir string) {
-			if err := os.WriteFile(filepath.Join(dir, ".git", "HEAD"), []byte("garbage\x00\n"), 0o644); err != nil {
+		{"config garbage", func(t *testing.T, dir string) {
+			if err := os.WriteFile(filepath.Join(dir, "config"), []byte("[garbage\x00\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}},
 		{"not a clone", func(t *testing.T, dir string) {
-			if err := os.RemoveAll(filepath.Join(dir, ".git")); err != nil {
+			if err := os.RemoveAll(dir); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.MkdirAll(filepath.Join(dir, "junk"), 0o755); err != nil {
 				t.Fatal(err)
 			}
 		}},
@@ -258,7 +262,7 @@ func TestSyncCorruptedCacheReclones(t *testing.T) {
 			if _, err := s.Sync(t.Context()); err != nil {
 				t.Fatal(err)
 			}
-			tc.corrupt(t, s.CheckoutDir())
+			tc.corrupt(t, s.storeDir())
 			res, err := s.Sync(t.Context())
 			if err != nil {
 				t.Fatalf("sync over a corrupted cache: %v", err)
@@ -344,7 +348,7 @@ func TestSyncHTTPBasicAuthTokenNeverStored(t *testing.T) {
 
 	// grep -r <token> $SKILLSD_HOME finds nothing.
 	err = filepath.WalkDir(home, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+		if err != nil || d.IsDir() || d.Type()&fs.ModeSymlink != 0 { // the checkout link: its tree is walked too
 			return err
 		}
 		data, err := os.ReadFile(p)
