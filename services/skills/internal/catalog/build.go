@@ -193,12 +193,13 @@ type loaded struct {
 }
 
 type hashed struct {
-	abs, name string
-	size      int64
-	modTime   time.Time
-	file      File
-	err       error
-	done      bool
+	// abs names the file (through the root); real is where it is read.
+	abs, real, name string
+	size            int64
+	modTime         time.Time
+	file            File
+	err             error
+	done            bool
 	// src and rel name the file in a diagnostic.
 	src, rel string
 }
@@ -266,7 +267,7 @@ func (b *builder) load(ctx context.Context, workers int, prev *Snapshot) error {
 				if _, ok := b.files[f.Abs]; ok {
 					continue
 				}
-				h := &hashed{abs: f.Abs, name: path.Base(f.Path), size: f.Size, modTime: f.ModTime, src: w.src.Name}
+				h := &hashed{abs: f.Abs, real: cmp.Or(f.Real, f.Abs), name: path.Base(f.Path), size: f.Size, modTime: f.ModTime, src: w.src.Name}
 				if rel, err := filepath.Rel(w.src.Dir, f.Abs); err == nil {
 					h.rel = filepath.ToSlash(rel)
 				}
@@ -304,7 +305,7 @@ func (b *builder) load(ctx context.Context, workers int, prev *Snapshot) error {
 					continue
 				}
 				h := hashes[n-len(parses)]
-				f, err := hashFile(h.abs, h.name, buf)
+				f, err := hashFile(h.real, h.name, buf)
 				f.ModTime = h.modTime
 				h.file, h.err, h.done = f, err, true
 			}

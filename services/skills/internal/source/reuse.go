@@ -14,7 +14,10 @@ import (
 // reading them again (see Options.Previous). It is immutable once returned.
 type State struct {
 	root Root
-	lim  Limits
+	// realRoot is the root's real path: when it changes (a git checkout
+	// switched to a new commit's tree), nothing is reused.
+	realRoot string
+	lim      Limits
 	// reusable is false when the walk met a symlink or a limit: then the next
 	// walk reads everything (a link can make one folder's content depend on
 	// another's).
@@ -54,7 +57,7 @@ func WalkWith(ctx context.Context, root *Root, lim Limits, opts Options) ([]Entr
 // reuseFrom prepares the walker to take clean folders from prev.
 func (w *walker) reuseFrom(opts Options) {
 	prev := opts.Previous
-	if prev == nil || opts.Dirty == nil || !prev.reusable || !prev.root.Same(w.root) || prev.lim != w.lim {
+	if prev == nil || opts.Dirty == nil || !prev.reusable || !prev.root.Same(w.root) || prev.realRoot != w.realRoot || prev.lim != w.lim {
 		return
 	}
 	w.prev = prev
@@ -121,7 +124,7 @@ func under[T any](s []T, prefix string, key func(T) string) []T {
 
 // state is the walk's State for the next walk.
 func (w *walker) state() *State {
-	st := &State{root: *w.root, lim: w.lim, reusable: !w.sawLink.Load() && !w.stopped.Load(), reused: int(w.reused.Load())}
+	st := &State{root: *w.root, realRoot: w.realRoot, lim: w.lim, reusable: !w.sawLink.Load() && !w.stopped.Load(), reused: int(w.reused.Load())}
 	for _, d := range w.diags {
 		if d.Code == CodeLimitDepth || d.Code == CodeLimitFiles || d.Code == CodeDuplicateFolder {
 			st.reusable = false

@@ -122,7 +122,11 @@ type File struct {
 	// Path is relative to the skill's folder (Entry.Dir), '/' separated.
 	Path string
 	// Abs is the file's absolute path (through the root, not resolved).
-	Abs     string
+	Abs string
+	// Real is the path the walk reached it by, from the root's real path
+	// (symbolic links resolved): read it there to see the tree the walk
+	// saw, even if the root is a link switched since.
+	Real    string
 	Size    int64
 	ModTime time.Time
 }

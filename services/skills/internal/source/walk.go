@@ -274,7 +274,10 @@ func (w *walker) walkDir(t dirTask) error {
 		return err
 	}
 	b := &batch{dirs: []dirRec{{rel: t.rel, contained: t.contained, viaLink: t.viaLink}}}
-	ents, err := confine.ReadDirResolved(t.abs)
+	// Every read goes through real paths, resolved from the root's real path
+	// once at the start: a walk reads one tree even when the root is a link
+	// switched meanwhile (a git checkout moving to a new commit).
+	ents, err := confine.ReadDirResolved(t.real)
 	if err != nil {
 		if t.depth == 0 && len(ents) == 0 {
 			return fmt.Errorf("source %s: %w", w.root.Name, err)
@@ -303,7 +306,7 @@ func (w *walker) walkDir(t dirTask) error {
 	skillIdx := -1
 	for _, f := range files {
 		if !f.link && f.size > 0 && f.size < stubMaxSize && (w.known == nil || !w.known(f.abs, f.size, f.modTime)) {
-			if target, ok := stubTarget(f, t.abs); ok {
+			if target, ok := stubTarget(f, t.real); ok {
 				w.diag(b, f.rel, skill.SeverityWarning, CodeSymlinkStub,
 					"%s looks like a symlink checked out as a plain file (it holds only the path %q): not followed; check it out with symlinks enabled (git config core.symlinks true) or replace it with the real file", f.rel, target)
 				continue
@@ -313,7 +316,7 @@ func (w *walker) walkDir(t dirTask) error {
 			w.merge(b)
 			return nil
 		}
-		b.files = append(b.files, fileRec{rel: f.rel, f: File{Abs: f.abs, Size: f.size, ModTime: f.modTime}})
+		b.files = append(b.files, fileRec{rel: f.rel, f: File{Abs: f.abs, Real: f.real, Size: f.size, ModTime: f.modTime}})
 		if f.name == skillFileName {
 			skillIdx = len(kept)
 		} else if strings.EqualFold(f.name, skillFileName) {
@@ -435,8 +438,9 @@ func (w *walker) special(b *batch, rel string, mode fs.FileMode) {
 
 func (w *walker) followLink(b *batch, parent dirTask, it item) (item, bool) {
 	w.sawLink.Store(true)
-	linkText, _ := os.Readlink(it.abs)
-	target, err := filepath.EvalSymlinks(it.abs)
+	at := filepath.Join(parent.real, it.name) // the link itself, in the tree being read
+	linkText, _ := os.Readlink(at)
+	target, err := filepath.EvalSymlinks(at)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			w.diag(b, it.rel, skill.SeverityWarning, CodeSymlinkBroken,
@@ -517,12 +521,12 @@ func (w *walker) addTreeSkill(b *batch, f item, resDir item, hasRes, viaLink boo
 	if f.size > w.lim.MaxSkillFileBytes {
 		// Big markdown is usually documentation: complain only when it starts
 		// like a skill.
-		if head, err := readHead(f.abs, 4096); err == nil && frontmatterStart(head) >= 0 {
+		if head, err := readHead(f.real, 4096); err == nil && frontmatterStart(head) >= 0 {
 			w.tooLarge(b, f)
 		}
 		return false
 	}
-	data, err := readFile(f.abs, f.size)
+	data, err := readFile(f.real, f.size)
 	if err != nil {
 		w.diag(b, f.rel, skill.SeverityError, CodeFileUnreadable, "cannot read %s: %v", f.rel, errText(err))
 		return false
@@ -591,7 +595,7 @@ func (w *walker) readSkillFile(b *batch, f item) ([]byte, bool) {
 	if w.known != nil && w.known(f.abs, f.size, f.modTime) {
 		return nil, true
 	}
-	data, err := readFile(f.abs, f.size)
+	data, err := readFile(f.real, f.size)
 	if err != nil {
 		w.diag(b, f.rel, skill.SeverityError, CodeFileUnreadable, "cannot read %s: %v", f.rel, errText(err))
 		return nil, false
@@ -660,7 +664,7 @@ func (w *walker) filesUnder(scope, skip string) []File {
 // as a plain file (git with core.symlinks=false): one line, no line break, that
 // is a relative path to something that exists.
 func stubTarget(f item, dirAbs string) (string, bool) {
-	data, err := readFile(f.abs, f.size)
+	data, err := readFile(f.real, f.size)
 	if err != nil || len(data) == 0 || len(data) >= stubMaxSize || !utf8.Valid(data) {
 		return "", false
 	}
@@ -676,7 +680,7 @@ func stubTarget(f item, dirAbs string) (string, bool) {
 		}
 	}
 	target := filepath.Join(dirAbs, filepath.FromSlash(s))
-	if target == f.abs || target == dirAbs {
+	if target == f.real || target == dirAbs {
 		return "", false
 	}
 	if _, err := os.Lstat(target); err != nil {
