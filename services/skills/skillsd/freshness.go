@@ -344,8 +344,17 @@ func (s *Server) rebuildChanged(ctx context.Context, changed []string) error {
 
 // swapIfChanged swaps snap in unless it serves exactly what the current
 // snapshot serves (a rebuild that found nothing new keeps the generation).
+// A rebuild much smaller than the catalog served, for reasons other than
+// deleted skill files, is refused by the shrink guard (catalog.Guard): the
+// catalog served stays, with a diagnostic saying why.
 func (s *Server) swapIfChanged(snap *catalog.Snapshot) {
-	if prev := s.store.Current(); prev != nil && catalog.Same(prev, snap) {
+	prev := s.store.Current()
+	if kept, lost := catalog.Guard(prev, snap); len(lost) > 0 {
+		s.log.Warn("a rebuild lost skills whose files are still there: keeping the last good catalog",
+			"skills_served", prev.Len(), "skills_found", snap.Len(), "missing", len(lost), "first_missing", lost[0])
+		snap = kept
+	}
+	if prev != nil && catalog.Same(prev, snap) {
 		s.log.Debug("rebuild found no change", "generation", prev.Generation())
 		return
 	}

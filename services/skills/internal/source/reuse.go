@@ -126,7 +126,7 @@ func under[T any](s []T, prefix string, key func(T) string) []T {
 func (w *walker) state() *State {
 	st := &State{root: *w.root, realRoot: w.realRoot, lim: w.lim, reusable: !w.sawLink.Load() && !w.stopped.Load(), reused: int(w.reused.Load())}
 	for _, d := range w.diags {
-		if d.Code == CodeLimitDepth || d.Code == CodeLimitFiles || d.Code == CodeDuplicateFolder {
+		if d.Code == CodeLimitDepth || d.Code == CodeLimitFiles || d.Code == CodeLimitSkillFiles || d.Code == CodeDuplicateFolder {
 			st.reusable = false
 		}
 	}

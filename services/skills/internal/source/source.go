@@ -51,6 +51,7 @@ func (r *Root) Same(o *Root) bool {
 // Default limits; see Limits.
 const (
 	DefaultMaxFiles          = 100_000
+	DefaultMaxSkillFiles     = 10_000
 	DefaultMaxDepth          = 32
 	DefaultMaxSkillFileBytes = 1 << 20
 )
@@ -58,9 +59,17 @@ const (
 // Limits bound one walk. A zero (or negative) field means its default.
 type Limits struct {
 	// MaxFiles bounds the files and folders visited in one root (default
-	// DefaultMaxFiles). When reached, the walk stops with an error diagnostic and
-	// returns what it found so far.
+	// DefaultMaxFiles): a last resort, since each skill is bounded by
+	// MaxSkillFiles and files outside skills that are not .md files are not
+	// counted. When reached, the walk stops with an error diagnostic and
+	// returns what it found so far (the catalog's shrink guard then keeps
+	// the last good catalog).
 	MaxFiles int
+	// MaxSkillFiles bounds the files and folders in one skill's folder
+	// (default DefaultMaxSkillFiles). A skill over it is left out, with an
+	// error diagnostic on its skill file; its neighbours are not affected,
+	// and its folder is not read further.
+	MaxSkillFiles int
 	// MaxDepth bounds how many folders deep below the root the walk goes (default
 	// DefaultMaxDepth); deeper folders are skipped with an error diagnostic.
 	MaxDepth int
@@ -73,6 +82,9 @@ type Limits struct {
 func (l Limits) withDefaults() Limits {
 	if l.MaxFiles <= 0 {
 		l.MaxFiles = DefaultMaxFiles
+	}
+	if l.MaxSkillFiles <= 0 {
+		l.MaxSkillFiles = DefaultMaxSkillFiles
 	}
 	if l.MaxDepth <= 0 {
 		l.MaxDepth = DefaultMaxDepth
@@ -145,5 +157,6 @@ const (
 	CodeTreeSkillInvalid  = "tree-skill-invalid"
 	CodeDuplicateFolder   = "duplicate-folder"
 	CodeLimitFiles        = "limit-files"
+	CodeLimitSkillFiles   = "limit-skill-files"
 	CodeLimitDepth        = "limit-depth"
 )

@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -145,6 +146,7 @@ type walker struct {
 	pending []pendingEntry
 	diags   []skill.Diagnostic
 	dirs    []dirRec
+	budgets []*budget
 }
 
 // dirTask is one folder to walk: rel is its path from the root ("" for the
@@ -157,6 +159,41 @@ type dirTask struct {
 	contained      bool
 	viaLink        bool
 	path           *ancestor
+	// budget is the skill folder's budget the folder lies in; nil outside
+	// skills.
+	budget *budget
+}
+
+// budget bounds the files and folders of one skill's folder
+// (Limits.MaxSkillFiles).
+type budget struct {
+	// scope is the skill's folder ("" for the root) and file its skill
+	// file, relative to the root.
+	scope, file string
+	limit       int64
+	used        atomic.Int64
+	over        atomic.Bool
+}
+
+// charge spends n entries; false once the budget is spent.
+func (b *budget) charge(n int) bool {
+	if b.over.Load() {
+		return false
+	}
+	if b.used.Add(int64(n)) > b.limit {
+		b.over.Store(true)
+		return false
+	}
+	return true
+}
+
+// newBudget starts the budget of the skill whose folder is scope.
+func (w *walker) newBudget(scope, file string) *budget {
+	b := &budget{scope: scope, file: file, limit: int64(w.lim.MaxSkillFiles)}
+	w.mu.Lock()
+	w.budgets = append(w.budgets, b)
+	w.mu.Unlock()
+	return b
 }
 
 type ancestor struct {
@@ -284,6 +321,19 @@ func (w *walker) walkDir(t dirTask) error {
 		}
 		w.diag(b, relOrDot(t.rel), skill.SeverityError, CodeDirUnreadable, "cannot read folder %s: %v", relOrDot(t.rel), errText(err))
 	}
+	// A folder holding a SKILL.md starts a skill, whose whole folder shares
+	// one budget of files and folders (Limits.MaxSkillFiles): a huge folder
+	// costs its own skill, never its neighbours. Its entries are charged
+	// before they are even looked at.
+	bud := t.budget
+	if bud == nil && slices.ContainsFunc(ents, func(de fs.DirEntry) bool { return de.Name() == skillFileName }) {
+		bud = w.newBudget(t.rel, joinRel(t.rel, skillFileName))
+	}
+	if bud != nil && !bud.charge(len(ents)) {
+		b.dirs = nil // not read: not reusable as read
+		w.merge(b)
+		return nil
+	}
 	var files, dirs []item
 	for _, de := range ents {
 		if hidden(de.Name()) {
@@ -311,6 +361,9 @@ func (w *walker) walkDir(t dirTask) error {
 					"%s looks like a symlink checked out as a plain file (it holds only the path %q): not followed; check it out with symlinks enabled (git config core.symlinks true) or replace it with the real file", f.rel, target)
 				continue
 			}
+		}
+		if bud == nil && !t.contained && path.Ext(f.name) != ".md" && f.name != skillFileName {
+			continue // outside every skill only .md files can matter: not recorded, not counted
 		}
 		if !w.count(b, f.rel) {
 			w.merge(b)
@@ -371,6 +424,11 @@ func (w *walker) walkDir(t dirTask) error {
 			contained: t.contained || hasSkill || resDirs[d.name],
 			viaLink:   t.viaLink || d.link,
 			path:      &ancestor{real: d.real, up: t.path},
+			budget:    bud,
+		}
+		if sub.budget == nil && resDirs[d.name] {
+			// A seed-000 page's resource folder is its skill's folder.
+			sub.budget = w.newBudget(d.rel, joinRel(t.rel, d.name+".md"))
 		}
 		if w.reuse(b, sub) {
 			continue
@@ -607,9 +665,10 @@ func (w *walker) readSkillFile(b *batch, f item) ([]byte, bool) {
 	return data, true
 }
 
-// finish drops the skills reached twice, attaches the companion files to the
-// entries and sorts them.
+// finish drops the skills over their budget and those reached twice,
+// attaches the companion files to the entries and sorts them.
 func (w *walker) finish() []Entry {
+	w.dropOverBudget()
 	sort.Slice(w.files, func(i, j int) bool { return w.files[i].rel < w.files[j].rel })
 	sort.SliceStable(w.pending, func(i, j int) bool { return w.pending[i].e.RelFile < w.pending[j].e.RelFile })
 	// Of the entries with the same real path, keep the first reached without a
@@ -637,6 +696,50 @@ func (w *walker) finish() []Entry {
 	}
 	w.diags = append(w.diags, b.diags...)
 	return out
+}
+
+// dropOverBudget leaves out every skill whose folder went over
+// Limits.MaxSkillFiles — the skill and what lies in its folder (nested
+// skills included) — with one error diagnostic on its skill file.
+func (w *walker) dropOverBudget() {
+	var over []*budget
+	for _, b := range w.budgets {
+		if b.over.Load() {
+			over = append(over, b)
+		}
+	}
+	if len(over) == 0 {
+		return
+	}
+	inside := func(rel string) *budget {
+		for _, b := range over {
+			if rel == b.file || b.scope == "" || rel == b.scope || strings.HasPrefix(rel, b.scope+"/") {
+				return b
+			}
+		}
+		return nil
+	}
+	kept := w.pending[:0]
+	for _, pe := range w.pending {
+		if inside(pe.e.RelFile) == nil {
+			kept = append(kept, pe)
+		}
+	}
+	w.pending = kept
+	files := w.files[:0]
+	for _, f := range w.files {
+		if inside(f.rel) == nil {
+			files = append(files, f)
+		}
+	}
+	w.files = files
+	b := &batch{}
+	for _, o := range over {
+		w.diag(b, o.file, skill.SeverityError, CodeLimitSkillFiles,
+			"%s is not loaded: its folder %s holds more than %d files and folders (the limit for one skill); the other skills are not affected. Move generated or bulk files out of the skill's folder, or into a hidden folder or node_modules, which are not read",
+			o.file, relOrDot(o.scope), o.limit)
+	}
+	w.diags = append(w.diags, b.diags...)
 }
 
 // filesUnder returns the recorded files below the root-relative folder scope

@@ -298,6 +298,41 @@ func TestWalkLimits(t *testing.T) {
 			t.Errorf("got %d limit-files diagnostics, want 1: %v", n, diagSet(diags))
 		}
 	})
+	t.Run("skill files", func(t *testing.T) {
+		files := map[string]string{"big/SKILL.md": folderSkill, "big/nested/SKILL.md": folderSkill, "page.md": treeSkill}
+		for _, s := range []string{"a", "c", "z"} {
+			files[s+"/SKILL.md"] = folderSkill
+			files[s+"/ref.md"] = "ref"
+		}
+		for i := range 30 {
+			files[fmt.Sprintf("big/data/f%02d.txt", i)] = ""
+			files[fmt.Sprintf("page/data/f%02d.txt", i)] = ""
+		}
+		dir := writeTree(t, "", files)
+		entries, diags := walk(t, dir, Limits{MaxSkillFiles: 20})
+		if diff := cmp.Diff([]string{"a/SKILL.md", "c/SKILL.md", "z/SKILL.md"}, relFiles(entries)); diff != "" {
+			t.Errorf("entries (-want +got):\n%s", diff)
+		}
+		for _, e := range entries {
+			if len(e.Files) != 1 {
+				t.Errorf("%s: %d companion files, want its ref.md", e.RelFile, len(e.Files))
+			}
+		}
+		if diff := cmp.Diff([]string{"limit-skill-files big/SKILL.md", "limit-skill-files page.md"}, diagSet(diags)); diff != "" {
+			t.Errorf("diagnostics (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("files outside skills are not counted", func(t *testing.T) {
+		files := map[string]string{"a/SKILL.md": folderSkill, "b/SKILL.md": folderSkill}
+		for i := range 50 {
+			files[fmt.Sprintf("junk/f%02d.bin", i)] = "x"
+		}
+		dir := writeTree(t, "", files)
+		entries, diags := walk(t, dir, Limits{MaxFiles: 10})
+		if diff := cmp.Diff([]string{"a/SKILL.md", "b/SKILL.md"}, relFiles(entries)); diff != "" || len(diags) != 0 {
+			t.Errorf("entries (-want +got):\n%s\ndiagnostics: %v", diff, diagSet(diags))
+		}
+	})
 	t.Run("depth", func(t *testing.T) {
 		dir := writeTree(t, "", map[string]string{"a/SKILL.md": folderSkill, "a/b/c/SKILL.md": folderSkill})
 		entries, diags := walk(t, dir, Limits{MaxDepth: 2})
