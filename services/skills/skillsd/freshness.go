@@ -50,6 +50,11 @@ type freshness struct {
 	wg     sync.WaitGroup
 	// stopWatch ends the watcher of the current local sources.
 	stopWatch context.CancelFunc
+
+	// watchMu guards watch, the watcher's last status (nil before it
+	// reports).
+	watchMu sync.Mutex
+	watch   *watch.Status
 }
 
 // gitSource is one git repository serving skills.
@@ -190,20 +195,89 @@ func (s *Server) refresh(ctx context.Context) (server.RefreshReport, error) {
 	return rep, nil
 }
 
-// sourceState describes a git source for status answers.
+// sourceState describes a source for status answers: a git source's
+// repository and synchronisation, and how each source's changes are noticed.
 func (s *Server) sourceState(name string) (server.SourceState, bool) {
 	for _, g := range s.fresh.git {
 		if g.name != name {
 			continue
 		}
 		st := g.sync.State()
-		out := server.SourceState{Location: g.url, Ref: g.ref, Commit: st.Commit, LastSync: st.LastSync}
+		out := server.SourceState{Location: g.url, Ref: g.ref, Commit: st.Commit, LastSync: st.LastSync,
+			Watch: &server.WatchState{Mode: "git", Message: s.gitWatchMessage()}}
 		if st.Err != nil {
 			out.Error = st.Err.Error()
 		}
 		return out, true
 	}
+	snap := s.store.Current()
+	if snap == nil {
+		return server.SourceState{}, false
+	}
+	for _, src := range snap.Sources() {
+		if src.Name == name {
+			return server.SourceState{Watch: s.localWatch(src.Dir, src.Follow)}, true
+		}
+	}
 	return server.SourceState{}, false
+}
+
+// gitWatchMessage says how git sources are kept fresh.
+func (s *Server) gitWatchMessage() string {
+	if s.fresh.interval <= 0 {
+		return "a git repository: synchronised on refresh (the periodic refresh is off)"
+	}
+	return fmt.Sprintf("a git repository: synchronised every %s by the periodic refresh, and on refresh", s.fresh.interval)
+}
+
+// localWatch is how changes to the local source in dir (whose links may
+// lead into follow) are noticed, from the watcher's last status.
+func (s *Server) localWatch(dir string, follow []string) *server.WatchState {
+	if s.opts.NoWatch {
+		return &server.WatchState{Mode: "off", Message: "watching is switched off: changes are seen on refresh"}
+	}
+	f := &s.fresh
+	f.watchMu.Lock()
+	st := f.watch
+	f.watchMu.Unlock()
+	if st == nil {
+		return nil // the watcher has not reported yet
+	}
+	poll := s.opts.PollInterval
+	if poll <= 0 {
+		poll = watch.DefaultPollInterval
+	}
+	out := &server.WatchState{Mode: st.Mode, NextRetry: st.NextRetry}
+	switch st.Mode {
+	case watch.ModePolling:
+		out.Message = fmt.Sprintf("file events are not available (%s): the source is read again every %s, and watching is tried again", st.Reason, poll)
+		return out
+	case watch.ModeWatching:
+		out.Message = "every folder the catalog reads is watched"
+		return out
+	}
+	for _, u := range st.Unwatched {
+		rel, inside := "", false
+		for _, d := range append([]string{dir}, follow...) {
+			if r, err := filepath.Rel(d, u.Path); err == nil && filepath.IsLocal(r) {
+				rel, inside = filepath.ToSlash(r), true
+				if d != dir {
+					rel = u.Path // in a folder its links lead into: the folder as configured
+				}
+				break
+			}
+		}
+		if inside {
+			out.Unwatched = append(out.Unwatched, server.Unwatched{Path: rel, Reason: u.Reason})
+		}
+	}
+	out.Count = len(out.Unwatched)
+	if out.Count == 0 {
+		out.Mode, out.Message, out.NextRetry = watch.ModeWatching, "every folder the catalog reads is watched", time.Time{}
+		return out
+	}
+	out.Message = fmt.Sprintf("%d folders cannot be watched (see the diagnostics); the others are, and those are tried again", out.Count)
+	return out
 }
 
 // startBackground starts the periodic refresh of the git sources and the
@@ -244,6 +318,9 @@ func (s *Server) restartWatchLocked(roots []*source.Root) {
 		f.stopWatch()
 		f.stopWatch = nil
 	}
+	f.watchMu.Lock()
+	f.watch = nil // until the new watcher reports
+	f.watchMu.Unlock()
 	if s.opts.NoWatch || f.bg == nil || f.bg.Err() != nil {
 		return
 	}
@@ -267,6 +344,11 @@ func (s *Server) restartWatchLocked(roots []*source.Root) {
 			Debounce:     s.opts.WatchDebounce,
 			PollInterval: s.opts.PollInterval,
 			Logger:       log,
+			OnStatus: func(st watch.Status) {
+				f.watchMu.Lock()
+				f.watch = &st
+				f.watchMu.Unlock()
+			},
 			OnChange: func(ctx context.Context, changed []string) {
 				start := time.Now()
 				before := s.store.Current()

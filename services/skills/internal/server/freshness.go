@@ -37,15 +37,37 @@ type RefreshReport struct {
 }
 
 // SourceState is what the service knows of a source beyond the snapshot: for
-// a git source, its repository, ref, commit, last synchronisation and error.
+// a git source, its repository, ref, commit, last synchronisation and error;
+// for every source, how its changes are noticed.
 type SourceState struct {
 	// Location replaces the source's folder in answers (a URL without
-	// credentials for a git source).
+	// credentials for a git source); "" keeps the folder (and the fields
+	// below it are not used).
 	Location string
 	Ref      string
 	Commit   string
 	LastSync time.Time
 	Error    string
+	// Watch is how changes to the source are noticed; nil when unknown.
+	Watch *WatchState
+}
+
+// WatchState is how changes to a source are noticed (skills.v1.WatchStatus).
+type WatchState struct {
+	// Mode is "watching", "partial", "polling", "off" or "git".
+	Mode    string
+	Message string
+	// Unwatched are the folders that cannot be watched (at most 20 are
+	// shown), relative to the source when inside it; Count has them all.
+	Unwatched []Unwatched
+	Count     int
+	// NextRetry is when they are tried again; zero when nothing is pending.
+	NextRetry time.Time
+}
+
+// Unwatched is one folder that cannot be watched, and why.
+type Unwatched struct {
+	Path, Reason string
 }
 
 // RefreshSkills synchronises the git sources and rebuilds the catalog, one
@@ -143,17 +165,47 @@ func (s *Service) sourceStatus(src *catalog.Source, count int32, loaded time.Tim
 		return st
 	}
 	if state, ok := s.opts.SourceState(src.Name); ok {
-		st.Location = state.Location
-		st.Ref = state.Ref
-		st.Commit = state.Commit
-		st.Error = state.Error
-		if state.LastSync.IsZero() {
-			st.LastSync = nil
-		} else {
-			st.LastSync = timestamp(state.LastSync)
+		if state.Location != "" {
+			st.Location = state.Location
+			st.Ref = state.Ref
+			st.Commit = state.Commit
+			st.Error = state.Error
+			if state.LastSync.IsZero() {
+				st.LastSync = nil
+			} else {
+				st.LastSync = timestamp(state.LastSync)
+			}
 		}
+		st.Watch = toWatchStatus(src.Name, state.Watch)
 	}
 	return st
+}
+
+// maxWatchDiagnostics bounds the folders a WatchStatus names.
+const maxWatchDiagnostics = 20
+
+// toWatchStatus is the wire form of a source's watch state; nil when unknown.
+func toWatchStatus(source string, w *WatchState) *skillsv1.WatchStatus {
+	if w == nil {
+		return nil
+	}
+	out := &skillsv1.WatchStatus{Mode: w.Mode, Message: w.Message, UnwatchedCount: int32(w.Count), Diagnostics: []*skillsv1.Diagnostic{}}
+	for i, u := range w.Unwatched {
+		if i == maxWatchDiagnostics {
+			break
+		}
+		out.Diagnostics = append(out.Diagnostics, &skillsv1.Diagnostic{
+			Source:   source,
+			File:     u.Path,
+			Severity: skillsv1.Severity_SEVERITY_WARNING,
+			Code:     "unwatchable",
+			Message:  fmt.Sprintf("folder %s cannot be watched (%s): changes below it are not noticed until it can be; the other folders are watched, and it is tried again", u.Path, u.Reason),
+		})
+	}
+	if !w.NextRetry.IsZero() {
+		out.NextRetry = timestamp(w.NextRetry)
+	}
+	return out
 }
 
 // WatchCatalog streams the catalog's changes: first the current generation
