@@ -173,4 +173,3 @@ func TestNoWatchesLeftPollsThenWatchesAgain(t *testing.T) {
 	write(t, filepath.Join(root, "pdf", "SKILL.md"), "b")
 	eventChange(t, changes, "a change once watching again")
 }
-
