@@ -87,6 +87,11 @@ func errorMessage(err error, skill string, has func(string) bool) string {
 	case codes.Unauthenticated:
 		return "The skills server refused the credentials of this MCP server. Retrying will not help: tell the user to check the token skills-mcp sends (--token-env)."
 	case codes.Unavailable:
+		if reason == reasonName(skillsv1.ErrorReason_ERROR_REASON_CATALOG_LOADING) {
+			// Its first catalog is coming (a first clone): say so, not
+			// "unreachable"; the message says to try again.
+			return msg
+		}
 		return "The skills server is unreachable right now. Try again in a moment; if it keeps failing, tell the user that the skills server (skillsd) is not running or cannot be reached."
 	case codes.DeadlineExceeded:
 		return "The skills server did not answer in time. Try again; if it keeps failing, tell the user."

@@ -91,6 +91,12 @@ func TestErrorMessage(t *testing.T) {
 			want: "The skills server is unreachable right now. Try again in a moment; if it keeps failing, tell the user that the skills server (skillsd) is not running or cannot be reached.",
 		},
 		{
+			name: "catalog loading",
+			err:  withInfo(codes.Unavailable, "the catalog is loading (cloning https://example.com/skills.git for the first time); try again in a moment", "CATALOG_LOADING", nil),
+			has:  listOnly,
+			want: "the catalog is loading (cloning https://example.com/skills.git for the first time); try again in a moment.",
+		},
+		{
 			name: "deadline",
 			err:  status.Error(codes.DeadlineExceeded, "context deadline exceeded"),
 			has:  listOnly,

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -46,6 +47,11 @@ type surfaces struct {
 	pending     *CatalogChange
 	kick        chan struct{}
 	startWorker sync.Once
+	// asked says a client asked for resources, prompts or skills, even if
+	// the index could not be built then (a skillsd whose first catalog was
+	// still loading): the next change builds it, so that sessions hear of
+	// it.
+	asked atomic.Bool
 }
 
 // skillIndex is the catalog as the surfaces need it, at one generation.
@@ -128,6 +134,7 @@ const listPageSize = 1000
 // current returns the index of the catalog's current generation, rebuilding
 // it (and the registered resources and prompts) when the generation moved.
 func (s *surfaces) current(ctx context.Context) (*skillIndex, error) {
+	s.asked.Store(true)
 	ctx, cancel := context.WithTimeout(ctx, s.g.timeout)
 	defer cancel()
 	st, err := s.g.catalog.GetCatalogStatus(ctx, &skillsv1.GetCatalogStatusRequest{})
@@ -263,7 +270,7 @@ func (s *surfaces) applyChanges(ctx context.Context) {
 // resources, prompts or skills: the first request builds the index. Errors
 // are logged: the next request tries again.
 func (s *surfaces) apply(ctx context.Context, c CatalogChange) {
-	if s.loaded() == nil {
+	if s.loaded() == nil && !s.asked.Load() {
 		return
 	}
 	var fresh func(string) bool

@@ -183,6 +183,9 @@ const (
 	ErrorReason_ERROR_REASON_AGENT_NOT_FOUND ErrorReason = 19
 	// No documentation page is at the requested path (ContentService.GetDoc).
 	ErrorReason_ERROR_REASON_DOC_NOT_FOUND ErrorReason = 20
+	// The first catalog is still loading (a git source is being cloned for the
+	// first time): the call is answered UNAVAILABLE; try again in a moment.
+	ErrorReason_ERROR_REASON_CATALOG_LOADING ErrorReason = 22
 )
 
 // Enum value maps for ErrorReason.
@@ -209,6 +212,7 @@ var (
 		18: "ERROR_REASON_COMMAND_NOT_ALLOWED",
 		19: "ERROR_REASON_AGENT_NOT_FOUND",
 		20: "ERROR_REASON_DOC_NOT_FOUND",
+		22: "ERROR_REASON_CATALOG_LOADING",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":           0,
@@ -232,6 +236,7 @@ var (
 		"ERROR_REASON_COMMAND_NOT_ALLOWED":   18,
 		"ERROR_REASON_AGENT_NOT_FOUND":       19,
 		"ERROR_REASON_DOC_NOT_FOUND":         20,
+		"ERROR_REASON_CATALOG_LOADING":       22,
 	}
 )
 
@@ -1382,7 +1387,7 @@ const file_skills_v1_types_proto_rawDesc = "" +
 	"\x14SEVERITY_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rSEVERITY_INFO\x10\x01\x12\x14\n" +
 	"\x10SEVERITY_WARNING\x10\x02\x12\x12\n" +
-	"\x0eSEVERITY_ERROR\x10\x03*\xd2\x05\n" +
+	"\x0eSEVERITY_ERROR\x10\x03*\xf4\x05\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x1cERROR_REASON_SKILL_NOT_FOUND\x10\x01\x12\x1f\n" +
@@ -1405,7 +1410,8 @@ const file_skills_v1_types_proto_rawDesc = "" +
 	"\x1eERROR_REASON_COMMANDS_DISABLED\x10\x11\x12$\n" +
 	" ERROR_REASON_COMMAND_NOT_ALLOWED\x10\x12\x12 \n" +
 	"\x1cERROR_REASON_AGENT_NOT_FOUND\x10\x13\x12\x1e\n" +
-	"\x1aERROR_REASON_DOC_NOT_FOUND\x10\x14B\x9c\x01\n" +
+	"\x1aERROR_REASON_DOC_NOT_FOUND\x10\x14\x12 \n" +
+	"\x1cERROR_REASON_CATALOG_LOADING\x10\x16B\x9c\x01\n" +
 	"\rcom.skills.v1B\n" +
 	"TypesProtoP\x01Z:github.com/skillsd/skillsd/proto/gen/go/skills/v1;skillsv1\xa2\x02\x03SXX\xaa\x02\tSkills.V1\xca\x02\tSkills\\V1\xe2\x02\x15Skills\\V1\\GPBMetadata\xea\x02\n" +
 	"Skills::V1b\x06proto3"
