@@ -147,6 +147,7 @@ func TestHTTPGitHubAuth(t *testing.T) {
 	}
 	base := strings.TrimSuffix(endpoint, "/mcp")
 	enc := func(tok string) string { return "Bearer " + base64.RawURLEncoding.EncodeToString([]byte(tok)) }
+	waitHealthy(t, base)
 
 	// Refused before anything runs, on both MCP endpoints.
 	initBody := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`

@@ -274,7 +274,7 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, ge
 	}()
 	defer func() { stopWatch(); <-watchDone }()
 	if web != nil {
-		return serveHTTP(ctx, server, web, log)
+		return serveHTTP(ctx, server, conn, web, log)
 	}
 	log.Info("serving MCP on stdio")
 	err = server.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})

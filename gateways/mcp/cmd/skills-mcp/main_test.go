@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
@@ -22,6 +23,10 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/skillsd/skillsd/services/skills/skillsd"
 )
@@ -664,4 +669,62 @@ func TestStdioClientRoots(t *testing.T) {
 			t.Errorf("stderr lacks the debug line about ignored roots:\n%s", stderr.String())
 		}
 	})
+}
+
+// waitHealthy waits until GET base/healthz answers 200: the catalog is
+// loaded (a first clone of a git source loads in the background). The
+// deadline only detects a hang.
+func waitHealthy(t *testing.T, base string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		resp, err := http.Get(base + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s/healthz never answered 200: %v", base, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestHealthzFollowsTheService: /healthz says ok only when the skills
+// service is SERVING; loading (its first clone) and unreachable are 503.
+func TestHealthzFollowsTheService(t *testing.T) {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs := grpc.NewServer()
+	hs := health.NewServer()
+	healthpb.RegisterHealthServer(gs, hs)
+	go func() { _ = gs.Serve(lis) }()
+	t.Cleanup(gs.Stop)
+	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	h := healthz(conn)
+	get := func() (int, string) {
+		rec := httptest.NewRecorder()
+		h(rec, httptest.NewRequestWithContext(t.Context(), http.MethodGet, "/healthz", nil))
+		return rec.Code, strings.TrimSpace(rec.Body.String())
+	}
+	hs.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
+	if code, body := get(); code != http.StatusServiceUnavailable || body != `{"status":"loading"}` {
+		t.Errorf("loading: %d %s", code, body)
+	}
+	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
+	if code, body := get(); code != http.StatusOK || body != `{"status":"ok"}` {
+		t.Errorf("serving: %d %s", code, body)
+	}
+	gs.Stop()
+	if code, body := get(); code != http.StatusServiceUnavailable || body != `{"status":"unreachable"}` {
+		t.Errorf("stopped: %d %s", code, body)
+	}
 }
