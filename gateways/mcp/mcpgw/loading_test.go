@@ -1,17 +1,9 @@
 package mcpgw
 
 import (
-	"net/http"
-	"net/http/cgi"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	git "github.com/go-git/go-git/v5"
 
 	"github.com/skillsd/skillsd/services/skills/skillsd"
 	"github.com/skillsd/skillsd/services/skills/skillstest"
@@ -23,32 +15,11 @@ import (
 // the client when the catalog is in (resources/list_changed), after which
 // the tools answer.
 func TestToolsDuringFirstClone(t *testing.T) {
-	backend := "/usr/lib/git-core/git-http-backend"
-	if _, err := os.Stat(backend); err != nil {
-		t.Skip("git http-backend is not installed")
-	}
 	repo := skillstest.NewGitRepo(t)
 	repo.Commit("one", map[string]string{"skills/pdf/SKILL.md": skillstest.SkillMD("pdf", "reading PDF documents")})
-	served := t.TempDir()
-	if _, err := git.PlainClone(filepath.Join(served, "team.git"), true, &git.CloneOptions{URL: repo.URL()}); err != nil {
-		t.Fatal(err)
-	}
-	gate := make(chan struct{})
-	var once sync.Once
-	release := func() { once.Do(func() { close(gate) }) }
-	t.Cleanup(release)
-	h := &cgi.Handler{Path: backend, Env: []string{"GIT_PROJECT_ROOT=" + served, "GIT_HTTP_EXPORT_ALL=1"}}
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-gate:
-		case <-r.Context().Done():
-			return
-		}
-		h.ServeHTTP(w, r)
-	}))
-	t.Cleanup(hs.Close)
+	url, release := skillstest.ServeGitGated(t, repo)
 	home := t.TempDir()
-	env := map[string]string{"SKILLS_REPO": hs.URL + "/team.git", "SKILLSD_HOME": home}
+	env := map[string]string{"SKILLS_REPO": url, "SKILLSD_HOME": home}
 	srv, err := skillsd.New(t.Context(), skillsd.Options{Getenv: func(k string) string { return env[k] }, Cwd: t.TempDir(), Home: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)

@@ -2,17 +2,10 @@ package skillsd_test
 
 import (
 	"net"
-	"net/http"
-	"net/http/cgi"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	git "github.com/go-git/go-git/v5"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -25,36 +18,6 @@ import (
 	"github.com/skillsd/skillsd/services/skills/skillstest"
 )
 
-// gatedGitServer serves repo over smart HTTP (the real git http-backend)
-// and holds every request until release is called: a first clone that
-// takes as long as the test wants.
-func gatedGitServer(t *testing.T, repo *skillstest.GitRepo) (url string, release func()) {
-	t.Helper()
-	backend := "/usr/lib/git-core/git-http-backend"
-	if _, err := os.Stat(backend); err != nil {
-		t.Skip("git http-backend is not installed")
-	}
-	served := t.TempDir()
-	if _, err := git.PlainClone(filepath.Join(served, "team.git"), true, &git.CloneOptions{URL: repo.URL()}); err != nil {
-		t.Fatal(err)
-	}
-	gate := make(chan struct{})
-	var once sync.Once
-	release = func() { once.Do(func() { close(gate) }) }
-	h := &cgi.Handler{Path: backend, Env: []string{"GIT_PROJECT_ROOT=" + served, "GIT_HTTP_EXPORT_ALL=1"}}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-gate:
-		case <-r.Context().Done():
-			return
-		}
-		h.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	t.Cleanup(release)
-	return srv.URL + "/team.git", release
-}
-
 // TestNotServingWhileFirstCloneRuns: the first start with a git source opens
 // its port at once: health NOT_SERVING and every RPC UNAVAILABLE saying the
 // catalog is loading (cloning …) — not an empty catalog — until the clone is
@@ -62,7 +25,7 @@ func gatedGitServer(t *testing.T, repo *skillstest.GitRepo) (url string, release
 func TestNotServingWhileFirstCloneRuns(t *testing.T) {
 	repo := skillstest.NewGitRepo(t)
 	repo.Commit("one", map[string]string{"skills/pdf/SKILL.md": skillstest.SkillMD("pdf", "PDF forms")})
-	url, release := gatedGitServer(t, repo)
+	url, release := skillstest.ServeGitGated(t, repo)
 	env := gitEnv(t.TempDir(), map[string]string{"SKILLS_REPO": url, "SKILLS_BRANCH": "main"})
 
 	type made struct {

@@ -9,36 +9,10 @@ import (
 	"time"
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
+	"github.com/skillsd/skillsd/services/skills/internal/testfs"
 	"github.com/skillsd/skillsd/services/skills/skillsd"
 	"github.com/skillsd/skillsd/services/skills/skillstest"
 )
-
-// longPath makes below dir a chain of folders whose path is over 5,000
-// characters long (through openat: a plain mkdir refuses such paths).
-func longPath(t *testing.T, dir string) {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	r, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	name := strings.Repeat("x", 250)
-	for range 21 {
-		if err := r.Mkdir(name, 0o755); err != nil {
-			r.Close()
-			t.Fatal(err)
-		}
-		next, err := r.OpenRoot(name)
-		r.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		r = next
-	}
-	r.Close()
-}
 
 // watchOf waits until GetCatalogStatus shows, for source, a watch state
 // that ok accepts (the deadline only detects a hang).
@@ -76,7 +50,7 @@ func TestWatchStateInCatalogStatus(t *testing.T) {
 	writeSkill(t, a, "one")
 	writeSkill(t, b, "two")
 	long := filepath.Join(a, "long")
-	longPath(t, long)
+	testfs.Nest(t, long, strings.Repeat("x", 250), 21) // a path of 5,000+ characters
 	conn := skillstest.Start(t, skillsd.Options{SkillsDirs: []string{a, b}, WatchDebounce: 50 * time.Millisecond, PollInterval: time.Hour})
 	cat := skillsv1.NewCatalogServiceClient(conn)
 

@@ -12,33 +12,9 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
-)
 
-// nest makes under dir a chain of n folders named name, through openat (the
-// path soon exceeds what a plain mkdir accepts).
-func nest(t *testing.T, dir, name string, n int) {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	r, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for range n {
-		if err := r.Mkdir(name, 0o755); err != nil {
-			r.Close()
-			t.Fatal(err)
-		}
-		next, err := r.OpenRoot(name)
-		r.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		r = next
-	}
-	r.Close()
-}
+	"github.com/skillsd/skillsd/services/skills/internal/testfs"
+)
 
 // watched runs Run on opts and returns the changes and statuses it reports.
 func watched(t *testing.T, opts Options) (<-chan []string, func() Status, <-chan Status) {
@@ -106,7 +82,7 @@ func TestDeepTreesDoNotStopWatching(t *testing.T) {
 		root := filepath.Join(t.TempDir(), "skills")
 		write(t, filepath.Join(root, "pdf", "SKILL.md"), "a")
 		long := filepath.Join(root, "long")
-		nest(t, long, strings.Repeat("x", 250), 21)
+		testfs.Nest(t, long, strings.Repeat("x", 250), 21)
 		changes, _, statuses := watched(t, Options{Dirs: []string{root}, Debounce: 50 * time.Millisecond, PollInterval: time.Hour, RetryInterval: time.Hour})
 		st := until(t, statuses, "partial watching", func(st Status) bool { return st.Mode == ModePartial })
 		if st.Count != 1 || !strings.HasPrefix(st.Unwatched[0].Path, long+string(filepath.Separator)) ||
@@ -125,7 +101,7 @@ func TestDeepTreesDoNotStopWatching(t *testing.T) {
 	t.Run("2,500 nested folders (5,000 characters)", func(t *testing.T) {
 		root := filepath.Join(t.TempDir(), "skills")
 		write(t, filepath.Join(root, "pdf", "SKILL.md"), "a")
-		nest(t, filepath.Join(root, "deep"), "d", 2500)
+		testfs.Nest(t, filepath.Join(root, "deep"), "d", 2500)
 		changes, _, statuses := watched(t, Options{Dirs: []string{root}, Debounce: 50 * time.Millisecond, PollInterval: time.Hour, RetryInterval: time.Hour})
 		until(t, statuses, "watching", func(st Status) bool { return st.Mode == ModeWatching })
 		write(t, filepath.Join(root, "pdf", "SKILL.md"), "b")
