@@ -217,10 +217,25 @@ func (s *Syncer) collect(current, prev string) {
 		return
 	}
 	for _, e := range ents {
-		if name := e.Name(); name != current && name != prev {
-			if err := os.RemoveAll(filepath.Join(s.treesDir(), name)); err != nil {
-				s.log.Warn("git cache: removing an old tree", "source", s.repo.Name, "tree", name, "error", err)
+		name := e.Name()
+		if name == current || name == prev {
+			continue
+		}
+		old := filepath.Join(s.treesDir(), name)
+		if !strings.HasPrefix(name, tmpPrefix) {
+			// Out of the way first, in one step: a reader still resolving
+			// it finds nothing rather than a tree being emptied.
+			gone, err := os.MkdirTemp(s.treesDir(), tmpPrefix+"gone-")
+			if err == nil {
+				if err := os.Rename(old, filepath.Join(gone, name)); err == nil {
+					old = gone
+				} else {
+					_ = os.Remove(gone)
+				}
 			}
+		}
+		if err := os.RemoveAll(old); err != nil {
+			s.log.Warn("git cache: removing an old tree", "source", s.repo.Name, "tree", name, "error", err)
 		}
 	}
 	// Links left by a publish that died between making and renaming them.

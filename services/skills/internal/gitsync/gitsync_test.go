@@ -3,6 +3,7 @@ package gitsync
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"net/http"
 	"net/http/cgi"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -389,4 +391,108 @@ func TestCacheName(t *testing.T) {
 	if got := cacheName("file:///", "main"); !strings.HasPrefix(got, "repo-") {
 		t.Errorf("cacheName(file:///) = %q", got)
 	}
+}
+
+// TestSyncersShareTheCache: syncers of one repository on one cache (other
+// processes sharing SKILLSD_HOME, or the skills and content syncers of one
+// process) take turns through the cache's lock, while a reader resolving the
+// checkout link always finds one whole commit.
+func TestSyncersShareTheCache(t *testing.T) {
+	up := newUpstream(t)
+	files := func(v int) map[string]*string {
+		m := map[string]*string{"skills/version.txt": str(fmt.Sprint(v))}
+		for i := range v * 10 {
+			m[fmt.Sprintf("skills/s%03d/SKILL.md", i)] = skillFile(fmt.Sprintf("s%03d", i))
+		}
+		return m
+	}
+	up.commit("v1", files(1))
+	cache := t.TempDir()
+	first := newSyncer(t, Repo{Name: "r", URL: up.url(), Path: "skills"}, cache)
+	if _, err := first.Sync(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	readerDone := make(chan error, 1)
+	go func() {
+		reads := 0
+		for {
+			select {
+			case <-stop:
+				if reads == 0 {
+					readerDone <- errors.New("the reader never read")
+				}
+				readerDone <- nil
+				return
+			default:
+			}
+			real, err := filepath.EvalSymlinks(first.SkillsDir())
+			if err != nil {
+				continue
+			}
+			v, err := os.ReadFile(filepath.Join(real, "version.txt"))
+			if err != nil {
+				continue // a tree collected since: never a partial one
+			}
+			ents, err := os.ReadDir(real)
+			if err != nil {
+				continue
+			}
+			var n int
+			fmt.Sscan(string(v), &n)
+			if len(ents) != n*10+1 {
+				readerDone <- fmt.Errorf("tree of version %d holds %d entries, want %d", n, len(ents), n*10+1)
+				return
+			}
+			reads++
+		}
+	}()
+	var wg sync.WaitGroup
+	errs := make(chan error, 40)
+	for v := 2; v <= 6; v++ {
+		up.commit(fmt.Sprint("v", v), files(v))
+		for range 4 {
+			wg.Go(func() {
+				s, err := New(Repo{Name: "r", URL: up.url(), Path: "skills"}, Options{CacheDir: cache})
+				if err != nil {
+					errs <- err
+					return
+				}
+				if _, err := s.Sync(t.Context()); err != nil {
+					errs <- err
+				}
+			})
+		}
+		wg.Wait()
+	}
+	close(stop)
+	if err := <-readerDone; err != nil {
+		t.Error(err)
+	}
+	close(errs)
+	for err := range errs {
+		t.Errorf("concurrent sync: %v", err)
+	}
+	last := newSyncer(t, Repo{Name: "r", URL: up.url(), Path: "skills"}, cache)
+	if got, want := last.Open(), up.head(); got != want {
+		t.Errorf("after the syncs: Open() = %s, want the last commit %s", got, want)
+	}
+	ents, _ := os.ReadDir(last.treesDir())
+	if len(ents) > 2 {
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Errorf("trees left: %v; want the current and the previous one", names)
+	}
+}
+
+// head is the commit main points at.
+func (u *upstream) head() string {
+	u.t.Helper()
+	ref, err := u.repo.Head()
+	if err != nil {
+		u.t.Fatal(err)
+	}
+	return ref.Hash().String()
 }
