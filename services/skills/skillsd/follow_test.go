@@ -122,3 +122,16 @@ func TestFollowExternalSymlinksRefusesRelativeAndRoot(t *testing.T) {
 		}
 	}
 }
+
+// TestFollowExternalSymlinksUnusedIsAnError: the option set while the
+// sources come from the config file would be read by nothing: start-up
+// fails, naming the setting and where to put it instead.
+func TestFollowExternalSymlinksUnusedIsAnError(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	writeFile(t, cfg, "sources:\n  - path: "+t.TempDir()+"\n")
+	_, err := skillsd.New(t.Context(), skillsd.Options{ConfigFile: cfg, Home: t.TempDir(), Cwd: t.TempDir(),
+		Getenv: envOf(map[string]string{"SKILLS_FOLLOW_EXTERNAL_SYMLINKS": "/dotfiles"})})
+	if err == nil || !strings.Contains(err.Error(), "SKILLS_FOLLOW_EXTERNAL_SYMLINKS applies to") || !strings.Contains(err.Error(), "sources[].follow_external_symlinks") {
+		t.Errorf("New = %v; want an error naming the setting", err)
+	}
+}

@@ -261,6 +261,10 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if discovered {
 		roots = withFollow(source.Discover(cwd, home, nil), follow)
 	}
+	if len(follow) > 0 && len(expanded) == 0 && !discovered {
+		// Fail closed: a setting nothing reads is an error, not silence.
+		return nil, fmt.Errorf("%s applies to the folders given by --skills-dir, SKILLS_DIR or default discovery, but the sources come from the configuration: list the folders under sources[].follow_external_symlinks instead", followKey)
+	}
 
 	opts.Logger = log
 	s := &Server{
