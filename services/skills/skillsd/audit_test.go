@@ -458,6 +458,21 @@ var configAudit = map[string]func(t *testing.T, a *audit){
 			t.Errorf("source %q, want team", src)
 		}
 	},
+	"sources[].follow_external_symlinks": func(t *testing.T, a *audit) {
+		base := t.TempDir()
+		skills, dotfiles := filepath.Join(base, "skills"), filepath.Join(base, "dotfiles")
+		writeSkill(t, skills, "local")
+		writeSkill(t, dotfiles, "x")
+		if err := os.Symlink(filepath.Join(dotfiles, "x"), filepath.Join(skills, "x")); err != nil {
+			t.Skipf("symlinks not available: %v", err)
+		}
+		if n := a.startSources(t, "sources: [{path: "+skills+"}]", nil).count(t); n != 1 {
+			t.Fatalf("default: %d skills, want 1 (the link leaving the source is not followed)", n)
+		}
+		if n := a.startSources(t, "sources: [{path: "+skills+", follow_external_symlinks: ["+dotfiles+"]}]", nil).count(t); n != 2 {
+			t.Errorf("follow_external_symlinks: %d skills, want 2", n)
+		}
+	},
 	"sources[].git":     auditGitSource,
 	"sources[].git.url": auditGitSource,
 	"sources[].git.ref": func(t *testing.T, a *audit) {
@@ -737,6 +752,9 @@ func (a *audit) run(t *testing.T, dirs []string, yaml string, env map[string]str
 		t.Fatalf("New with %q: %v", yaml, err)
 	}
 	t.Cleanup(func() { _ = srv.Close() })
+	if err := srv.WaitReady(t.Context()); err != nil { // a first clone loads in the background
+		t.Fatal(err)
+	}
 	conn, err := srv.DialTrusted(t.Context())
 	if err != nil {
 		t.Fatal(err)
