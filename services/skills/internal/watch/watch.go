@@ -263,6 +263,13 @@ func (w *watcher) addRoot(root string) error {
 				return nil
 			}
 			w.pending[root] = dir
+			// The next folder towards root may have been made between the
+			// Stat and the watch, its event then lost: look once more.
+			rel, _ := filepath.Rel(dir, root)
+			next := filepath.Join(dir, strings.SplitN(rel, string(filepath.Separator), 2)[0])
+			if info, err := os.Stat(next); err == nil && info.IsDir() {
+				return w.addRoot(root)
+			}
 			return nil
 		}
 		if dir == filepath.Dir(dir) {
