@@ -421,7 +421,7 @@ export interface components {
          * @description The machine-readable reasons of skills.v1.ErrorReason, as they appear in Error.code (the enum value's name without ERROR_REASON_).
          * @enum {string}
          */
-        ErrorReason: "SKILL_NOT_FOUND" | "SKILL_DISABLED" | "FILE_NOT_FOUND" | "INVALID_PATH" | "FILE_TOO_LARGE" | "SCRIPTS_DISABLED" | "SCRIPT_NOT_DECLARED" | "SCRIPT_NOT_SERVER" | "MISSING_ARGUMENTS" | "EXTENSION_NOT_ALLOWED" | "NO_RUNNER" | "REFRESH_IN_PROGRESS" | "UPSTREAM_ERROR" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_SUPPORTED" | "COMMANDS_DISABLED" | "COMMAND_NOT_ALLOWED" | "AGENT_NOT_FOUND" | "DOC_NOT_FOUND";
+        ErrorReason: "SKILL_NOT_FOUND" | "SKILL_DISABLED" | "FILE_NOT_FOUND" | "INVALID_PATH" | "FILE_TOO_LARGE" | "SCRIPTS_DISABLED" | "SCRIPT_NOT_DECLARED" | "SCRIPT_NOT_SERVER" | "MISSING_ARGUMENTS" | "EXTENSION_NOT_ALLOWED" | "NO_RUNNER" | "REFRESH_IN_PROGRESS" | "UPSTREAM_ERROR" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_SUPPORTED" | "COMMANDS_DISABLED" | "COMMAND_NOT_ALLOWED" | "AGENT_NOT_FOUND" | "DOC_NOT_FOUND" | "CATALOG_LOADING";
         /** @description The answer of GET /healthz. */
         Health: {
             /** @description The service's gRPC health status (SERVING, NOT_SERVING, …), or UNREACHABLE when the check itself failed. */
@@ -704,6 +704,13 @@ export interface components {
         v1ListAgentsResponse: {
             /** @description The agents, sorted by name. */
             agents: components["schemas"]["v1Agent"][];
+            /**
+             * @description The files of the agents folder left out of the list because they cannot
+             *     be read as profiles (a FIFO or device named like one, a symbolic link
+             *     leading outside the folder or in a loop), each with why. The source is
+             *     "agents" and the file its path as answers show it.
+             */
+            diagnostics: components["schemas"]["v1Diagnostic"][];
         };
         /** @description ListDiagnosticsResponse lists diagnostics. */
         v1ListDiagnosticsResponse: {
@@ -722,6 +729,13 @@ export interface components {
         };
         /** @description ListDocsResponse lists documentation pages. */
         v1ListDocsResponse: {
+            /**
+             * @description The files of the docs folder left out because they cannot be read as
+             *     pages (a FIFO or device named like one, a symbolic link leading outside
+             *     the folder or in a loop), each with why. The source is "docs" and the
+             *     file its path as answers show it.
+             */
+            diagnostics: components["schemas"]["v1Diagnostic"][];
             /** @description The pages, flat, sorted by path. */
             pages: components["schemas"]["v1DocPage"][];
             /** @description The hierarchy: section names map to sub-sections, leaves are page descriptions. */
@@ -1293,6 +1307,8 @@ export interface components {
             skill_count: number;
             /** @description Whether scripts from this source may run. */
             trusted: boolean;
+            /** @description How changes to the source are noticed; unset when the server does not say. */
+            watch: components["schemas"]["v1WatchStatus"] | null;
         };
         /**
          * @description UsageEvent is one analytics event, in the format the publisher posts to a
@@ -1339,6 +1355,38 @@ export interface components {
             initial: boolean;
             /** @description The paths of skills that disappeared. */
             removed: string[];
+        };
+        /** @description WatchStatus says how changes to a source are noticed. */
+        v1WatchStatus: {
+            /**
+             * @description The folders that cannot be watched, each with why (at most 20; the
+             *     file is relative to the source).
+             */
+            diagnostics: components["schemas"]["v1Diagnostic"][];
+            /** @description What the mode means for this source, in words. */
+            message: string;
+            /**
+             * @description "watching": every folder the catalog reads is watched for changes.
+             *     "partial": some folders cannot be watched (see diagnostics); the rest is
+             *     watched, and the others are tried again every retry.
+             *     "polling": file events are not available (inotify limits, a network
+             *     file system): the source is read again every poll interval, and
+             *     watching is tried again.
+             *     "off": watching is switched off (changes are seen on refresh).
+             *     "git": a git repository, synchronised by the periodic refresh.
+             */
+            mode: string;
+            /**
+             * Format: date-time
+             * @description When watching what cannot be watched is tried again; unset when nothing
+             *     is pending.
+             */
+            next_retry: string | null;
+            /**
+             * Format: int32
+             * @description How many folders cannot be watched in all.
+             */
+            unwatched_count: number;
         };
     };
     responses: {

@@ -12,35 +12,36 @@ _sym_db = _symbol_database.Default()
 
 
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
+from skillsd_client._gen.skills.v1 import types_pb2 as skills_dot_v1_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fskills/v1/content_service.proto\x12\tskills.v1\x1a\x1cgoogle/protobuf/struct.proto\"^\n\x05\x41gent\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\r\n\x05model\x18\x03 \x01(\t\x12\x15\n\rallowed_tools\x18\x04 \x03(\t\x12\x0c\n\x04path\x18\x05 \x01(\t\"\x13\n\x11ListAgentsRequest\"6\n\x12ListAgentsResponse\x12 \n\x06\x61gents\x18\x01 \x03(\x0b\x32\x10.skills.v1.Agent\"3\n\x0fGetAgentRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x12\n\nskip_cache\x18\x02 \x01(\x08\"L\n\x10GetAgentResponse\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\t\x12\x0c\n\x04path\x18\x03 \x01(\t\x12\x0b\n\x03sha\x18\x04 \x01(\t\";\n\x07\x44ocPage\x12\x0c\n\x04path\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\"\x11\n\x0fListDocsRequest\"\\\n\x10ListDocsResponse\x12%\n\x04tree\x18\x01 \x01(\x0b\x32\x17.google.protobuf.Struct\x12!\n\x05pages\x18\x02 \x03(\x0b\x32\x12.skills.v1.DocPage\"1\n\rGetDocRequest\x12\x0c\n\x04path\x18\x01 \x03(\t\x12\x12\n\nskip_cache\x18\x02 \x01(\x08\"O\n\x0eGetDocResponse\x12\x0c\n\x04path\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\t\x12\x11\n\tfile_path\x18\x03 \x01(\t\x12\x0b\n\x03sha\x18\x04 \x01(\t2\xa4\x02\n\x0e\x43ontentService\x12I\n\nListAgents\x12\x1c.skills.v1.ListAgentsRequest\x1a\x1d.skills.v1.ListAgentsResponse\x12\x43\n\x08GetAgent\x12\x1a.skills.v1.GetAgentRequest\x1a\x1b.skills.v1.GetAgentResponse\x12\x43\n\x08ListDocs\x12\x1a.skills.v1.ListDocsRequest\x1a\x1b.skills.v1.ListDocsResponse\x12=\n\x06GetDoc\x12\x18.skills.v1.GetDocRequest\x1a\x19.skills.v1.GetDocResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fskills/v1/content_service.proto\x12\tskills.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x15skills/v1/types.proto\"^\n\x05\x41gent\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\r\n\x05model\x18\x03 \x01(\t\x12\x15\n\rallowed_tools\x18\x04 \x03(\t\x12\x0c\n\x04path\x18\x05 \x01(\t\"\x13\n\x11ListAgentsRequest\"b\n\x12ListAgentsResponse\x12 \n\x06\x61gents\x18\x01 \x03(\x0b\x32\x10.skills.v1.Agent\x12*\n\x0b\x64iagnostics\x18\x02 \x03(\x0b\x32\x15.skills.v1.Diagnostic\"3\n\x0fGetAgentRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x12\n\nskip_cache\x18\x02 \x01(\x08\"L\n\x10GetAgentResponse\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\t\x12\x0c\n\x04path\x18\x03 \x01(\t\x12\x0b\n\x03sha\x18\x04 \x01(\t\";\n\x07\x44ocPage\x12\x0c\n\x04path\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\"\x11\n\x0fListDocsRequest\"\x88\x01\n\x10ListDocsResponse\x12%\n\x04tree\x18\x01 \x01(\x0b\x32\x17.google.protobuf.Struct\x12!\n\x05pages\x18\x02 \x03(\x0b\x32\x12.skills.v1.DocPage\x12*\n\x0b\x64iagnostics\x18\x03 \x03(\x0b\x32\x15.skills.v1.Diagnostic\"1\n\rGetDocRequest\x12\x0c\n\x04path\x18\x01 \x03(\t\x12\x12\n\nskip_cache\x18\x02 \x01(\x08\"O\n\x0eGetDocResponse\x12\x0c\n\x04path\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\t\x12\x11\n\tfile_path\x18\x03 \x01(\t\x12\x0b\n\x03sha\x18\x04 \x01(\t2\xa4\x02\n\x0e\x43ontentService\x12I\n\nListAgents\x12\x1c.skills.v1.ListAgentsRequest\x1a\x1d.skills.v1.ListAgentsResponse\x12\x43\n\x08GetAgent\x12\x1a.skills.v1.GetAgentRequest\x1a\x1b.skills.v1.GetAgentResponse\x12\x43\n\x08ListDocs\x12\x1a.skills.v1.ListDocsRequest\x1a\x1b.skills.v1.ListDocsResponse\x12=\n\x06GetDoc\x12\x18.skills.v1.GetDocRequest\x1a\x19.skills.v1.GetDocResponseb\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'skills.v1.content_service_pb2', globals())
 if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
-  _AGENT._serialized_start=76
-  _AGENT._serialized_end=170
-  _LISTAGENTSREQUEST._serialized_start=172
-  _LISTAGENTSREQUEST._serialized_end=191
-  _LISTAGENTSRESPONSE._serialized_start=193
-  _LISTAGENTSRESPONSE._serialized_end=247
-  _GETAGENTREQUEST._serialized_start=249
-  _GETAGENTREQUEST._serialized_end=300
-  _GETAGENTRESPONSE._serialized_start=302
-  _GETAGENTRESPONSE._serialized_end=378
-  _DOCPAGE._serialized_start=380
-  _DOCPAGE._serialized_end=439
-  _LISTDOCSREQUEST._serialized_start=441
-  _LISTDOCSREQUEST._serialized_end=458
-  _LISTDOCSRESPONSE._serialized_start=460
-  _LISTDOCSRESPONSE._serialized_end=552
-  _GETDOCREQUEST._serialized_start=554
-  _GETDOCREQUEST._serialized_end=603
-  _GETDOCRESPONSE._serialized_start=605
-  _GETDOCRESPONSE._serialized_end=684
-  _CONTENTSERVICE._serialized_start=687
-  _CONTENTSERVICE._serialized_end=979
+  _AGENT._serialized_start=99
+  _AGENT._serialized_end=193
+  _LISTAGENTSREQUEST._serialized_start=195
+  _LISTAGENTSREQUEST._serialized_end=214
+  _LISTAGENTSRESPONSE._serialized_start=216
+  _LISTAGENTSRESPONSE._serialized_end=314
+  _GETAGENTREQUEST._serialized_start=316
+  _GETAGENTREQUEST._serialized_end=367
+  _GETAGENTRESPONSE._serialized_start=369
+  _GETAGENTRESPONSE._serialized_end=445
+  _DOCPAGE._serialized_start=447
+  _DOCPAGE._serialized_end=506
+  _LISTDOCSREQUEST._serialized_start=508
+  _LISTDOCSREQUEST._serialized_end=525
+  _LISTDOCSRESPONSE._serialized_start=528
+  _LISTDOCSRESPONSE._serialized_end=664
+  _GETDOCREQUEST._serialized_start=666
+  _GETDOCREQUEST._serialized_end=715
+  _GETDOCRESPONSE._serialized_start=717
+  _GETDOCRESPONSE._serialized_end=796
+  _CONTENTSERVICE._serialized_start=799
+  _CONTENTSERVICE._serialized_end=1091
 # @@protoc_insertion_point(module_scope)

@@ -1,4 +1,5 @@
 from google.protobuf import struct_pb2 as _struct_pb2
+from skillsd_client._gen.skills.v1 import types_pb2 as _types_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -75,19 +76,23 @@ class ListAgentsRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class ListAgentsResponse(_message.Message):
-    __slots__ = ["agents"]
+    __slots__ = ["agents", "diagnostics"]
     AGENTS_FIELD_NUMBER: _ClassVar[int]
+    DIAGNOSTICS_FIELD_NUMBER: _ClassVar[int]
     agents: _containers.RepeatedCompositeFieldContainer[Agent]
-    def __init__(self, agents: _Optional[_Iterable[_Union[Agent, _Mapping]]] = ...) -> None: ...
+    diagnostics: _containers.RepeatedCompositeFieldContainer[_types_pb2.Diagnostic]
+    def __init__(self, agents: _Optional[_Iterable[_Union[Agent, _Mapping]]] = ..., diagnostics: _Optional[_Iterable[_Union[_types_pb2.Diagnostic, _Mapping]]] = ...) -> None: ...
 
 class ListDocsRequest(_message.Message):
     __slots__ = []
     def __init__(self) -> None: ...
 
 class ListDocsResponse(_message.Message):
-    __slots__ = ["pages", "tree"]
+    __slots__ = ["diagnostics", "pages", "tree"]
+    DIAGNOSTICS_FIELD_NUMBER: _ClassVar[int]
     PAGES_FIELD_NUMBER: _ClassVar[int]
     TREE_FIELD_NUMBER: _ClassVar[int]
+    diagnostics: _containers.RepeatedCompositeFieldContainer[_types_pb2.Diagnostic]
     pages: _containers.RepeatedCompositeFieldContainer[DocPage]
     tree: _struct_pb2.Struct
-    def __init__(self, tree: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., pages: _Optional[_Iterable[_Union[DocPage, _Mapping]]] = ...) -> None: ...
+    def __init__(self, tree: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., pages: _Optional[_Iterable[_Union[DocPage, _Mapping]]] = ..., diagnostics: _Optional[_Iterable[_Union[_types_pb2.Diagnostic, _Mapping]]] = ...) -> None: ...

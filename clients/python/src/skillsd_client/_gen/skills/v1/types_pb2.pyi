@@ -8,6 +8,7 @@ from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Map
 
 DESCRIPTOR: _descriptor.FileDescriptor
 ERROR_REASON_AGENT_NOT_FOUND: ErrorReason
+ERROR_REASON_CATALOG_LOADING: ErrorReason
 ERROR_REASON_COMMANDS_DISABLED: ErrorReason
 ERROR_REASON_COMMAND_NOT_ALLOWED: ErrorReason
 ERROR_REASON_DOC_NOT_FOUND: ErrorReason
@@ -161,7 +162,7 @@ class SkillNode(_message.Message):
     def __init__(self, name: _Optional[str] = ..., path: _Optional[str] = ..., description: _Optional[str] = ..., keywords: _Optional[_Iterable[str]] = ..., asset_count: _Optional[int] = ..., script_count: _Optional[int] = ..., children: _Optional[_Iterable[_Union[SkillNode, _Mapping]]] = ...) -> None: ...
 
 class SourceStatus(_message.Message):
-    __slots__ = ["commit", "error", "kind", "last_sync", "location", "name", "ref", "skill_count", "trusted"]
+    __slots__ = ["commit", "error", "kind", "last_sync", "location", "name", "ref", "skill_count", "trusted", "watch"]
     COMMIT_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
@@ -171,6 +172,7 @@ class SourceStatus(_message.Message):
     REF_FIELD_NUMBER: _ClassVar[int]
     SKILL_COUNT_FIELD_NUMBER: _ClassVar[int]
     TRUSTED_FIELD_NUMBER: _ClassVar[int]
+    WATCH_FIELD_NUMBER: _ClassVar[int]
     commit: str
     error: str
     kind: str
@@ -180,7 +182,8 @@ class SourceStatus(_message.Message):
     ref: str
     skill_count: int
     trusted: bool
-    def __init__(self, name: _Optional[str] = ..., kind: _Optional[str] = ..., location: _Optional[str] = ..., ref: _Optional[str] = ..., commit: _Optional[str] = ..., trusted: bool = ..., skill_count: _Optional[int] = ..., last_sync: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., error: _Optional[str] = ...) -> None: ...
+    watch: WatchStatus
+    def __init__(self, name: _Optional[str] = ..., kind: _Optional[str] = ..., location: _Optional[str] = ..., ref: _Optional[str] = ..., commit: _Optional[str] = ..., trusted: bool = ..., skill_count: _Optional[int] = ..., last_sync: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., error: _Optional[str] = ..., watch: _Optional[_Union[WatchStatus, _Mapping]] = ...) -> None: ...
 
 class UsageEvent(_message.Message):
     __slots__ = ["data", "id", "server_id", "timestamp", "type"]
@@ -195,6 +198,20 @@ class UsageEvent(_message.Message):
     timestamp: _timestamp_pb2.Timestamp
     type: str
     def __init__(self, id: _Optional[str] = ..., type: _Optional[str] = ..., timestamp: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., server_id: _Optional[str] = ..., data: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+
+class WatchStatus(_message.Message):
+    __slots__ = ["diagnostics", "message", "mode", "next_retry", "unwatched_count"]
+    DIAGNOSTICS_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    MODE_FIELD_NUMBER: _ClassVar[int]
+    NEXT_RETRY_FIELD_NUMBER: _ClassVar[int]
+    UNWATCHED_COUNT_FIELD_NUMBER: _ClassVar[int]
+    diagnostics: _containers.RepeatedCompositeFieldContainer[Diagnostic]
+    message: str
+    mode: str
+    next_retry: _timestamp_pb2.Timestamp
+    unwatched_count: int
+    def __init__(self, mode: _Optional[str] = ..., message: _Optional[str] = ..., diagnostics: _Optional[_Iterable[_Union[Diagnostic, _Mapping]]] = ..., unwatched_count: _Optional[int] = ..., next_retry: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class Layout(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
