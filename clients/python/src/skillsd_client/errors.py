@@ -36,6 +36,7 @@ __all__ = [
     "CommandNotAllowed",
     "AgentNotFound",
     "DocNotFound",
+    "CatalogLoading",
     "Unauthenticated",
     "PermissionDenied",
     "InvalidArgument",
@@ -159,6 +160,11 @@ class DocNotFound(SkillsError):
     """No documentation page is at the requested path."""
 
 
+class CatalogLoading(SkillsError):
+    """The server's first catalog is still loading (a git source cloned for the
+    first time); try again in a moment."""
+
+
 class Unauthenticated(SkillsError):
     """The call needs a token, or the token was refused (no reason given)."""
 
@@ -205,6 +211,7 @@ REASONS: Dict[str, Type[SkillsError]] = {
     "COMMAND_NOT_ALLOWED": CommandNotAllowed,
     "AGENT_NOT_FOUND": AgentNotFound,
     "DOC_NOT_FOUND": DocNotFound,
+    "CATALOG_LOADING": CatalogLoading,
 }
 
 _CODES: Dict[grpc.StatusCode, Type[SkillsError]] = {
