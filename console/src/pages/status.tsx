@@ -118,11 +118,26 @@ export function StatusPage() {
   );
 }
 
+/** The words of each mode of a source's WatchStatus. */
+const watchModes: Record<string, string> = {
+  watching: "watched",
+  partial: "partly watched",
+  polling: "polled",
+  off: "not watched",
+  git: "polled (git)",
+};
+
 /** A source's watch state, whatever shape the server gives it. */
 function describeWatch(w: unknown): string {
   if (typeof w === "string") return w.replace(/^WATCH_STATE_/, "").toLowerCase().replaceAll("_", " ");
   if (w && typeof w === "object") {
     const o = w as Record<string, unknown>;
+    if (typeof o["mode"] === "string") {
+      // skills.v1.WatchStatus: the mode, and why when it is not plain watching.
+      const label = watchModes[o["mode"]] ?? o["mode"];
+      const message = typeof o["message"] === "string" ? o["message"] : "";
+      return o["mode"] === "partial" || o["mode"] === "polling" ? [label, message].filter(Boolean).join(": ") : label;
+    }
     const state = typeof o["state"] === "string" ? describeWatch(o["state"]) : "";
     const detail = typeof o["detail"] === "string" ? o["detail"] : typeof o["error"] === "string" ? o["error"] : "";
     return [state, detail].filter(Boolean).join(": ");
