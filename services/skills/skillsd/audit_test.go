@@ -353,6 +353,16 @@ var configAudit = map[string]func(t *testing.T, a *audit){
 			t.Errorf("origins %v", o)
 		}
 	},
+	// The REST gateway reads it through RESTSettings; skills-rest's
+	// TestCORSSettings proves a browser's preflight then gets the header.
+	"rest.cors_origins": func(t *testing.T, a *audit) {
+		if o := a.start(t, "").srv.RESTSettings().CORSOrigins; len(o) != 0 {
+			t.Fatalf("default: origins %v, want none", o)
+		}
+		if o := a.start(t, "rest: {cors_origins: [\"https://console.example.com\"]}").srv.RESTSettings().CORSOrigins; !slices.Equal(o, []string{"https://console.example.com"}) {
+			t.Errorf("origins %v", o)
+		}
+	},
 	"commands.enabled": func(t *testing.T, a *audit) {
 		if _, err := a.start(t, "").command(t, "ls"); err == nil {
 			t.Fatal("default: a command ran with commands off")
