@@ -7,21 +7,47 @@ import (
 	"github.com/skillsd/skillsd/services/skills/internal/sandbox"
 )
 
+// processRunner is the one runner of every process the service starts,
+// scripts and commands alike: one concurrency limit (scripts.max_concurrent),
+// one environment built from a few variables of the server's (PATH, LANG,
+// TMPDIR, read through getenv) and its home folder — nothing else of the
+// server's environment reaches a process — and one kernel isolation
+// (scripts.allow_network, scripts.require_isolation, scripts.read_paths).
+func processRunner(cfg config.Config, home, cwd string, getenv func(string) string, log *slog.Logger) *sandbox.Runner {
+	return sandbox.NewRunner(sandbox.RunnerOptions{
+		MaxConcurrent:    cfg.Scripts.MaxConcurrent,
+		Path:             getenv("PATH"),
+		Home:             home,
+		Lang:             getenv("LANG"),
+		TempDir:          getenv("TMPDIR"),
+		ReadPaths:        configPaths(cfg.Scripts.ReadPaths, home, cwd, getenv),
+		AllowNetwork:     cfg.Scripts.AllowNetwork,
+		RequireIsolation: cfg.Scripts.RequireIsolation,
+		Logger:           log,
+	})
+}
+
 // commandRunner runs seed 004's allow-listed commands as the configuration
-// asks (commands.*), with the same minimal environment as scripts.
-func commandRunner(cfg config.Config, home string, getenv func(string) string, log *slog.Logger) *sandbox.Commands {
+// asks (commands.*), through run, the runner they share with scripts.
+func commandRunner(cfg config.Config, run *sandbox.Runner, log *slog.Logger) *sandbox.Commands {
 	return sandbox.NewCommands(sandbox.CommandOptions{
 		Enabled:        cfg.Commands.Enabled,
 		Allowed:        cfg.Commands.Allowed,
 		Timeout:        cfg.Commands.Timeout(),
 		MaxOutputBytes: cfg.Commands.MaxOutputBytes,
-		Path:           getenv("PATH"),
-		Home:           home,
-		Lang:           getenv("LANG"),
-		TempDir:        getenv("TMPDIR"),
+		Runner:         run,
 		Logger:         log,
 	})
 }
+
+// SandboxHelper must be the first call of main in every binary that embeds
+// the service (skillsd, skills-mcp, skills-rest, skills), and of TestMain
+// in every test package that runs scripts or commands. In a normal start it
+// returns at once; when a Runner re-executes the binary to start a script or
+// command, it confines the process with Landlock and becomes that script or
+// command, never returning. A binary that does not call it runs scripts
+// without Landlock, and says so in GetCatalogStatus and in every result.
+func SandboxHelper() { sandbox.Helper() }
 
 // MCPSettings are the settings of the MCP gateway that the service's
 // configuration holds, for an MCP gateway embedding this server.

@@ -16,33 +16,33 @@ func fileReader(cfg config.Config) *assets.Reader {
 	return assets.New(assets.Options{MaxSizeBytes: cfg.Assets.MaxSizeBytes, PageBytes: cfg.Assets.MaxFileBytes})
 }
 
-// scriptSandbox is the sandbox the configuration asks for (scripts.*). The
-// scripts' environment is built here from a few variables of the server's
-// (PATH, LANG, TMPDIR, read through getenv) and its home folder; nothing else
-// of the server's environment reaches a script.
-func scriptSandbox(cfg config.Config, home, cwd string, getenv func(string) string, log *slog.Logger) *sandbox.Sandbox {
-	var allow []string
-	for _, d := range cfg.Scripts.CwdAllow {
-		if d = source.ExpandPath(d, home, getenv); d == "" {
-			continue
-		}
-		if !filepath.IsAbs(d) {
-			d = filepath.Join(cwd, d)
-		}
-		allow = append(allow, filepath.Clean(d))
-	}
+// scriptSandbox is the sandbox the configuration asks for (scripts.*), whose
+// scripts start through run, the runner they share with commands.
+func scriptSandbox(cfg config.Config, home, cwd string, getenv func(string) string, run *sandbox.Runner, log *slog.Logger) *sandbox.Sandbox {
 	return sandbox.New(sandbox.Options{
 		Enabled:           cfg.Scripts.Enabled,
 		Timeout:           cfg.Scripts.Timeout(),
 		MaxOutputBytes:    cfg.Scripts.MaxOutputBytes,
 		AllowedExtensions: cfg.Scripts.AllowedExtensions,
 		Runners:           cfg.Scripts.Runners,
-		MaxConcurrent:     cfg.Scripts.MaxConcurrent,
-		CwdAllow:          allow,
-		Path:              getenv("PATH"),
-		Home:              home,
-		Lang:              getenv("LANG"),
-		TempDir:           getenv("TMPDIR"),
+		CwdAllow:          configPaths(cfg.Scripts.CwdAllow, home, cwd, getenv),
+		Runner:            run,
 		Logger:            log,
 	})
+}
+
+// configPaths expands "~" and $VAR in the folders of a config list and makes
+// them absolute (relative to cwd); empty results are dropped.
+func configPaths(list []string, home, cwd string, getenv func(string) string) []string {
+	var out []string
+	for _, d := range list {
+		if d = source.ExpandPath(d, home, getenv); d == "" {
+			continue
+		}
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(cwd, d)
+		}
+		out = append(out, filepath.Clean(d))
+	}
+	return out
 }

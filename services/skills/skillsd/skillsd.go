@@ -293,6 +293,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 			return nil, err
 		}
 	}
+	run := processRunner(cfg, home, cwd, getenv, log)
 	svc := server.New(server.Options{
 		Store:            s.store,
 		Reload:           s.reloadForRead,
@@ -301,8 +302,8 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		MatchingStrategy: cfg.Matching.Strategy,
 		Routing:          routing(cfg),
 		Files:            fileReader(cfg),
-		Scripts:          scriptSandbox(cfg, home, cwd, getenv, log),
-		Commands:         commandRunner(cfg, home, getenv, log),
+		Scripts:          scriptSandbox(cfg, home, cwd, getenv, run, log),
+		Commands:         commandRunner(cfg, run, log),
 		Content:          cont.store,
 		Usage:            s.usage,
 		Logger:           log,

@@ -35,9 +35,12 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/skillsd/skillsd/services/skills/skillsd"
 )
 
 func main() {
+	skillsd.SandboxHelper() // first: a re-executed binary becomes the confined script here
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

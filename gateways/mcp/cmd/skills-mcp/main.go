@@ -53,6 +53,7 @@ import (
 var version string
 
 func main() {
+	skillsd.SandboxHelper()   // first: a re-executed binary becomes the confined script here
 	setMemoryLimit(os.Getenv) // memlimit.go
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)

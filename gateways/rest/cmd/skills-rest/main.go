@@ -40,6 +40,7 @@ var version = skillsd.DefaultVersion
 const usageLine = "usage: skills-rest (--server ADDR | --skills-dir DIR...) [--http ADDR] [--config FILE] [--token-env NAME] [--auth none|token|github] [--auth-token-env NAME] [--tls-cert FILE --tls-key FILE] [--ui=false] [--cors-origin ORIGIN]... [--log-level LEVEL] [--version]"
 
 func main() {
+	skillsd.SandboxHelper() // first: a re-executed binary becomes the confined script here
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()

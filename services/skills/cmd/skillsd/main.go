@@ -30,6 +30,7 @@ import (
 var version = skillsd.DefaultVersion
 
 func main() {
+	skillsd.SandboxHelper() // first: a re-executed binary becomes the confined script here
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Getenv, os.Stderr); err != nil {

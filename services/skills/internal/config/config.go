@@ -139,6 +139,18 @@ type Scripts struct {
 	// CwdAllow lists extra folders a caller may choose as a script's working
 	// directory. Empty means the skill's own folder only.
 	CwdAllow []string `yaml:"cwd_allow"`
+	// AllowNetwork lets scripts and commands whose skill declares network
+	// use (scripts[].network, metadata.network) open connections. Off by
+	// default: no script or command has any network.
+	AllowNetwork bool `yaml:"allow_network"`
+	// RequireIsolation refuses to run a script or command while a kernel
+	// protection it should get (Landlock, namespaces) is missing on this
+	// host. Off by default: it runs, and its result says what is missing.
+	RequireIsolation bool `yaml:"require_isolation"`
+	// ReadPaths lists extra files and folders scripts and commands may read
+	// and execute, besides the skill's folder and the system's runtimes
+	// (a toolchain outside /usr, say). Empty by default.
+	ReadPaths []string `yaml:"read_paths"`
 }
 
 // Timeout is TimeoutSeconds as a duration.
@@ -454,8 +466,11 @@ func Default() Config {
 				".js": "node",
 				".py": "python3",
 			},
-			MaxConcurrent: 4,
-			CwdAllow:      []string{}, // the skill folder only
+			MaxConcurrent:    4,
+			CwdAllow:         []string{}, // the skill folder only
+			AllowNetwork:     false,
+			RequireIsolation: false,
+			ReadPaths:        []string{},
 		},
 		Assets: Assets{
 			MaxSizeBytes: 1 << 20, // 1048576

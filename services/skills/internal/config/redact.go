@@ -20,6 +20,7 @@ func (c Config) Redacted() Config {
 	r.Scripts.AllowedExtensions = slices.Clone(c.Scripts.AllowedExtensions)
 	r.Scripts.Runners = maps.Clone(c.Scripts.Runners)
 	r.Scripts.CwdAllow = slices.Clone(c.Scripts.CwdAllow)
+	r.Scripts.ReadPaths = slices.Clone(c.Scripts.ReadPaths)
 	r.Search.StopWords = slices.Clone(c.Search.StopWords)
 	r.Filters.EnabledSkills = slices.Clone(c.Filters.EnabledSkills)
 	r.Filters.EnabledCategories = slices.Clone(c.Filters.EnabledCategories)

@@ -109,7 +109,10 @@ func (s Scripts) validate() *Error {
 	if err := between("scripts.max_concurrent", int64(s.MaxConcurrent), 1, maxConcurrent); err != nil {
 		return err
 	}
-	return items("scripts.cwd_allow", s.CwdAllow)
+	if err := items("scripts.cwd_allow", s.CwdAllow); err != nil {
+		return err
+	}
+	return items("scripts.read_paths", s.ReadPaths)
 }
 
 func (a Assets) validate() *Error {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -48,35 +47,28 @@ type CommandOptions struct {
 	// Timeout is each run's time limit (EXEC_TIMEOUT_SECONDS); zero means
 	// DefaultCommandTimeout.
 	Timeout time.Duration
-	// KillGrace is the time between SIGTERM and SIGKILL at the time limit;
-	// zero means DefaultKillGrace.
-	KillGrace time.Duration
 	// MaxOutputBytes caps stdout and stderr each (EXEC_MAX_OUTPUT_BYTES); zero
 	// means DefaultCommandMaxOutputBytes.
 	MaxOutputBytes int64
-	// MaxConcurrent caps commands running at once; zero means DefaultMaxConcurrent.
-	MaxConcurrent int
-	// Path is the commands' PATH, where they are looked up; empty means DefaultPath.
-	Path string
-	// Home is the commands' HOME; empty leaves HOME unset.
-	Home string
-	// Lang is the commands' LANG; empty means DefaultLang.
-	Lang string
-	// TempDir holds each run's own TMPDIR; empty means os.TempDir().
-	TempDir string
+	// Runner starts the commands, sharing its concurrency limit, environment
+	// and kernel isolation with the scripts; nil means a Runner of its own
+	// with default options.
+	Runner *Runner
 	// Logger receives one line per run (the audit trail); nil discards it.
 	Logger *slog.Logger
 }
 
-// Commands runs allow-listed commands in a skill's folder, with the process
-// hygiene of Sandbox (see the package documentation, which applies here
-// too): no shell, a minimal environment (PATH, HOME, LANG, a TMPDIR of its
-// own), stdin closed, a process group of its own killed at the time limit
-// and when the command ends, and output capped. It is safe for concurrent use.
+// Commands runs allow-listed commands in a skill's folder. They start
+// through the same Runner as scripts, so everything the package
+// documentation says of scripts holds for them too: no shell, a minimal
+// environment, stdin closed, a process group of its own killed at the time
+// limit and when the command ends, output capped, one concurrency limit for
+// both, and the same kernel isolation (the skill's folder is the one folder
+// of its own a command may read). It is safe for concurrent use.
 type Commands struct {
 	opts    CommandOptions
 	allowed map[string]bool
-	sem     chan struct{}
+	run     *Runner
 }
 
 // NewCommands returns a Commands.
@@ -87,23 +79,12 @@ func NewCommands(opts CommandOptions) *Commands {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultCommandTimeout
 	}
-	if opts.KillGrace <= 0 {
-		opts.KillGrace = DefaultKillGrace
-	}
 	if opts.MaxOutputBytes <= 0 {
 		opts.MaxOutputBytes = DefaultCommandMaxOutputBytes
 	}
-	if opts.MaxConcurrent <= 0 {
-		opts.MaxConcurrent = DefaultMaxConcurrent
-	}
-	if opts.Path == "" {
-		opts.Path = DefaultPath
-	}
-	if opts.Lang == "" {
-		opts.Lang = DefaultLang
-	}
-	if opts.TempDir == "" {
-		opts.TempDir = os.TempDir()
+	r := opts.Runner
+	if r == nil {
+		r = NewRunner(RunnerOptions{Logger: opts.Logger})
 	}
 	allowed := map[string]bool{}
 	for _, c := range opts.Allowed {
@@ -111,7 +92,7 @@ func NewCommands(opts CommandOptions) *Commands {
 			allowed[c] = true
 		}
 	}
-	return &Commands{opts: opts, allowed: allowed, sem: make(chan struct{}, opts.MaxConcurrent)}
+	return &Commands{opts: opts, allowed: allowed, run: r}
 }
 
 // CommandResult is the outcome of one command (seed 004 §3.5).
@@ -127,6 +108,8 @@ type CommandResult struct {
 	Duration                         time.Duration
 	// Program is the program that ran, by name ("uv" for python through uv).
 	Program string
+	// Isolation is what confined the command, and what it lacked.
+	Isolation Isolation
 }
 
 // Enabled returns the error of a Commands that runs nothing; nil when
@@ -180,22 +163,21 @@ func (c *Commands) Run(ctx context.Context, sk *catalog.Skill, name string, args
 	if err != nil {
 		return nil, withSkill(err, sk)
 	}
-	o, err := launch(ctx, c.sem, "commands", "", c.opts.TempDir,
-		func(tmp string) []string { return minimalEnv(c.opts.Path, c.opts.Home, c.opts.Lang, tmp, nil) },
-		command{
-			path:      prog,
-			args:      append(pre, args...),
-			dir:       dir,
-			timeout:   c.opts.Timeout,
-			grace:     c.opts.KillGrace,
-			maxOutput: c.opts.MaxOutputBytes,
-		})
+	o, iso, err := c.run.start(ctx, job{
+		program:   prog,
+		args:      append(pre, args...),
+		dir:       dir,
+		read:      []string{dir},
+		network:   sk.Doc.Frontmatter.Network,
+		timeout:   c.opts.Timeout,
+		maxOutput: c.opts.MaxOutputBytes,
+	})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if _, ok := err.(*failure.Error); ok { // refused by launch: no slot, no TMPDIR
-			return nil, err
+		if _, ok := err.(*failure.Error); ok { // refused by the runner: no slot, no TMPDIR, no isolation
+			return nil, withSkill(err, sk)
 		}
 		return nil, failure.New(failure.FailedPrecondition, ReasonNoRunner,
 			"command %q could not be started in skill %q", name, sk.Path).With("skill_path", sk.Path).Wrap(err)
@@ -212,10 +194,12 @@ func (c *Commands) Run(ctx context.Context, sk *catalog.Skill, name string, args
 		StderrTruncated: o.stderr.dropped > 0,
 		Duration:        o.duration,
 		Program:         filepath.Base(prog),
+		Isolation:       iso,
 	}
 	if c.opts.Logger != nil {
 		c.opts.Logger.InfoContext(ctx, "command run", "skill", sk.Path, "command", name, "program", res.Program,
-			"args", len(args), "exit_code", res.ExitCode, "duration", res.Duration, "timed_out", res.TimedOut)
+			"args", len(args), "exit_code", res.ExitCode, "duration", res.Duration, "timed_out", res.TimedOut,
+			"network", iso.Network, "isolation_missing", strings.Join(iso.MissingNames(), ","))
 	}
 	return res, nil
 }
@@ -225,10 +209,10 @@ func (c *Commands) Run(ctx context.Context, sk *catalog.Skill, name string, args
 // (seed 004 §3.5).
 func (c *Commands) resolve(command string) (string, []string, error) {
 	if command == "python" || command == "python3" {
-		if uv, err := lookPath("uv", c.opts.Path); err == nil {
+		if uv, err := lookPath("uv", c.run.opts.Path); err == nil {
 			return uv, []string{"run", "python"}, nil
 		}
-		if py, err := lookPath("python3", c.opts.Path); err == nil {
+		if py, err := lookPath("python3", c.run.opts.Path); err == nil {
 			return py, nil, nil
 		}
 	}
@@ -236,7 +220,7 @@ func (c *Commands) resolve(command string) (string, []string, error) {
 		return "", nil, failure.New(failure.InvalidArgument, ReasonCommandNotAllowed,
 			"command %q must be a program name, not a path", command)
 	}
-	prog, err := lookPath(command, c.opts.Path)
+	prog, err := lookPath(command, c.run.opts.Path)
 	if err != nil {
 		return "", nil, failure.New(failure.FailedPrecondition, ReasonNoRunner,
 			"command %q is allowed but not installed on the server (not in the commands' PATH)", command).With("command", command).Wrap(err)

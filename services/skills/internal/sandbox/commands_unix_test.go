@@ -14,9 +14,11 @@ import (
 )
 
 func commandOptions(t *testing.T) CommandOptions {
+	ro := testRunnerOptions(t)
+	ro.KillGrace, ro.Path = 200*time.Millisecond, os.Getenv("PATH")
 	return CommandOptions{
 		Enabled: true, Allowed: []string{"ls", "cat", "env", "sleep", "pwd"}, Timeout: 5 * time.Second,
-		KillGrace: 200 * time.Millisecond, MaxOutputBytes: 1 << 10, Home: "/home/nobody", Path: os.Getenv("PATH"),
+		MaxOutputBytes: 1 << 10, Runner: NewRunner(ro),
 	}
 }
 

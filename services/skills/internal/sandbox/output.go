@@ -18,6 +18,12 @@ type command struct {
 	timeout, grace time.Duration
 	// maxOutput caps stdout and stderr each.
 	maxOutput int64
+	// cloneflags are the namespaces to start the process in.
+	cloneflags uintptr
+	// policy, when set, starts the process as the sandbox helper, which
+	// applies it and then executes policy.Program (path and args are then
+	// only for messages).
+	policy *policy
 }
 
 // outcome is what happened to a process.

@@ -4,6 +4,8 @@ package sandbox
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -23,7 +25,9 @@ const drainTimeout = time.Second
 // gone (or, for processes that left it, once drainTimeout has passed). At
 // the time limit, or when ctx ends, the group gets SIGTERM and, c.grace
 // later, SIGKILL; when the script ends, whatever is left of its group is
-// killed. An error means the process did not start.
+// killed. An error means the process did not start: for a process started
+// through the sandbox helper, that the helper could not confine it or
+// execute its program (it says why on its status pipe).
 func run(ctx context.Context, c command) (*outcome, error) {
 	outR, outW, err := os.Pipe()
 	if err != nil {
@@ -41,14 +45,42 @@ func run(ctx context.Context, c command) (*outcome, error) {
 		}
 	}
 	cmd := exec.Command(c.path, c.args...)
+	var status chan string // what the helper says on its status pipe
+	var statusW *os.File
+	if c.policy != nil {
+		pol, err := json.Marshal(c.policy)
+		if err != nil {
+			closeAll()
+			return nil, err
+		}
+		statusR, w, err := os.Pipe()
+		if err != nil {
+			closeAll()
+			return nil, err
+		}
+		statusW = w
+		cmd = exec.Command(selfExe, helperArg, string(pol))
+		cmd.ExtraFiles = []*os.File{statusW} // helperStatusFD
+		status = make(chan string, 1)
+		go func() {
+			msg, _ := io.ReadAll(io.LimitReader(statusR, 64<<10))
+			statusR.Close()
+			status <- string(msg)
+		}()
+	}
 	cmd.Dir = c.dir
 	cmd.Env = c.env
 	cmd.Stdin = nil // /dev/null
 	cmd.Stdout = outW
 	cmd.Stderr = errW
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	namespaceAttr(cmd.SysProcAttr, c.cloneflags)
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	if statusW != nil {
+		statusW.Close() // the helper holds its own copy until it executes the program
+	}
+	if err != nil {
 		closeAll()
 		return nil, err
 	}
@@ -103,6 +135,11 @@ func run(ctx context.Context, c command) (*outcome, error) {
 	}
 	outR.Close()
 	errR.Close()
+	if status != nil {
+		if msg := <-status; msg != "" {
+			return nil, errors.New(msg)
+		}
+	}
 	return o, nil
 }
 

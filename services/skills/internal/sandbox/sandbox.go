@@ -103,9 +103,6 @@ type Options struct {
 	Enabled bool
 	// Timeout is each run's time limit; zero means DefaultTimeout.
 	Timeout time.Duration
-	// KillGrace is how long a timed-out script has between SIGTERM and
-	// SIGKILL; zero means DefaultKillGrace.
-	KillGrace time.Duration
 	// MaxOutputBytes caps stdout and stderr each; zero means DefaultMaxOutputBytes.
 	MaxOutputBytes int64
 	// AllowedExtensions lists the extensions that may run, with their dot;
@@ -114,19 +111,14 @@ type Options struct {
 	// Runners maps an extension to its runner command ("npx tsx": the
 	// program npx with the argument tsx); nil means DefaultRunners.
 	Runners map[string]string
-	// MaxConcurrent caps the scripts running at once; zero means DefaultMaxConcurrent.
-	MaxConcurrent int
 	// CwdAllow lists absolute folders, besides the skill's folder, that a
-	// caller may choose as a script's working directory.
+	// caller may choose as a script's working directory (and that the
+	// script may then read).
 	CwdAllow []string
-	// Path is the scripts' PATH, where runners are looked up; empty means DefaultPath.
-	Path string
-	// Home is the scripts' HOME; empty leaves HOME unset.
-	Home string
-	// Lang is the scripts' LANG; empty means DefaultLang.
-	Lang string
-	// TempDir holds each run's own TMPDIR; empty means os.TempDir().
-	TempDir string
+	// Runner starts the scripts (and, shared with Commands, the commands):
+	// the concurrency limit, the environment and the kernel isolation are
+	// its. Nil means a Runner of its own with default options.
+	Runner *Runner
 	// Logger receives one line per run (the audit trail); nil discards it.
 	Logger *slog.Logger
 }
@@ -136,16 +128,13 @@ type Sandbox struct {
 	opts Options
 	log  *slog.Logger
 	exts map[string]bool
-	sem  chan struct{}
+	run  *Runner
 }
 
 // New returns a Sandbox.
 func New(opts Options) *Sandbox {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
-	}
-	if opts.KillGrace <= 0 {
-		opts.KillGrace = DefaultKillGrace
 	}
 	if opts.MaxOutputBytes <= 0 {
 		opts.MaxOutputBytes = DefaultMaxOutputBytes
@@ -156,21 +145,13 @@ func New(opts Options) *Sandbox {
 	if opts.Runners == nil {
 		opts.Runners = DefaultRunners()
 	}
-	if opts.MaxConcurrent <= 0 {
-		opts.MaxConcurrent = DefaultMaxConcurrent
-	}
-	if opts.Path == "" {
-		opts.Path = DefaultPath
-	}
-	if opts.Lang == "" {
-		opts.Lang = DefaultLang
-	}
-	if opts.TempDir == "" {
-		opts.TempDir = os.TempDir()
-	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
+	}
+	r := opts.Runner
+	if r == nil {
+		r = NewRunner(RunnerOptions{Logger: opts.Logger})
 	}
 	exts := map[string]bool{}
 	for _, e := range opts.AllowedExtensions {
@@ -181,8 +162,12 @@ func New(opts Options) *Sandbox {
 		runners[strings.ToLower(e)] = r
 	}
 	opts.Runners = runners
-	return &Sandbox{opts: opts, log: log, exts: exts, sem: make(chan struct{}, opts.MaxConcurrent)}
+	return &Sandbox{opts: opts, log: log, exts: exts, run: r}
 }
+
+// Isolation returns the kernel protections scripts get on this host (see
+// Runner.Isolation).
+func (s *Sandbox) Isolation() Isolation { return s.run.Isolation() }
 
 // Request names a script to run.
 type Request struct {
@@ -214,6 +199,8 @@ type Result struct {
 	// TimedOut says the run was ended at the time limit.
 	TimedOut                         bool
 	StdoutTruncated, StderrTruncated bool
+	// Isolation is what confined the run, and what it lacked.
+	Isolation Isolation
 
 	// pgid is the run's process group, for tests.
 	pgid int
@@ -300,22 +287,31 @@ func (s *Sandbox) Run(ctx context.Context, snap *catalog.Snapshot, sk *catalog.S
 	if err != nil {
 		return nil, err
 	}
-	o, err := launch(ctx, s.sem, "scripts", " (scripts.max_concurrent)", s.opts.TempDir,
-		func(tmp string) []string { return s.environ(tmp, env) },
-		command{
-			path:      runner,
-			args:      append(args, script),
-			dir:       dir,
-			timeout:   s.opts.Timeout,
-			grace:     s.opts.KillGrace,
-			maxOutput: s.opts.MaxOutputBytes,
-		})
+	read := []string{dir}
+	for _, d := range []string{sk.Dir, ref.Owner.Dir} {
+		if real, err := filepath.EvalSymlinks(d); d != "" && err == nil {
+			read = append(read, real)
+		}
+	}
+	o, iso, err := s.run.start(ctx, job{
+		program:   runner,
+		args:      append(args, script),
+		dir:       dir,
+		vars:      env,
+		read:      read,
+		network:   ref.Network || ref.Owner.Doc.Frontmatter.Network,
+		timeout:   s.opts.Timeout,
+		maxOutput: s.opts.MaxOutputBytes,
+	})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if _, ok := err.(*failure.Error); ok { // refused by launch: no slot, no TMPDIR
-			return nil, err
+		if fe, ok := err.(*failure.Error); ok { // refused by the runner: no slot, no TMPDIR, no isolation
+			if fe.Kind != failure.Internal {
+				fe.With("skill_path", sk.Path).With("file", clean)
+			}
+			return nil, fe
 		}
 		s.log.WarnContext(ctx, "script did not start", "skill", sk.Path, "script", clean, "runner", runner, "err", err)
 		return nil, failure.New(failure.FailedPrecondition, ReasonNoRunner,
@@ -323,8 +319,10 @@ func (s *Sandbox) Run(ctx context.Context, snap *catalog.Snapshot, sk *catalog.S
 			With("skill_path", sk.Path).With("file", clean).Wrap(err)
 	}
 	res := o.result(clean, s.opts.MaxOutputBytes)
+	res.Isolation = iso
 	s.log.InfoContext(ctx, "script run", "skill", sk.Path, "script", clean, "exit_code", res.ExitCode,
-		"duration", res.Duration, "timed_out", res.TimedOut, "stdout_truncated", res.StdoutTruncated, "stderr_truncated", res.StderrTruncated)
+		"duration", res.Duration, "timed_out", res.TimedOut, "stdout_truncated", res.StdoutTruncated, "stderr_truncated", res.StderrTruncated,
+		"network", iso.Network, "isolation_missing", strings.Join(iso.MissingNames(), ","))
 	if o.cancelled {
 		return nil, ctx.Err()
 	}
@@ -470,7 +468,7 @@ func (s *Sandbox) runner(sk *catalog.Skill, clean, ext string) (string, []string
 			"script %s of skill %q cannot run: no runner is configured for %s files (scripts.runners)", clean, sk.Path, ext).
 			With("skill_path", sk.Path).With("file", clean)
 	}
-	prog, err := lookPath(cmd[0], s.opts.Path)
+	prog, err := lookPath(cmd[0], s.run.opts.Path)
 	if err != nil {
 		return "", nil, failure.New(failure.FailedPrecondition, ReasonNoRunner,
 			"script %s of skill %q cannot run: its runner %q (scripts.runners %s) is not installed on the server: %s is not in the scripts' PATH",
@@ -566,49 +564,6 @@ func (s *Sandbox) workDir(sk *catalog.Skill, ref catalog.ScriptRef, cwd string) 
 func cwdError(sk *catalog.Skill, cwd, what string) error {
 	return failure.New(failure.InvalidArgument, assets.ReasonInvalidPath, "cwd %s %s", strconv.Quote(cwd), what).
 		With("skill_path", sk.Path).With("cwd", cwd)
-}
-
-// environ is the whole environment of a run.
-// launch is the one way a process starts: it takes a slot of sem (refusing
-// at once when every slot is taken; what names the processes and hint the
-// setting that bounds them), creates the process's own TMPDIR under tempDir
-// (removed when it ends), gives it the environment envOf builds for that
-// TMPDIR, and runs c.
-func launch(ctx context.Context, sem chan struct{}, what, hint, tempDir string, envOf func(tmp string) []string, c command) (*outcome, error) {
-	select {
-	case sem <- struct{}{}:
-		defer func() { <-sem }()
-	default:
-		return nil, failure.New(failure.ResourceExhausted, "",
-			"%d %s are already running, the most this server allows at once%s; try again when one ends", cap(sem), what, hint)
-	}
-	tmp, err := os.MkdirTemp(tempDir, "skillsd-run-")
-	if err != nil {
-		return nil, failure.New(failure.Internal, "", "creating the TMPDIR of a process").Wrap(err)
-	}
-	defer os.RemoveAll(tmp)
-	c.env = envOf(tmp)
-	return run(ctx, c)
-}
-
-func (s *Sandbox) environ(tmp string, args map[string]string) []string {
-	return minimalEnv(s.opts.Path, s.opts.Home, s.opts.Lang, tmp, args)
-}
-
-// minimalEnv is the whole environment of every process the package starts
-// (scripts and commands alike): PATH, HOME when known, LANG, the process's
-// own TMPDIR, and vars (the SKILL_ARG_* variables) in a stable order.
-// Nothing of the server's own environment is ever added here.
-func minimalEnv(path, home, lang, tmp string, vars map[string]string) []string {
-	env := []string{"PATH=" + path}
-	if home != "" {
-		env = append(env, "HOME="+home)
-	}
-	env = append(env, "LANG="+lang, "TMPDIR="+tmp)
-	for _, k := range slices.Sorted(maps.Keys(vars)) {
-		env = append(env, k+"="+vars[k])
-	}
-	return env
 }
 
 func ownerPath(ref catalog.ScriptRef, sk *catalog.Skill) string {

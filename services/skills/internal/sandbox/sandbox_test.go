@@ -117,11 +117,28 @@ func setup(t testing.TB, trusted bool) (*catalog.Snapshot, string) {
 	return snap, root
 }
 
+// testRunnerOptions are the runner's options of the tests: a short kill
+// grace and a HOME that does not exist.
+func testRunnerOptions(t testing.TB) RunnerOptions {
+	return RunnerOptions{KillGrace: 300 * time.Millisecond, Home: "/home/nobody", Logger: testLogger(t)}
+}
+
+func testLogger(t testing.TB) *slog.Logger {
+	return slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
 func testOptions(t testing.TB) Options {
 	return Options{
-		Enabled: true, Timeout: 10 * time.Second, KillGrace: 300 * time.Millisecond,
-		Home: "/home/nobody", Logger: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Enabled: true, Timeout: 10 * time.Second, Runner: NewRunner(testRunnerOptions(t)), Logger: testLogger(t),
 	}
+}
+
+// withRunner returns o with a runner of its own, whose options change sets.
+func withRunner(t testing.TB, o Options, change func(*RunnerOptions)) Options {
+	ro := testRunnerOptions(t)
+	change(&ro)
+	o.Runner = NewRunner(ro)
+	return o
 }
 
 func mustSkill(t testing.TB, snap *catalog.Snapshot, ref string) *catalog.Skill {
@@ -192,7 +209,7 @@ func TestCascade(t *testing.T) {
 			kind: failure.PermissionDenied, reason: "INVALID_PATH", message: []string{"outside"}},
 		{name: "no runner configured", opts: func(o *Options) { o.Runners = map[string]string{".sh": "bash"} }, req: Request{File: "scripts/check.ts"},
 			kind: failure.FailedPrecondition, reason: ReasonNoRunner, message: []string{"no runner is configured for .ts"}},
-		{name: "runner not installed", opts: func(o *Options) { o.Path = t.TempDir() }, req: Request{File: "scripts/check.ts"},
+		{name: "runner not installed", opts: func(o *Options) { *o = withRunner(t, *o, func(r *RunnerOptions) { r.Path = t.TempDir() }) }, req: Request{File: "scripts/check.ts"},
 			kind: failure.FailedPrecondition, reason: ReasonNoRunner, message: []string{`"npx tsx"`, "not installed", "npx"}},
 		{name: "relative runner path", opts: func(o *Options) { o.Runners = map[string]string{".sh": "./bash"} }, req: Request{File: "scripts/env.sh"},
 			kind: failure.FailedPrecondition, reason: ReasonNoRunner},
@@ -243,8 +260,7 @@ func TestEnvironment(t *testing.T) {
 	t.Setenv("GITHUB_TOKEN", "ghp_secret")
 	snap, _ := setup(t, true)
 	tmpParent := t.TempDir()
-	o := testOptions(t)
-	o.TempDir = tmpParent
+	o := withRunner(t, testOptions(t), func(r *RunnerOptions) { r.TempDir = tmpParent })
 	res, err := New(o).Run(t.Context(), snap, mustSkill(t, snap, "tools"), Request{File: "scripts/env.sh"})
 	if err != nil {
 		t.Fatal(err)
@@ -356,8 +372,7 @@ func TestFailureAndWorkingDirectory(t *testing.T) {
 
 func TestConcurrencyCap(t *testing.T) {
 	snap, _ := setup(t, true)
-	o := testOptions(t)
-	o.MaxConcurrent = 1
+	o := withRunner(t, testOptions(t), func(r *RunnerOptions) { r.MaxConcurrent = 1 })
 	o.Timeout = 30 * time.Second
 	sb := New(o)
 	sk := mustSkill(t, snap, "tools")
@@ -371,7 +386,7 @@ func TestConcurrencyCap(t *testing.T) {
 		_, slowErr = sb.Run(ctx, snap, sk, Request{File: "scripts/slow.sh"})
 	}()
 	deadline := time.Now().Add(5 * time.Second)
-	for len(sb.sem) == 0 {
+	for len(sb.run.sem) == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the slow script never started")
 		}
@@ -412,8 +427,7 @@ func TestSeed000Fixture(t *testing.T) {
 	wantFailure(t, err, failure.FailedPrecondition, ReasonScriptNotServer)
 
 	bin := t.TempDir()
-	o := testOptions(t)
-	o.Path = bin
+	o := withRunner(t, testOptions(t), func(r *RunnerOptions) { r.Path = bin })
 	_, err = New(o).Run(t.Context(), snap, sk, Request{File: "scripts/validate-auth-config.ts", Args: map[string]string{"config_path": "auth.ts"}})
 	wantFailure(t, err, failure.FailedPrecondition, ReasonNoRunner, "npx")
 

@@ -156,6 +156,7 @@ func (s *Service) GetCatalogStatus(ctx context.Context, _ *skillsv1.GetCatalogSt
 	if s.opts.Semantic != nil {
 		resp.Semantic = toSemanticStatus(s.routes(ctx).sem.Status())
 	}
+	resp.ScriptIsolation = toIsolation(s.opts.Scripts.Isolation())
 	return resp, nil
 }
 

@@ -31,5 +31,6 @@ func (s *Service) RunCommand(ctx context.Context, req *skillsv1.RunCommandReques
 		StderrTruncated: res.StderrTruncated,
 		DurationMs:      res.Duration.Milliseconds(),
 		Program:         res.Program,
+		Isolation:       toIsolation(res.Isolation),
 	}, nil
 }

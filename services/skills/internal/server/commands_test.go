@@ -33,7 +33,7 @@ func TestRunCommand(t *testing.T) {
 		t.Skip("commands do not run on Windows")
 	}
 	on := routingService(t, Options{
-		Commands: sandbox.NewCommands(sandbox.CommandOptions{Enabled: true, Allowed: []string{"ls"}, Path: os.Getenv("PATH")}),
+		Commands: sandbox.NewCommands(sandbox.CommandOptions{Enabled: true, Allowed: []string{"ls"}, Runner: sandbox.NewRunner(sandbox.RunnerOptions{Path: os.Getenv("PATH")})}),
 		Filter:   Filter{EnabledSkills: []string{"pdf", "docx"}},
 	}, dir)
 	resp, err := on.RunCommand(t.Context(), &skillsv1.RunCommandRequest{SkillPath: "pdf", Command: "ls"})

@@ -8,6 +8,7 @@ import (
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
+	"github.com/skillsd/skillsd/services/skills/internal/sandbox"
 	"github.com/skillsd/skillsd/services/skills/internal/skill"
 )
 
@@ -105,7 +106,8 @@ func toAssets(refs []catalog.AssetRef) []*skillsv1.Asset {
 func toScripts(refs []catalog.ScriptRef) []*skillsv1.Script {
 	out := make([]*skillsv1.Script, 0, len(refs))
 	for _, r := range refs {
-		sc := &skillsv1.Script{File: r.File, Description: r.Description, Execution: r.Execution, From: r.From, Args: make([]*skillsv1.ScriptArg, 0, len(r.Args))}
+		sc := &skillsv1.Script{File: r.File, Description: r.Description, Execution: r.Execution, From: r.From, Args: make([]*skillsv1.ScriptArg, 0, len(r.Args)),
+			Network: r.Network || r.Owner != nil && r.Owner.Doc.Frontmatter.Network}
 		for _, a := range r.Args {
 			sc.Args = append(sc.Args, &skillsv1.ScriptArg{Name: a.Name, Description: a.Description, Required: a.Required, Default: a.Default})
 		}
@@ -173,4 +175,16 @@ func timestamp(t time.Time) *timestamppb.Timestamp {
 		return nil
 	}
 	return timestamppb.New(t)
+}
+
+// toIsolation is the wire form of the kernel isolation of scripts and
+// commands.
+func toIsolation(iso sandbox.Isolation) *skillsv1.ScriptIsolation {
+	return &skillsv1.ScriptIsolation{
+		InForce:  iso.InForce,
+		Missing:  iso.MissingNames(),
+		Detail:   iso.Detail(),
+		Network:  iso.Network,
+		Required: iso.Required,
+	}
 }

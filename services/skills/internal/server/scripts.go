@@ -35,5 +35,6 @@ func (s *Service) RunScript(ctx context.Context, req *skillsv1.RunScriptRequest)
 		TimedOut:        res.TimedOut,
 		StdoutTruncated: res.StdoutTruncated,
 		StderrTruncated: res.StderrTruncated,
+		Isolation:       toIsolation(res.Isolation),
 	}, nil
 }

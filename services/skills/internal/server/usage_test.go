@@ -184,7 +184,7 @@ func TestUsageScriptEvent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s := routingService(t, Options{Usage: rec, Scripts: sandbox.New(sandbox.Options{Enabled: true, TempDir: t.TempDir()})}, dir)
+	s := routingService(t, Options{Usage: rec, Scripts: sandbox.New(sandbox.Options{Enabled: true, Runner: sandbox.NewRunner(sandbox.RunnerOptions{TempDir: t.TempDir()})})}, dir)
 	res, err := s.RunScript(t.Context(), &skillsv1.RunScriptRequest{SkillPath: "hello", File: "scripts/hi.sh", Args: map[string]string{"who": "secret-value"}})
 	if err != nil {
 		t.Fatal(err)

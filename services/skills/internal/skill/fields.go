@@ -130,6 +130,8 @@ func (p *parser) typed(root *yaml.Node, raw map[string]any, fm *Frontmatter) {
 		fm.AlwaysApply = p.boolean(meta, "alwaysApply", "metadata.alwaysApply", "always-apply-type", false)
 	}
 
+	fm.Network = p.boolean(meta, "network", "metadata.network", "network-type", false)
+
 	fm.DisableModelInvocation = p.boolean(top, "disable-model-invocation", "disable-model-invocation", "disable-model-invocation-type", false)
 	fm.UserInvocable = p.boolean(top, "user-invocable", "user-invocable", "user-invocable-type", true)
 	fm.ArgumentHint = p.argumentHint(top)
@@ -443,7 +445,7 @@ func (p *parser) scripts(top map[string]entry) []Script {
 	}
 	seq := deref(e.val)
 	if seq.Kind != yaml.SequenceNode {
-		p.warn(p.line(e.key.Line), "scripts-type", "scripts should be a list of {file, description, execution, args}, not %s; it is ignored", kindOf(seq))
+		p.warn(p.line(e.key.Line), "scripts-type", "scripts should be a list of {file, description, execution, args, network}, not %s; it is ignored", kindOf(seq))
 		return nil
 	}
 	var out []Script
@@ -463,6 +465,7 @@ func (p *parser) scripts(top map[string]entry) []Script {
 			s.Description = p.text(f, "description", label+".description", "scripts-type")
 			s.Execution = strings.ToLower(p.text(f, "execution", label+".execution", "scripts-type"))
 			s.Args = p.args(f, label)
+			s.Network = p.boolean(f, "network", label+".network", "scripts-type", false)
 		default:
 			p.warn(line, "scripts-type", "%s should be a mapping with file, description, execution and args, not %s; it is skipped", label, kindOf(n))
 			continue

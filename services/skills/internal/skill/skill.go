@@ -97,6 +97,10 @@ type Script struct {
 	// Execution is "claude" (default: the agent runs it) or "server".
 	Execution string
 	Args      []Arg
+	// Network says the script needs the network (`network: true`): the
+	// server lets it connect only when its configuration allows it
+	// (scripts.allow_network). Default false: no network at all.
+	Network bool
 }
 
 // Frontmatter holds the typed known fields of a skill's frontmatter, plus the
@@ -141,6 +145,10 @@ type Frontmatter struct {
 	// AlwaysApply marks a core skill (metadata.skillhub.alwaysApply or
 	// metadata.alwaysApply).
 	AlwaysApply bool
+	// Network says the skill's commands and scripts need the network
+	// (metadata.network: true); like Script.Network, it takes effect only
+	// where the server's configuration allows it (scripts.allow_network).
+	Network bool
 }
 
 // RawJSON returns the verbatim frontmatter as a JSON object ("{}" when empty).

@@ -685,9 +685,13 @@ type GetCatalogStatusResponse struct {
 	MatchingStrategy string `protobuf:"bytes,9,opt,name=matching_strategy,json=matchingStrategy,proto3" json:"matching_strategy,omitempty"`
 	// The semantic search's progress; absent when no embedding provider is
 	// configured (embedding.provider none).
-	Semantic      *SemanticStatus `protobuf:"bytes,10,opt,name=semantic,proto3" json:"semantic,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Semantic *SemanticStatus `protobuf:"bytes,10,opt,name=semantic,proto3" json:"semantic,omitempty"`
+	// How the kernel confines scripts and commands on this server: the
+	// protections a run without network use gets, and the ones this host
+	// lacks (with scripts.require_isolation, runs are then refused).
+	ScriptIsolation *ScriptIsolation `protobuf:"bytes,11,opt,name=script_isolation,json=scriptIsolation,proto3" json:"script_isolation,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *GetCatalogStatusResponse) Reset() {
@@ -786,6 +790,13 @@ func (x *GetCatalogStatusResponse) GetMatchingStrategy() string {
 func (x *GetCatalogStatusResponse) GetSemantic() *SemanticStatus {
 	if x != nil {
 		return x.Semantic
+	}
+	return nil
+}
+
+func (x *GetCatalogStatusResponse) GetScriptIsolation() *ScriptIsolation {
+	if x != nil {
+		return x.ScriptIsolation
 	}
 	return nil
 }
@@ -1214,7 +1225,7 @@ const file_skills_v1_catalog_service_proto_rawDesc = "" +
 	"\verror_count\x18\x02 \x01(\x05R\n" +
 	"errorCount\x12#\n" +
 	"\rwarning_count\x18\x03 \x01(\x05R\fwarningCount\"\x19\n" +
-	"\x17GetCatalogStatusRequest\"\xb0\x03\n" +
+	"\x17GetCatalogStatusRequest\"\xf7\x03\n" +
 	"\x18GetCatalogStatusResponse\x12\x1e\n" +
 	"\n" +
 	"generation\x18\x01 \x01(\x03R\n" +
@@ -1230,7 +1241,8 @@ const file_skills_v1_catalog_service_proto_rawDesc = "" +
 	"\aversion\x18\b \x01(\tR\aversion\x12+\n" +
 	"\x11matching_strategy\x18\t \x01(\tR\x10matchingStrategy\x125\n" +
 	"\bsemantic\x18\n" +
-	" \x01(\v2\x19.skills.v1.SemanticStatusR\bsemantic\"\xd1\x01\n" +
+	" \x01(\v2\x19.skills.v1.SemanticStatusR\bsemantic\x12E\n" +
+	"\x10script_isolation\x18\v \x01(\v2\x1a.skills.v1.ScriptIsolationR\x0fscriptIsolation\"\xd1\x01\n" +
 	"\x0eSemanticStatus\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12%\n" +
 	"\x0eembedded_count\x18\x02 \x01(\x05R\rembeddedCount\x12#\n" +
@@ -1314,6 +1326,7 @@ var file_skills_v1_catalog_service_proto_goTypes = []any{
 	(Severity)(0),                    // 22: skills.v1.Severity
 	(*timestamppb.Timestamp)(nil),    // 23: google.protobuf.Timestamp
 	(*SourceStatus)(nil),             // 24: skills.v1.SourceStatus
+	(*ScriptIsolation)(nil),          // 25: skills.v1.ScriptIsolation
 }
 var file_skills_v1_catalog_service_proto_depIdxs = []int32{
 	15, // 0: skills.v1.ListSkillsResponse.skills:type_name -> skills.v1.Skill
@@ -1331,29 +1344,30 @@ var file_skills_v1_catalog_service_proto_depIdxs = []int32{
 	23, // 12: skills.v1.GetCatalogStatusResponse.built_at:type_name -> google.protobuf.Timestamp
 	24, // 13: skills.v1.GetCatalogStatusResponse.sources:type_name -> skills.v1.SourceStatus
 	10, // 14: skills.v1.GetCatalogStatusResponse.semantic:type_name -> skills.v1.SemanticStatus
-	23, // 15: skills.v1.SemanticStatus.last_error_at:type_name -> google.protobuf.Timestamp
-	23, // 16: skills.v1.RefreshSkillsResponse.last_sync:type_name -> google.protobuf.Timestamp
-	24, // 17: skills.v1.RefreshSkillsResponse.sources:type_name -> skills.v1.SourceStatus
-	23, // 18: skills.v1.WatchCatalogResponse.changed_at:type_name -> google.protobuf.Timestamp
-	0,  // 19: skills.v1.CatalogService.ListSkills:input_type -> skills.v1.ListSkillsRequest
-	2,  // 20: skills.v1.CatalogService.GetSkillTree:input_type -> skills.v1.GetSkillTreeRequest
-	4,  // 21: skills.v1.CatalogService.GetSkill:input_type -> skills.v1.GetSkillRequest
-	6,  // 22: skills.v1.CatalogService.ListDiagnostics:input_type -> skills.v1.ListDiagnosticsRequest
-	8,  // 23: skills.v1.CatalogService.GetCatalogStatus:input_type -> skills.v1.GetCatalogStatusRequest
-	11, // 24: skills.v1.CatalogService.RefreshSkills:input_type -> skills.v1.RefreshSkillsRequest
-	13, // 25: skills.v1.CatalogService.WatchCatalog:input_type -> skills.v1.WatchCatalogRequest
-	1,  // 26: skills.v1.CatalogService.ListSkills:output_type -> skills.v1.ListSkillsResponse
-	3,  // 27: skills.v1.CatalogService.GetSkillTree:output_type -> skills.v1.GetSkillTreeResponse
-	5,  // 28: skills.v1.CatalogService.GetSkill:output_type -> skills.v1.GetSkillResponse
-	7,  // 29: skills.v1.CatalogService.ListDiagnostics:output_type -> skills.v1.ListDiagnosticsResponse
-	9,  // 30: skills.v1.CatalogService.GetCatalogStatus:output_type -> skills.v1.GetCatalogStatusResponse
-	12, // 31: skills.v1.CatalogService.RefreshSkills:output_type -> skills.v1.RefreshSkillsResponse
-	14, // 32: skills.v1.CatalogService.WatchCatalog:output_type -> skills.v1.WatchCatalogResponse
-	26, // [26:33] is the sub-list for method output_type
-	19, // [19:26] is the sub-list for method input_type
-	19, // [19:19] is the sub-list for extension type_name
-	19, // [19:19] is the sub-list for extension extendee
-	0,  // [0:19] is the sub-list for field type_name
+	25, // 15: skills.v1.GetCatalogStatusResponse.script_isolation:type_name -> skills.v1.ScriptIsolation
+	23, // 16: skills.v1.SemanticStatus.last_error_at:type_name -> google.protobuf.Timestamp
+	23, // 17: skills.v1.RefreshSkillsResponse.last_sync:type_name -> google.protobuf.Timestamp
+	24, // 18: skills.v1.RefreshSkillsResponse.sources:type_name -> skills.v1.SourceStatus
+	23, // 19: skills.v1.WatchCatalogResponse.changed_at:type_name -> google.protobuf.Timestamp
+	0,  // 20: skills.v1.CatalogService.ListSkills:input_type -> skills.v1.ListSkillsRequest
+	2,  // 21: skills.v1.CatalogService.GetSkillTree:input_type -> skills.v1.GetSkillTreeRequest
+	4,  // 22: skills.v1.CatalogService.GetSkill:input_type -> skills.v1.GetSkillRequest
+	6,  // 23: skills.v1.CatalogService.ListDiagnostics:input_type -> skills.v1.ListDiagnosticsRequest
+	8,  // 24: skills.v1.CatalogService.GetCatalogStatus:input_type -> skills.v1.GetCatalogStatusRequest
+	11, // 25: skills.v1.CatalogService.RefreshSkills:input_type -> skills.v1.RefreshSkillsRequest
+	13, // 26: skills.v1.CatalogService.WatchCatalog:input_type -> skills.v1.WatchCatalogRequest
+	1,  // 27: skills.v1.CatalogService.ListSkills:output_type -> skills.v1.ListSkillsResponse
+	3,  // 28: skills.v1.CatalogService.GetSkillTree:output_type -> skills.v1.GetSkillTreeResponse
+	5,  // 29: skills.v1.CatalogService.GetSkill:output_type -> skills.v1.GetSkillResponse
+	7,  // 30: skills.v1.CatalogService.ListDiagnostics:output_type -> skills.v1.ListDiagnosticsResponse
+	9,  // 31: skills.v1.CatalogService.GetCatalogStatus:output_type -> skills.v1.GetCatalogStatusResponse
+	12, // 32: skills.v1.CatalogService.RefreshSkills:output_type -> skills.v1.RefreshSkillsResponse
+	14, // 33: skills.v1.CatalogService.WatchCatalog:output_type -> skills.v1.WatchCatalogResponse
+	27, // [27:34] is the sub-list for method output_type
+	20, // [20:27] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_skills_v1_catalog_service_proto_init() }

@@ -105,7 +105,9 @@ type RunCommandResponse struct {
 	// How long the command ran, in milliseconds.
 	DurationMs int64 `protobuf:"varint,7,opt,name=duration_ms,json=durationMs,proto3" json:"duration_ms,omitempty"`
 	// The program that ran, as resolved on the server (for example "uv" for python).
-	Program       string `protobuf:"bytes,8,opt,name=program,proto3" json:"program,omitempty"`
+	Program string `protobuf:"bytes,8,opt,name=program,proto3" json:"program,omitempty"`
+	// How the kernel confined the command, and which protections it lacked.
+	Isolation     *ScriptIsolation `protobuf:"bytes,9,opt,name=isolation,proto3" json:"isolation,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -194,6 +196,13 @@ func (x *RunCommandResponse) GetProgram() string {
 		return x.Program
 	}
 	return ""
+}
+
+func (x *RunCommandResponse) GetIsolation() *ScriptIsolation {
+	if x != nil {
+		return x.Isolation
+	}
+	return nil
 }
 
 // RunScriptRequest names the script and its arguments.
@@ -290,8 +299,10 @@ type RunScriptResponse struct {
 	StdoutTruncated bool `protobuf:"varint,8,opt,name=stdout_truncated,json=stdoutTruncated,proto3" json:"stdout_truncated,omitempty"`
 	// Whether stderr was cut at the output cap.
 	StderrTruncated bool `protobuf:"varint,9,opt,name=stderr_truncated,json=stderrTruncated,proto3" json:"stderr_truncated,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// How the kernel confined the script, and which protections it lacked.
+	Isolation     *ScriptIsolation `protobuf:"bytes,10,opt,name=isolation,proto3" json:"isolation,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RunScriptResponse) Reset() {
@@ -387,16 +398,23 @@ func (x *RunScriptResponse) GetStderrTruncated() bool {
 	return false
 }
 
+func (x *RunScriptResponse) GetIsolation() *ScriptIsolation {
+	if x != nil {
+		return x.Isolation
+	}
+	return nil
+}
+
 var File_skills_v1_script_service_proto protoreflect.FileDescriptor
 
 const file_skills_v1_script_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1eskills/v1/script_service.proto\x12\tskills.v1\"`\n" +
+	"\x1eskills/v1/script_service.proto\x12\tskills.v1\x1a\x15skills/v1/types.proto\"`\n" +
 	"\x11RunCommandRequest\x12\x1d\n" +
 	"\n" +
 	"skill_path\x18\x01 \x01(\tR\tskillPath\x12\x18\n" +
 	"\acommand\x18\x02 \x01(\tR\acommand\x12\x12\n" +
-	"\x04args\x18\x03 \x03(\tR\x04args\"\x8f\x02\n" +
+	"\x04args\x18\x03 \x03(\tR\x04args\"\xc9\x02\n" +
 	"\x12RunCommandResponse\x12\x16\n" +
 	"\x06stdout\x18\x01 \x01(\tR\x06stdout\x12\x16\n" +
 	"\x06stderr\x18\x02 \x01(\tR\x06stderr\x12\x1b\n" +
@@ -406,7 +424,8 @@ const file_skills_v1_script_service_proto_rawDesc = "" +
 	"\x10stderr_truncated\x18\x06 \x01(\bR\x0fstderrTruncated\x12\x1f\n" +
 	"\vduration_ms\x18\a \x01(\x03R\n" +
 	"durationMs\x12\x18\n" +
-	"\aprogram\x18\b \x01(\tR\aprogram\"\xcb\x01\n" +
+	"\aprogram\x18\b \x01(\tR\aprogram\x128\n" +
+	"\tisolation\x18\t \x01(\v2\x1a.skills.v1.ScriptIsolationR\tisolation\"\xcb\x01\n" +
 	"\x10RunScriptRequest\x12\x1d\n" +
 	"\n" +
 	"skill_path\x18\x01 \x01(\tR\tskillPath\x12\x12\n" +
@@ -415,7 +434,7 @@ const file_skills_v1_script_service_proto_rawDesc = "" +
 	"\x03cwd\x18\x04 \x01(\tR\x03cwd\x1a7\n" +
 	"\tArgsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xa6\x02\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xe0\x02\n" +
 	"\x11RunScriptResponse\x12\x18\n" +
 	"\asuccess\x18\x01 \x01(\bR\asuccess\x12\x1b\n" +
 	"\texit_code\x18\x02 \x01(\x05R\bexitCode\x12\x16\n" +
@@ -426,7 +445,9 @@ const file_skills_v1_script_service_proto_rawDesc = "" +
 	"\x06script\x18\x06 \x01(\tR\x06script\x12\x1b\n" +
 	"\ttimed_out\x18\a \x01(\bR\btimedOut\x12)\n" +
 	"\x10stdout_truncated\x18\b \x01(\bR\x0fstdoutTruncated\x12)\n" +
-	"\x10stderr_truncated\x18\t \x01(\bR\x0fstderrTruncated2\xa2\x01\n" +
+	"\x10stderr_truncated\x18\t \x01(\bR\x0fstderrTruncated\x128\n" +
+	"\tisolation\x18\n" +
+	" \x01(\v2\x1a.skills.v1.ScriptIsolationR\tisolation2\xa2\x01\n" +
 	"\rScriptService\x12F\n" +
 	"\tRunScript\x12\x1b.skills.v1.RunScriptRequest\x1a\x1c.skills.v1.RunScriptResponse\x12I\n" +
 	"\n" +
@@ -453,18 +474,21 @@ var file_skills_v1_script_service_proto_goTypes = []any{
 	(*RunScriptRequest)(nil),   // 2: skills.v1.RunScriptRequest
 	(*RunScriptResponse)(nil),  // 3: skills.v1.RunScriptResponse
 	nil,                        // 4: skills.v1.RunScriptRequest.ArgsEntry
+	(*ScriptIsolation)(nil),    // 5: skills.v1.ScriptIsolation
 }
 var file_skills_v1_script_service_proto_depIdxs = []int32{
-	4, // 0: skills.v1.RunScriptRequest.args:type_name -> skills.v1.RunScriptRequest.ArgsEntry
-	2, // 1: skills.v1.ScriptService.RunScript:input_type -> skills.v1.RunScriptRequest
-	0, // 2: skills.v1.ScriptService.RunCommand:input_type -> skills.v1.RunCommandRequest
-	3, // 3: skills.v1.ScriptService.RunScript:output_type -> skills.v1.RunScriptResponse
-	1, // 4: skills.v1.ScriptService.RunCommand:output_type -> skills.v1.RunCommandResponse
-	3, // [3:5] is the sub-list for method output_type
-	1, // [1:3] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	1, // [1:1] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	5, // 0: skills.v1.RunCommandResponse.isolation:type_name -> skills.v1.ScriptIsolation
+	4, // 1: skills.v1.RunScriptRequest.args:type_name -> skills.v1.RunScriptRequest.ArgsEntry
+	5, // 2: skills.v1.RunScriptResponse.isolation:type_name -> skills.v1.ScriptIsolation
+	2, // 3: skills.v1.ScriptService.RunScript:input_type -> skills.v1.RunScriptRequest
+	0, // 4: skills.v1.ScriptService.RunCommand:input_type -> skills.v1.RunCommandRequest
+	3, // 5: skills.v1.ScriptService.RunScript:output_type -> skills.v1.RunScriptResponse
+	1, // 6: skills.v1.ScriptService.RunCommand:output_type -> skills.v1.RunCommandResponse
+	5, // [5:7] is the sub-list for method output_type
+	3, // [3:5] is the sub-list for method input_type
+	3, // [3:3] is the sub-list for extension type_name
+	3, // [3:3] is the sub-list for extension extendee
+	0, // [0:3] is the sub-list for field type_name
 }
 
 func init() { file_skills_v1_script_service_proto_init() }
@@ -472,6 +496,7 @@ func file_skills_v1_script_service_proto_init() {
 	if File_skills_v1_script_service_proto != nil {
 		return
 	}
+	file_skills_v1_types_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

@@ -29,7 +29,9 @@ const (
 //
 // ScriptService runs the scripts skills declare with execution "server", in a
 // sandbox: no shell, a minimal environment, arguments only as SKILL_ARG_*
-// variables, a time limit that ends the whole process tree, and capped output.
+// variables, a time limit that ends the whole process tree, capped output,
+// and on Linux the kernel's confinement (Landlock, user and network
+// namespaces; each result says which protections were in force).
 type ScriptServiceClient interface {
 	// RunScript runs one declared server script and returns its outcome.
 	RunScript(ctx context.Context, in *RunScriptRequest, opts ...grpc.CallOption) (*RunScriptResponse, error)
@@ -76,7 +78,9 @@ func (c *scriptServiceClient) RunCommand(ctx context.Context, in *RunCommandRequ
 //
 // ScriptService runs the scripts skills declare with execution "server", in a
 // sandbox: no shell, a minimal environment, arguments only as SKILL_ARG_*
-// variables, a time limit that ends the whole process tree, and capped output.
+// variables, a time limit that ends the whole process tree, capped output,
+// and on Linux the kernel's confinement (Landlock, user and network
+// namespaces; each result says which protections were in force).
 type ScriptServiceServer interface {
 	// RunScript runs one declared server script and returns its outcome.
 	RunScript(context.Context, *RunScriptRequest) (*RunScriptResponse, error)

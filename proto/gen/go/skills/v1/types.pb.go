@@ -183,6 +183,10 @@ const (
 	ErrorReason_ERROR_REASON_AGENT_NOT_FOUND ErrorReason = 19
 	// No documentation page is at the requested path (ContentService.GetDoc).
 	ErrorReason_ERROR_REASON_DOC_NOT_FOUND ErrorReason = 20
+	// The server requires scripts and commands to be isolated by the kernel
+	// (scripts.require_isolation) and this host lacks a protection; metadata
+	// "missing" lists them.
+	ErrorReason_ERROR_REASON_ISOLATION_UNAVAILABLE ErrorReason = 21
 	// The first catalog is still loading (a git source is being cloned for the
 	// first time): the call is answered UNAVAILABLE; try again in a moment.
 	ErrorReason_ERROR_REASON_CATALOG_LOADING ErrorReason = 22
@@ -212,6 +216,7 @@ var (
 		18: "ERROR_REASON_COMMAND_NOT_ALLOWED",
 		19: "ERROR_REASON_AGENT_NOT_FOUND",
 		20: "ERROR_REASON_DOC_NOT_FOUND",
+		21: "ERROR_REASON_ISOLATION_UNAVAILABLE",
 		22: "ERROR_REASON_CATALOG_LOADING",
 	}
 	ErrorReason_value = map[string]int32{
@@ -236,6 +241,7 @@ var (
 		"ERROR_REASON_COMMAND_NOT_ALLOWED":   18,
 		"ERROR_REASON_AGENT_NOT_FOUND":       19,
 		"ERROR_REASON_DOC_NOT_FOUND":         20,
+		"ERROR_REASON_ISOLATION_UNAVAILABLE": 21,
 		"ERROR_REASON_CATALOG_LOADING":       22,
 	}
 )
@@ -715,7 +721,11 @@ type Script struct {
 	Args []*ScriptArg `protobuf:"bytes,4,rep,name=args,proto3" json:"args,omitempty"`
 	// For an inherited script, the path of the skill that declares it; empty for the
 	// skill's own scripts.
-	From          string `protobuf:"bytes,5,opt,name=from,proto3" json:"from,omitempty"`
+	From string `protobuf:"bytes,5,opt,name=from,proto3" json:"from,omitempty"`
+	// Whether the script declares network use (network: true, or its skill's
+	// metadata.network). It gets the network only where the server allows it
+	// (scripts.allow_network); elsewhere it runs with none.
+	Network       bool `protobuf:"varint,6,opt,name=network,proto3" json:"network,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -785,6 +795,104 @@ func (x *Script) GetFrom() string {
 	return ""
 }
 
+func (x *Script) GetNetwork() bool {
+	if x != nil {
+		return x.Network
+	}
+	return false
+}
+
+// ScriptIsolation says how the kernel confines a script or command on this
+// server: the protections in force and the ones missing. Protection names:
+// "landlock-filesystem" (reads limited to the skill's folder and the
+// runtimes, writes to the run's own TMPDIR), "landlock-network" (no TCP bind
+// or connect), "landlock-ipc" (no signal or abstract Unix socket outside the
+// run), "user-namespace" and "network-namespace" (no network at all). A run
+// with network use has neither network protection.
+type ScriptIsolation struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The protections in force.
+	InForce []string `protobuf:"bytes,1,rep,name=in_force,json=inForce,proto3" json:"in_force,omitempty"`
+	// The protections the run should get and this host cannot give.
+	Missing []string `protobuf:"bytes,2,rep,name=missing,proto3" json:"missing,omitempty"`
+	// One line per missing protection: its name and why it is missing.
+	Detail []string `protobuf:"bytes,3,rep,name=detail,proto3" json:"detail,omitempty"`
+	// In a run result: whether the run could use the network (its skill
+	// declares network use and scripts.allow_network is true). In the catalog
+	// status: scripts.allow_network.
+	Network bool `protobuf:"varint,4,opt,name=network,proto3" json:"network,omitempty"`
+	// scripts.require_isolation: runs that would miss a protection are
+	// refused (ISOLATION_UNAVAILABLE) instead of run.
+	Required      bool `protobuf:"varint,5,opt,name=required,proto3" json:"required,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ScriptIsolation) Reset() {
+	*x = ScriptIsolation{}
+	mi := &file_skills_v1_types_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ScriptIsolation) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ScriptIsolation) ProtoMessage() {}
+
+func (x *ScriptIsolation) ProtoReflect() protoreflect.Message {
+	mi := &file_skills_v1_types_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ScriptIsolation.ProtoReflect.Descriptor instead.
+func (*ScriptIsolation) Descriptor() ([]byte, []int) {
+	return file_skills_v1_types_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *ScriptIsolation) GetInForce() []string {
+	if x != nil {
+		return x.InForce
+	}
+	return nil
+}
+
+func (x *ScriptIsolation) GetMissing() []string {
+	if x != nil {
+		return x.Missing
+	}
+	return nil
+}
+
+func (x *ScriptIsolation) GetDetail() []string {
+	if x != nil {
+		return x.Detail
+	}
+	return nil
+}
+
+func (x *ScriptIsolation) GetNetwork() bool {
+	if x != nil {
+		return x.Network
+	}
+	return false
+}
+
+func (x *ScriptIsolation) GetRequired() bool {
+	if x != nil {
+		return x.Required
+	}
+	return false
+}
+
 // SkillNode is one node of the catalog tree: a skill and the skills that inherit
 // from it.
 type SkillNode struct {
@@ -809,7 +917,7 @@ type SkillNode struct {
 
 func (x *SkillNode) Reset() {
 	*x = SkillNode{}
-	mi := &file_skills_v1_types_proto_msgTypes[5]
+	mi := &file_skills_v1_types_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -821,7 +929,7 @@ func (x *SkillNode) String() string {
 func (*SkillNode) ProtoMessage() {}
 
 func (x *SkillNode) ProtoReflect() protoreflect.Message {
-	mi := &file_skills_v1_types_proto_msgTypes[5]
+	mi := &file_skills_v1_types_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -834,7 +942,7 @@ func (x *SkillNode) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SkillNode.ProtoReflect.Descriptor instead.
 func (*SkillNode) Descriptor() ([]byte, []int) {
-	return file_skills_v1_types_proto_rawDescGZIP(), []int{5}
+	return file_skills_v1_types_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *SkillNode) GetName() string {
@@ -907,7 +1015,7 @@ type Diagnostic struct {
 
 func (x *Diagnostic) Reset() {
 	*x = Diagnostic{}
-	mi := &file_skills_v1_types_proto_msgTypes[6]
+	mi := &file_skills_v1_types_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -919,7 +1027,7 @@ func (x *Diagnostic) String() string {
 func (*Diagnostic) ProtoMessage() {}
 
 func (x *Diagnostic) ProtoReflect() protoreflect.Message {
-	mi := &file_skills_v1_types_proto_msgTypes[6]
+	mi := &file_skills_v1_types_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -932,7 +1040,7 @@ func (x *Diagnostic) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Diagnostic.ProtoReflect.Descriptor instead.
 func (*Diagnostic) Descriptor() ([]byte, []int) {
-	return file_skills_v1_types_proto_rawDescGZIP(), []int{6}
+	return file_skills_v1_types_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Diagnostic) GetSource() string {
@@ -1008,7 +1116,7 @@ type SourceStatus struct {
 
 func (x *SourceStatus) Reset() {
 	*x = SourceStatus{}
-	mi := &file_skills_v1_types_proto_msgTypes[7]
+	mi := &file_skills_v1_types_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1020,7 +1128,7 @@ func (x *SourceStatus) String() string {
 func (*SourceStatus) ProtoMessage() {}
 
 func (x *SourceStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_skills_v1_types_proto_msgTypes[7]
+	mi := &file_skills_v1_types_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1033,7 +1141,7 @@ func (x *SourceStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceStatus.ProtoReflect.Descriptor instead.
 func (*SourceStatus) Descriptor() ([]byte, []int) {
-	return file_skills_v1_types_proto_rawDescGZIP(), []int{7}
+	return file_skills_v1_types_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *SourceStatus) GetName() string {
@@ -1134,7 +1242,7 @@ type WatchStatus struct {
 
 func (x *WatchStatus) Reset() {
 	*x = WatchStatus{}
-	mi := &file_skills_v1_types_proto_msgTypes[8]
+	mi := &file_skills_v1_types_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1146,7 +1254,7 @@ func (x *WatchStatus) String() string {
 func (*WatchStatus) ProtoMessage() {}
 
 func (x *WatchStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_skills_v1_types_proto_msgTypes[8]
+	mi := &file_skills_v1_types_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1159,7 +1267,7 @@ func (x *WatchStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchStatus.ProtoReflect.Descriptor instead.
 func (*WatchStatus) Descriptor() ([]byte, []int) {
-	return file_skills_v1_types_proto_rawDescGZIP(), []int{8}
+	return file_skills_v1_types_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *WatchStatus) GetMode() string {
@@ -1218,7 +1326,7 @@ type UsageEvent struct {
 
 func (x *UsageEvent) Reset() {
 	*x = UsageEvent{}
-	mi := &file_skills_v1_types_proto_msgTypes[9]
+	mi := &file_skills_v1_types_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1230,7 +1338,7 @@ func (x *UsageEvent) String() string {
 func (*UsageEvent) ProtoMessage() {}
 
 func (x *UsageEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_skills_v1_types_proto_msgTypes[9]
+	mi := &file_skills_v1_types_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1243,7 +1351,7 @@ func (x *UsageEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UsageEvent.ProtoReflect.Descriptor instead.
 func (*UsageEvent) Descriptor() ([]byte, []int) {
-	return file_skills_v1_types_proto_rawDescGZIP(), []int{9}
+	return file_skills_v1_types_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *UsageEvent) GetId() string {
@@ -1328,13 +1436,20 @@ const file_skills_v1_types_proto_rawDesc = "" +
 	"\brequired\x18\x03 \x01(\bR\brequired\x12\x1d\n" +
 	"\adefault\x18\x04 \x01(\tH\x00R\adefault\x88\x01\x01B\n" +
 	"\n" +
-	"\b_default\"\x9a\x01\n" +
+	"\b_default\"\xb4\x01\n" +
 	"\x06Script\x12\x12\n" +
 	"\x04file\x18\x01 \x01(\tR\x04file\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x1c\n" +
 	"\texecution\x18\x03 \x01(\tR\texecution\x12(\n" +
 	"\x04args\x18\x04 \x03(\v2\x14.skills.v1.ScriptArgR\x04args\x12\x12\n" +
-	"\x04from\x18\x05 \x01(\tR\x04from\"\xe7\x01\n" +
+	"\x04from\x18\x05 \x01(\tR\x04from\x12\x18\n" +
+	"\anetwork\x18\x06 \x01(\bR\anetwork\"\x94\x01\n" +
+	"\x0fScriptIsolation\x12\x19\n" +
+	"\bin_force\x18\x01 \x03(\tR\ainForce\x12\x18\n" +
+	"\amissing\x18\x02 \x03(\tR\amissing\x12\x16\n" +
+	"\x06detail\x18\x03 \x03(\tR\x06detail\x12\x18\n" +
+	"\anetwork\x18\x04 \x01(\bR\anetwork\x12\x1a\n" +
+	"\brequired\x18\x05 \x01(\bR\brequired\"\xe7\x01\n" +
 	"\tSkillNode\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04path\x18\x02 \x01(\tR\x04path\x12 \n" +
@@ -1387,7 +1502,7 @@ const file_skills_v1_types_proto_rawDesc = "" +
 	"\x14SEVERITY_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rSEVERITY_INFO\x10\x01\x12\x14\n" +
 	"\x10SEVERITY_WARNING\x10\x02\x12\x12\n" +
-	"\x0eSEVERITY_ERROR\x10\x03*\xf4\x05\n" +
+	"\x0eSEVERITY_ERROR\x10\x03*\x9c\x06\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x1cERROR_REASON_SKILL_NOT_FOUND\x10\x01\x12\x1f\n" +
@@ -1410,7 +1525,8 @@ const file_skills_v1_types_proto_rawDesc = "" +
 	"\x1eERROR_REASON_COMMANDS_DISABLED\x10\x11\x12$\n" +
 	" ERROR_REASON_COMMAND_NOT_ALLOWED\x10\x12\x12 \n" +
 	"\x1cERROR_REASON_AGENT_NOT_FOUND\x10\x13\x12\x1e\n" +
-	"\x1aERROR_REASON_DOC_NOT_FOUND\x10\x14\x12 \n" +
+	"\x1aERROR_REASON_DOC_NOT_FOUND\x10\x14\x12&\n" +
+	"\"ERROR_REASON_ISOLATION_UNAVAILABLE\x10\x15\x12 \n" +
 	"\x1cERROR_REASON_CATALOG_LOADING\x10\x16B\x9c\x01\n" +
 	"\rcom.skills.v1B\n" +
 	"TypesProtoP\x01Z:github.com/skillsd/skillsd/proto/gen/go/skills/v1;skillsv1\xa2\x02\x03SXX\xaa\x02\tSkills.V1\xca\x02\tSkills\\V1\xe2\x02\x15Skills\\V1\\GPBMetadata\xea\x02\n" +
@@ -1429,7 +1545,7 @@ func file_skills_v1_types_proto_rawDescGZIP() []byte {
 }
 
 var file_skills_v1_types_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_skills_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_skills_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_skills_v1_types_proto_goTypes = []any{
 	(Layout)(0),                   // 0: skills.v1.Layout
 	(Severity)(0),                 // 1: skills.v1.Severity
@@ -1439,26 +1555,27 @@ var file_skills_v1_types_proto_goTypes = []any{
 	(*Asset)(nil),                 // 5: skills.v1.Asset
 	(*ScriptArg)(nil),             // 6: skills.v1.ScriptArg
 	(*Script)(nil),                // 7: skills.v1.Script
-	(*SkillNode)(nil),             // 8: skills.v1.SkillNode
-	(*Diagnostic)(nil),            // 9: skills.v1.Diagnostic
-	(*SourceStatus)(nil),          // 10: skills.v1.SourceStatus
-	(*WatchStatus)(nil),           // 11: skills.v1.WatchStatus
-	(*UsageEvent)(nil),            // 12: skills.v1.UsageEvent
-	(*timestamppb.Timestamp)(nil), // 13: google.protobuf.Timestamp
-	(*structpb.Struct)(nil),       // 14: google.protobuf.Struct
+	(*ScriptIsolation)(nil),       // 8: skills.v1.ScriptIsolation
+	(*SkillNode)(nil),             // 9: skills.v1.SkillNode
+	(*Diagnostic)(nil),            // 10: skills.v1.Diagnostic
+	(*SourceStatus)(nil),          // 11: skills.v1.SourceStatus
+	(*WatchStatus)(nil),           // 12: skills.v1.WatchStatus
+	(*UsageEvent)(nil),            // 13: skills.v1.UsageEvent
+	(*timestamppb.Timestamp)(nil), // 14: google.protobuf.Timestamp
+	(*structpb.Struct)(nil),       // 15: google.protobuf.Struct
 }
 var file_skills_v1_types_proto_depIdxs = []int32{
 	0,  // 0: skills.v1.Skill.layout:type_name -> skills.v1.Layout
-	13, // 1: skills.v1.Skill.loaded_at:type_name -> google.protobuf.Timestamp
+	14, // 1: skills.v1.Skill.loaded_at:type_name -> google.protobuf.Timestamp
 	6,  // 2: skills.v1.Script.args:type_name -> skills.v1.ScriptArg
-	8,  // 3: skills.v1.SkillNode.children:type_name -> skills.v1.SkillNode
+	9,  // 3: skills.v1.SkillNode.children:type_name -> skills.v1.SkillNode
 	1,  // 4: skills.v1.Diagnostic.severity:type_name -> skills.v1.Severity
-	13, // 5: skills.v1.SourceStatus.last_sync:type_name -> google.protobuf.Timestamp
-	11, // 6: skills.v1.SourceStatus.watch:type_name -> skills.v1.WatchStatus
-	9,  // 7: skills.v1.WatchStatus.diagnostics:type_name -> skills.v1.Diagnostic
-	13, // 8: skills.v1.WatchStatus.next_retry:type_name -> google.protobuf.Timestamp
-	13, // 9: skills.v1.UsageEvent.timestamp:type_name -> google.protobuf.Timestamp
-	14, // 10: skills.v1.UsageEvent.data:type_name -> google.protobuf.Struct
+	14, // 5: skills.v1.SourceStatus.last_sync:type_name -> google.protobuf.Timestamp
+	12, // 6: skills.v1.SourceStatus.watch:type_name -> skills.v1.WatchStatus
+	10, // 7: skills.v1.WatchStatus.diagnostics:type_name -> skills.v1.Diagnostic
+	14, // 8: skills.v1.WatchStatus.next_retry:type_name -> google.protobuf.Timestamp
+	14, // 9: skills.v1.UsageEvent.timestamp:type_name -> google.protobuf.Timestamp
+	15, // 10: skills.v1.UsageEvent.data:type_name -> google.protobuf.Struct
 	11, // [11:11] is the sub-list for method output_type
 	11, // [11:11] is the sub-list for method input_type
 	11, // [11:11] is the sub-list for extension type_name
@@ -1478,7 +1595,7 @@ func file_skills_v1_types_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_skills_v1_types_proto_rawDesc), len(file_skills_v1_types_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   10,
+			NumMessages:   11,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -1,0 +1,235 @@
+//go:build unix
+
+package skillsd_test
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+
+	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
+	"github.com/skillsd/skillsd/services/skills/skillsd"
+)
+
+// isolationSkill declares the scripts that try to get out of the sandbox;
+// net.sh declares network use.
+const isolationSkill = `---
+name: probe
+description: Scripts that try to read, write and connect outside their sandbox.
+scripts:
+  - file: read.sh
+    execution: server
+    args:
+      - name: target
+  - file: write.sh
+    execution: server
+    args:
+      - name: target
+  - file: connect.sh
+    execution: server
+    args:
+      - name: port
+  - file: net.sh
+    execution: server
+    network: true
+    args:
+      - name: port
+---
+# Probe
+`
+
+const secretKey = "-----BEGIN OPENSSH PRIVATE KEY----- isolation-test-secret"
+
+// isolationServer serves a catalog with the probe skill (and a sibling skill
+// "other" in the same source) for a server whose HOME holds a planted
+// ~/.ssh/id_rsa; config is its config.yaml. It returns the connection, the
+// skills root and the home folder.
+func isolationServer(t *testing.T, config string) (*grpc.ClientConn, string, string) {
+	t.Helper()
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash is not installed")
+	}
+	root := filepath.Join(t.TempDir(), "skills")
+	home := t.TempDir()
+	files := map[string]string{
+		"probe/SKILL.md":   isolationSkill,
+		"probe/read.sh":    "cat \"$SKILL_ARG_TARGET\"\n",
+		"probe/write.sh":   "echo pwned > \"$SKILL_ARG_TARGET\"\necho in-tmp > \"$TMPDIR/ok\" && cat \"$TMPDIR/ok\"\n",
+		"probe/connect.sh": "exec 3<>/dev/tcp/127.0.0.1/$SKILL_ARG_PORT && echo connected >&3 && echo connected\n",
+		"probe/net.sh":     "exec 3<>/dev/tcp/127.0.0.1/$SKILL_ARG_PORT && echo connected >&3 && echo connected\n",
+		"probe/own.txt":    "the skill's own file\n",
+		"other/SKILL.md":   "---\nname: other\ndescription: A sibling skill.\n---\n# Other\n",
+		"other/notes.txt":  "a sibling skill's notes\n",
+		"config.yaml":      config,
+	}
+	for name, content := range files {
+		writeFile(t, filepath.Join(root, name), content)
+	}
+	writeFile(t, filepath.Join(home, ".ssh", "id_rsa"), secretKey+"\n")
+	env := map[string]string{"PATH": os.Getenv("PATH")}
+	_, conn := startServer(t, skillsd.Options{SkillsDirs: []string{root}, Home: home, Getenv: envOf(env)})
+	return conn, root, home
+}
+
+// requireProtections skips the test when this kernel lacks one of the
+// protections it proves, after checking that the catalog status says so;
+// a protection missing for any other reason (the test binary without the
+// sandbox hook, say) fails it.
+func requireProtections(t *testing.T, conn *grpc.ClientConn, names ...string) {
+	t.Helper()
+	st, err := skillsv1.NewCatalogServiceClient(conn).GetCatalogStatus(t.Context(), &skillsv1.GetCatalogStatusRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	iso := st.GetScriptIsolation()
+	for _, name := range names {
+		if slices.Contains(iso.GetInForce(), name) {
+			continue
+		}
+		i := slices.Index(iso.GetMissing(), name)
+		if i < 0 {
+			t.Fatalf("the status lists %s neither in force nor missing: %v", name, iso)
+		}
+		why := iso.GetDetail()[i]
+		if strings.Contains(why, "SandboxHelper") {
+			t.Fatalf("%s is missing because the test binary has no sandbox hook: %s", name, why)
+		}
+		t.Skipf("this kernel lacks %s (the status says %q)", name, why)
+	}
+}
+
+func runProbe(t *testing.T, conn *grpc.ClientConn, file string, args map[string]string) *skillsv1.RunScriptResponse {
+	t.Helper()
+	resp, err := skillsv1.NewScriptServiceClient(conn).RunScript(t.Context(), &skillsv1.RunScriptRequest{SkillPath: "probe", File: file, Args: args})
+	if err != nil {
+		t.Fatalf("RunScript %s %v: %v", file, args, err)
+	}
+	return resp
+}
+
+// TestScriptCannotReadOutsideItsFolder: a declared script reads its own
+// folder, but not a key planted in the server's ~/.ssh, nor a sibling
+// skill's file in the same source.
+func TestScriptCannotReadOutsideItsFolder(t *testing.T) {
+	conn, root, home := isolationServer(t, "")
+	requireProtections(t, conn, "landlock-filesystem")
+
+	own := runProbe(t, conn, "read.sh", map[string]string{"target": "own.txt"})
+	if !own.GetSuccess() || own.GetStdout() != "the skill's own file\n" {
+		t.Fatalf("reading its own file: %+v", own)
+	}
+	for _, target := range []string{filepath.Join(home, ".ssh", "id_rsa"), filepath.Join(root, "other", "notes.txt")} {
+		res := runProbe(t, conn, "read.sh", map[string]string{"target": target})
+		if res.GetSuccess() || strings.Contains(res.GetStdout(), "isolation-test-secret") || strings.Contains(res.GetStdout(), "sibling") {
+			t.Errorf("the script read %s: %+v", target, res)
+		}
+		if !strings.Contains(res.GetStderr(), "Permission denied") {
+			t.Errorf("reading %s: stderr %q, want Permission denied", target, res.GetStderr())
+		}
+	}
+}
+
+// TestScriptCannotWriteOutsideItsTMPDIR: a declared script writes its own
+// TMPDIR, and nothing else: not its skill's folder, not the server's home,
+// not another temporary folder.
+func TestScriptCannotWriteOutsideItsTMPDIR(t *testing.T) {
+	conn, root, home := isolationServer(t, "")
+	requireProtections(t, conn, "landlock-filesystem")
+
+	for _, target := range []string{
+		filepath.Join(root, "probe", "out.txt"),
+		filepath.Join(home, ".ssh", "authorized_keys"),
+		filepath.Join(t.TempDir(), "out.txt"),
+	} {
+		res := runProbe(t, conn, "write.sh", map[string]string{"target": target})
+		if res.GetStdout() != "in-tmp\n" {
+			t.Errorf("writing its TMPDIR: got %+v", res)
+		}
+		if _, err := os.Stat(target); err == nil {
+			t.Errorf("the script wrote %s", target)
+		}
+		if !strings.Contains(res.GetStderr(), "Permission denied") {
+			t.Errorf("writing %s: stderr %q, want Permission denied", target, res.GetStderr())
+		}
+	}
+}
+
+// listener accepts TCP connections on 127.0.0.1 and counts them.
+func listener(t *testing.T) (port string, accepted *atomic.Int32) {
+	t.Helper()
+	lis, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = lis.Close() })
+	accepted = new(atomic.Int32)
+	go func() {
+		for {
+			c, err := lis.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			_ = c.Close()
+		}
+	}()
+	return strconv.Itoa(lis.Addr().(*net.TCPAddr).Port), accepted
+}
+
+// TestScriptCannotConnect: a script that does not declare network use
+// cannot open a TCP connection to a listener on 127.0.0.1, even where the
+// configuration allows network use; one that declares it cannot either
+// while the configuration does not allow it.
+func TestScriptCannotConnect(t *testing.T) {
+	for _, tc := range []struct{ config, file string }{
+		{"", "connect.sh"},
+		{"scripts:\n  allow_network: true\n", "connect.sh"},
+		{"", "net.sh"},
+	} {
+		conn, _, _ := isolationServer(t, tc.config)
+		requireProtections(t, conn, "landlock-network", "network-namespace")
+		port, accepted := listener(t)
+		res := runProbe(t, conn, tc.file, map[string]string{"port": port})
+		time.Sleep(100 * time.Millisecond) // a connection that got through is counted by now
+		if res.GetSuccess() || strings.Contains(res.GetStdout(), "connected") || accepted.Load() != 0 {
+			t.Errorf("config %q, %s: the script connected to 127.0.0.1:%s (%d accepted): %+v", tc.config, tc.file, port, accepted.Load(), res)
+		}
+		if iso := res.GetIsolation(); iso.GetNetwork() || !slices.Contains(iso.GetInForce(), "landlock-network") {
+			t.Errorf("config %q, %s: the result's isolation says %v", tc.config, tc.file, iso)
+		}
+	}
+}
+
+// TestDeclaredAllowedNetworkWorks: a script that declares network use, on a
+// server that allows it, connects to the test's listener, and its result
+// says it had the network (and no network protection is missing).
+func TestDeclaredAllowedNetworkWorks(t *testing.T) {
+	conn, _, _ := isolationServer(t, "scripts:\n  allow_network: true\n")
+	requireProtections(t, conn, "landlock-filesystem")
+	port, accepted := listener(t)
+	res := runProbe(t, conn, "net.sh", map[string]string{"port": port})
+	if !res.GetSuccess() || res.GetStdout() != "connected\n" {
+		t.Fatalf("a declared, allowed connection: %+v", res)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for accepted.Load() != 1 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if accepted.Load() != 1 {
+		t.Errorf("the listener accepted %d connections, want 1", accepted.Load())
+	}
+	iso := res.GetIsolation()
+	if !iso.GetNetwork() || slices.Contains(iso.GetInForce(), "landlock-network") || slices.Contains(iso.GetInForce(), "network-namespace") ||
+		!slices.Contains(iso.GetInForce(), "landlock-filesystem") {
+		t.Errorf("the result's isolation: %v", iso)
+	}
+}
