@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -142,9 +141,9 @@ Scripts that try to get out of the sandbox.
 	"skills/attack/scripts/hello.sh": "echo \"$SKILL_ARG_GREETING, $SKILL_ARG_WHO!\"\n",
 	"skills/attack/scripts/env.sh": "compgen -e\n" +
 		"echo \"secret: ${SKILLSD_CONTRACT_SECRET:-absent} ${GITHUB_TOKEN:-absent} ${OPENAI_API_KEY:-absent}\"\n",
-	"skills/attack/scripts/fork-and-hang.sh": "sleep 300 &\necho \"$!\" > pids.txt\n" +
-		"( trap '' TERM; sleep 300 ) &\necho \"$!\" >> pids.txt\n" +
-		"bash -c 'trap \"\" TERM; sleep 300' &\necho \"$!\" >> pids.txt\n" +
+	"skills/attack/scripts/fork-and-hang.sh": "sleep 300 &\n" +
+		"( trap '' TERM; sleep 300 ) &\n" +
+		"bash -c 'trap \"\" TERM; sleep 300' &\n" +
 		"echo started\necho working >&2\nsleep 300\necho never\n",
 	"skills/attack/scripts/flood.sh":      "head -c 100000 /dev/zero | tr '\\0' 'x'\necho 'flood done' >&2\n",
 	"skills/attack/scripts/fail.sh":       "echo \"Error: Missing required field 'clientId'\" >&2\nexit 1\n",
@@ -368,7 +367,7 @@ var fileScenarios = []scenario{
 			if !strings.HasSuffix(r.Stderr, "\n[skillsd] Script killed: timeout exceeded.") {
 				t.Errorf("stderr: got %q, want the timeout line last", r.Stderr)
 			}
-			wantGone(t, filepath.Join(root, "attack", "pids.txt"), 3)
+			wantNoneLeft(t, filepath.Join(root, "attack"))
 		},
 	},
 	{
@@ -474,32 +473,17 @@ func wantRefusedLeak(t *testing.T, o Outcome) {
 	}
 }
 
-// wantGone reads the pids a script wrote and waits for each process to be
-// gone: no process of a run may survive it.
-func wantGone(t *testing.T, pidFile string, n int) {
+// wantNoneLeft waits until no process works in dir any more: the scripts
+// of a run work in their skill's folder, and none may survive the run. (A
+// script cannot leave a note of its pids: it may write only in its own
+// TMPDIR, which goes with the run.)
+func wantNoneLeft(t *testing.T, dir string) {
 	t.Helper()
-	data, err := os.ReadFile(pidFile)
-	if err != nil {
-		t.Fatalf("reading the pids the script wrote: %v", err)
-	}
-	var pids []int
-	for _, f := range strings.Fields(string(data)) {
-		p, err := strconv.Atoi(f)
-		if err != nil {
-			t.Fatalf("pid %q: %v", f, err)
-		}
-		pids = append(pids, p)
-	}
-	if len(pids) != n {
-		t.Fatalf("got pids %v, want %d", pids, n)
-	}
 	deadline := time.Now().Add(3 * time.Second)
 	for {
-		var left []int
-		for _, p := range pids {
-			if processAlive(p) {
-				left = append(left, p)
-			}
+		left, ok := processesIn(t, dir)
+		if !ok {
+			t.Skipf("cannot list the processes working in a folder on %s", runtime.GOOS)
 		}
 		if len(left) == 0 {
 			return

@@ -4,10 +4,12 @@ package contract
 
 import (
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
+	"testing"
 )
 
 // processAlive reports whether pid is a running process. A zombie (dead,
@@ -27,3 +29,31 @@ func processAlive(pid int) bool {
 
 // killProcess kills a process a failed test left behind.
 func killProcess(pid int) { _ = syscall.Kill(pid, syscall.SIGKILL) }
+
+// processesIn lists the running processes whose working directory is dir;
+// false where /proc cannot tell.
+func processesIn(t *testing.T, dir string) ([]int, bool) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		return nil, false
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, false
+	}
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if cwd, err := os.Readlink("/proc/" + e.Name() + "/cwd"); err == nil && cwd == real && processAlive(pid) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids, true
+}

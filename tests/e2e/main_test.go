@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/skillsd/skillsd/services/skills/skillsd"
 )
 
 // binDir holds the binaries built for this run of the package; TestMain
@@ -15,6 +17,7 @@ import (
 var binDir string
 
 func TestMain(m *testing.M) {
+	skillsd.SandboxHelper() // the servers started in-process confine their scripts through this binary
 	flag.Parse()
 	dir, err := os.MkdirTemp("", "skillsd-e2e-")
 	if err != nil {

@@ -38,6 +38,7 @@ var exampleCatalog = map[string]string{
 }
 
 func TestMain(m *testing.M) {
+	skillsd.SandboxHelper()
 	os.Exit(runMain(m))
 }
 

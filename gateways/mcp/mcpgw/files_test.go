@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 	"github.com/skillsd/skillsd/services/skills/skillsd"
 	"github.com/skillsd/skillsd/services/skills/skillstest"
 )
@@ -146,11 +147,20 @@ scripts:
 	if res.IsError {
 		t.Fatalf("run_script: %s", text)
 	}
-	if k := strings.Join(keys(t, text), ","); k != "duration_ms,exit_code,script,stderr,stdout,success" {
+	if k := strings.Join(keys(t, text), ","); k != "duration_ms,exit_code,isolation_missing,script,stderr,stdout,success" {
 		t.Errorf("keys: got %s", k)
 	}
-	if got := decode[RunScriptOutput](t, text); !got.Success || got.ExitCode != 0 || got.Stdout != "hello world\n" || got.Script != "scripts/hello.sh" {
+	got := decode[RunScriptOutput](t, text)
+	if !got.Success || got.ExitCode != 0 || got.Stdout != "hello world\n" || got.Script != "scripts/hello.sh" {
 		t.Errorf("run_script: got %s", text)
+	}
+	// The run lacks what the service says this host lacks, no more, no less.
+	st, err := skillsv1.NewCatalogServiceClient(conn).GetCatalogStatus(t.Context(), &skillsv1.GetCatalogStatusRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := st.GetScriptIsolation().GetDetail(); !slices.Equal(got.IsolationMissing, want) || got.IsolationMissing == nil {
+		t.Errorf("isolation_missing: got %q, want the status's %q", got.IsolationMissing, want)
 	}
 	// A failing script is an answer, not a tool error.
 	res, text = callTool(t, cs, "run_script", map[string]any{"skill_path": "ops", "file": "scripts/fail.sh"})

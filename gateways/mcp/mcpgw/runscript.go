@@ -36,6 +36,10 @@ type RunScriptOutput struct {
 	Stderr     string `json:"stderr"`
 	DurationMs int64  `json:"duration_ms"`
 	Script     string `json:"script"`
+	// IsolationMissing has one line per kernel protection the run lacked,
+	// "name: why" (see skills.v1.ScriptIsolation); empty when the kernel
+	// confined it fully.
+	IsolationMissing []string `json:"isolation_missing"`
 }
 
 // runScriptTool describes run_script. Its schemas are terse and the output's
@@ -51,8 +55,9 @@ func runScriptTool() (*mcp.Tool, error) {
 		Description: "Run on the server a script a skill declares with execution server. " +
 			"For execution claude, read the script and run it yourself.",
 		InputSchema: in,
-		OutputSchema: objectSchema([]string{"success", "exit_code", "stdout", "stderr", "duration_ms", "script"}, map[string]string{
+		OutputSchema: objectSchema([]string{"success", "exit_code", "stdout", "stderr", "duration_ms", "script", "isolation_missing"}, map[string]string{
 			"success": "boolean", "exit_code": "integer", "stdout": "string", "stderr": "string", "duration_ms": "integer", "script": "string",
+			"isolation_missing": "array",
 		}),
 		// Not read-only, and not a closed world: a script may do anything.
 		Annotations: &mcp.ToolAnnotations{},
@@ -74,11 +79,12 @@ func (g *gateway) runScript(ctx context.Context, _ *mcp.CallToolRequest, in RunS
 		return nil, RunScriptOutput{}, g.toolError(err, skill)
 	}
 	return nil, RunScriptOutput{
-		Success:    resp.GetSuccess(),
-		ExitCode:   resp.GetExitCode(),
-		Stdout:     resp.GetStdout(),
-		Stderr:     resp.GetStderr(),
-		DurationMs: resp.GetDurationMs(),
-		Script:     resp.GetScript(),
+		Success:          resp.GetSuccess(),
+		ExitCode:         resp.GetExitCode(),
+		Stdout:           resp.GetStdout(),
+		Stderr:           resp.GetStderr(),
+		DurationMs:       resp.GetDurationMs(),
+		Script:           resp.GetScript(),
+		IsolationMissing: append([]string{}, resp.GetIsolation().GetDetail()...),
 	}, nil
 }

@@ -18,6 +18,13 @@ import (
 	"github.com/skillsd/skillsd/services/skills/skillstest"
 )
 
+// TestMain calls the sandbox hook first, as main does: the embedded
+// service's scripts would be confined through this binary.
+func TestMain(m *testing.M) {
+	skillsd.SandboxHelper()
+	os.Exit(m.Run())
+}
+
 // result is what one command line produced.
 type result struct {
 	stdout, stderr string

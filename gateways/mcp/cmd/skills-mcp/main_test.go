@@ -35,6 +35,7 @@ import (
 var binDir string
 
 func TestMain(m *testing.M) {
+	skillsd.SandboxHelper()
 	dir, err := os.MkdirTemp("", "skills-mcp-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

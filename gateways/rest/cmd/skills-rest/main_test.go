@@ -34,6 +34,7 @@ var build = sync.OnceValues(func() (string, error) {
 })
 
 func TestMain(m *testing.M) {
+	skillsd.SandboxHelper()
 	code := m.Run()
 	if bin, err := build(); err == nil {
 		_ = os.RemoveAll(filepath.Dir(bin))
