@@ -3,6 +3,7 @@
 package skillsd_test
 
 import (
+	"context"
 	"net"
 	"os"
 	"os/exec"
@@ -15,6 +16,8 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 	"github.com/skillsd/skillsd/services/skills/skillsd"
@@ -231,5 +234,140 @@ func TestDeclaredAllowedNetworkWorks(t *testing.T) {
 	if !iso.GetNetwork() || slices.Contains(iso.GetInForce(), "landlock-network") || slices.Contains(iso.GetInForce(), "network-namespace") ||
 		!slices.Contains(iso.GetInForce(), "landlock-filesystem") {
 		t.Errorf("the result's isolation: %v", iso)
+	}
+}
+
+// TestScriptsAndCommandsShareOneLimit: scripts.max_concurrent bounds
+// scripts and commands together: while a script holds the only slot, a
+// command is refused.
+func TestScriptsAndCommandsShareOneLimit(t *testing.T) {
+	conn, root, _ := isolationServer(t, "scripts:\n  max_concurrent: 1\n  timeout_seconds: 30\ncommands:\n  enabled: true\n  allowed: [ls]\n")
+	writeFile(t, filepath.Join(root, "probe", "read.sh"), "sleep 30\n")
+	scripts := skillsv1.NewScriptServiceClient(conn)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = scripts.RunScript(ctx, &skillsv1.RunScriptRequest{SkillPath: "probe", File: "read.sh", Args: map[string]string{"target": "x"}})
+	}()
+	refused := false
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline) && !refused; time.Sleep(20 * time.Millisecond) {
+		_, err := scripts.RunCommand(t.Context(), &skillsv1.RunCommandRequest{SkillPath: "probe", Command: "ls"})
+		if status.Code(err) == codes.ResourceExhausted {
+			refused = true
+			if !strings.Contains(err.Error(), "scripts.max_concurrent") {
+				t.Errorf("the refusal does not name scripts.max_concurrent: %v", err)
+			}
+		}
+	}
+	cancel()
+	<-done
+	if !refused {
+		t.Fatal("a command ran while a script held the only slot of scripts.max_concurrent: 1")
+	}
+	// The server ends the cancelled script on its own time, then frees the slot.
+	var err error
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, err = scripts.RunCommand(t.Context(), &skillsv1.RunCommandRequest{SkillPath: "probe", Command: "ls"}); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		t.Errorf("once the script ended: %v", err)
+	}
+}
+
+// TestCommandCannotReadThroughALink: a command's arguments are checked to
+// stay in the skill's folder, but a link inside it may lead anywhere; the
+// kernel refuses the read.
+func TestCommandCannotReadThroughALink(t *testing.T) {
+	conn, root, home := isolationServer(t, "commands:\n  enabled: true\n  allowed: [cat]\n")
+	requireProtections(t, conn, "landlock-filesystem")
+	if err := os.Symlink(filepath.Join(home, ".ssh", "id_rsa"), filepath.Join(root, "probe", "key")); err != nil {
+		t.Skip(err)
+	}
+	scripts := skillsv1.NewScriptServiceClient(conn)
+	res, err := scripts.RunCommand(t.Context(), &skillsv1.RunCommandRequest{SkillPath: "probe", Command: "cat", Args: []string{"own.txt"}})
+	if err != nil || res.GetStdout() != "the skill's own file\n" {
+		t.Fatalf("cat own.txt: %+v, %v", res, err)
+	}
+	res, err = scripts.RunCommand(t.Context(), &skillsv1.RunCommandRequest{SkillPath: "probe", Command: "cat", Args: []string{"key"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.GetExitCode() == 0 || strings.Contains(res.GetStdout(), "isolation-test-secret") || !strings.Contains(res.GetStderr(), "Permission denied") {
+		t.Errorf("cat key (a link to ~/.ssh/id_rsa): %+v", res)
+	}
+	if iso := res.GetIsolation(); !slices.Contains(iso.GetInForce(), "landlock-filesystem") {
+		t.Errorf("the command's isolation: %v", iso)
+	}
+}
+
+// TestCommandNetworkFollowsTheSkill: a command connects only when its
+// skill declares network use (metadata.network) and the server allows it.
+func TestCommandNetworkFollowsTheSkill(t *testing.T) {
+	const conf = "scripts:\n  allow_network: true\ncommands:\n  enabled: true\n  allowed: [bash]\n"
+	for _, declared := range []bool{false, true} {
+		conn, root, _ := isolationServer(t, conf)
+		requireProtections(t, conn, "landlock-network")
+		writeFile(t, filepath.Join(root, "probe", "dial.sh"), "exec 3<>/dev/tcp/127.0.0.1/$1 && echo connected\n")
+		if declared {
+			writeFile(t, filepath.Join(root, "probe", "SKILL.md"), strings.Replace(isolationSkill, "description:", "metadata:\n  network: true\ndescription:", 1))
+			if _, err := skillsv1.NewCatalogServiceClient(conn).RefreshSkills(t.Context(), &skillsv1.RefreshSkillsRequest{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		port, accepted := listener(t)
+		res, err := skillsv1.NewScriptServiceClient(conn).RunCommand(t.Context(), &skillsv1.RunCommandRequest{SkillPath: "probe", Command: "bash", Args: []string{"dial.sh", port}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond)
+		connected := res.GetExitCode() == 0 && res.GetStdout() == "connected\n" && accepted.Load() == 1
+		if connected != declared || res.GetIsolation().GetNetwork() != declared {
+			t.Errorf("metadata.network %v: connected %v (%d accepted), isolation %v: %+v", declared, connected, accepted.Load(), res.GetIsolation(), res)
+		}
+	}
+}
+
+// TestIsolationInStatusAndSkills: GetCatalogStatus shows the protections
+// in force and the configuration (scripts.allow_network,
+// scripts.require_isolation); GetSkill shows which scripts declare network
+// use; scripts.read_paths opens a folder to scripts.
+func TestIsolationInStatusAndSkills(t *testing.T) {
+	extra := t.TempDir()
+	writeFile(t, filepath.Join(extra, "data.txt"), "shared data\n")
+	for _, config := range []string{"", "scripts:\n  allow_network: true\n  require_isolation: true\n  read_paths: [" + extra + "]\n"} {
+		conn, _, _ := isolationServer(t, config)
+		requireProtections(t, conn, "landlock-filesystem", "landlock-network", "landlock-ipc", "user-namespace", "network-namespace")
+		st, err := skillsv1.NewCatalogServiceClient(conn).GetCatalogStatus(t.Context(), &skillsv1.GetCatalogStatusRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		iso := st.GetScriptIsolation()
+		configured := config != ""
+		if len(iso.GetMissing()) != 0 || len(iso.GetInForce()) != 5 || iso.GetNetwork() != configured || iso.GetRequired() != configured {
+			t.Errorf("config %q: status isolation %v", config, iso)
+		}
+		res := runProbe(t, conn, "read.sh", map[string]string{"target": filepath.Join(extra, "data.txt")})
+		if res.GetSuccess() != configured {
+			t.Errorf("config %q: reading a file of %s: %+v", config, extra, res)
+		}
+		if res.GetIsolation().GetRequired() != configured || res.GetIsolation().GetNetwork() {
+			t.Errorf("config %q: run isolation %v (read.sh declares no network use)", config, res.GetIsolation())
+		}
+		sk, err := skillsv1.NewCatalogServiceClient(conn).GetSkill(t.Context(), &skillsv1.GetSkillRequest{SkillPath: "probe"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var network []string
+		for _, sc := range sk.GetScripts() {
+			if sc.GetNetwork() {
+				network = append(network, sc.GetFile())
+			}
+		}
+		if !slices.Equal(network, []string{"net.sh"}) {
+			t.Errorf("scripts that declare network use: %v, want net.sh", network)
+		}
 	}
 }

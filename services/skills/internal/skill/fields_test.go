@@ -318,6 +318,22 @@ func TestParseFields(t *testing.T) {
 			wantCodes: []string{"always-apply-type"},
 		},
 		{
+			name: "metadata.network",
+			yaml: joinLines("metadata:", "  network: \"true\""),
+			want: defaults(func(f *Frontmatter) { f.Network = true }),
+		},
+		{
+			name:      "metadata.network of the wrong type",
+			yaml:      joinLines("metadata:", "  network: sometimes"),
+			want:      defaults(nil),
+			wantCodes: []string{"network-type"},
+		},
+		{
+			name: "a top-level network is not the declaration",
+			yaml: joinLines("network: true"),
+			want: defaults(nil),
+		},
+		{
 			name: "fields through a merge key",
 			yaml: joinLines("defaults: &d", "  priority: 3", "  inherit: false", "<<: *d", "priority: 4"),
 			want: defaults(func(f *Frontmatter) { f.Priority = 4; f.Inherit = false }),
@@ -465,6 +481,29 @@ func TestParseAssetsAndScripts(t *testing.T) {
 			yaml:      joinLines("assets: a.txt b.txt", "scripts:", "  file: x.sh"),
 			wantCodes: []string{"assets-type", "scripts-type"},
 			wantLines: []int{2, 3},
+		},
+		{
+			name: "network use is declared per script",
+			yaml: joinLines(
+				"scripts:",
+				"  - file: fetch.sh",
+				"    execution: server",
+				"    network: true",
+				"  - file: offline.sh",
+				"    execution: server",
+				"  - file: yes.sh",
+				"    network: 'yes'",
+				"  - file: bad.sh",
+				"    network: [x]",
+			),
+			wantScripts: []Script{
+				{File: "fetch.sh", Execution: "server", Network: true},
+				{File: "offline.sh", Execution: "server"},
+				{File: "yes.sh", Execution: "claude", Network: true},
+				{File: "bad.sh", Execution: "claude"},
+			},
+			wantCodes: []string{"scripts-type"},
+			wantLines: []int{11},
 		},
 		{
 			name:        "unknown execution means claude",
