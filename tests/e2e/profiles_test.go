@@ -443,6 +443,10 @@ func TestProfileSkillsMCP(t *testing.T) {
 	if ok["success"] != true || ok["exit_code"] != 0.0 || ok["stdout"] != "Auth config is valid\n" || ok["script"] != "scripts/validate.sh" || ok["duration_ms"] == nil {
 		t.Errorf("run_script success: got %v", ok)
 	}
+	// skills-mcp's main calls the sandbox hook: Landlock is never missing for want of it.
+	if missing, isList := ok["isolation_missing"].([]any); !isList || strings.Contains(fmt.Sprint(missing), "SandboxHelper") {
+		t.Errorf("run_script isolation_missing: got %v", ok["isolation_missing"])
+	}
 	fail := result[map[string]any](t, c[10])
 	if fail["success"] != false || fail["exit_code"] != 1.0 || !strings.Contains(fmt.Sprint(fail["stderr"]), "Missing required field 'clientId'") {
 		t.Errorf("run_script failure: got %v", fail)

@@ -77,6 +77,9 @@ func TestSeed000ServerScript(t *testing.T) {
 			t.Errorf("stdout lacks %q:\n%s", want, ok.GetStdout())
 		}
 	}
+	// tsx and node run under Landlock: they read node's folders and the
+	// node_modules holding tsx, and write only their TMPDIR.
+	wantConfined(t, "the seed-000 script", ok.GetIsolation())
 	if strings.Contains(ok.GetStdout()+ok.GetStderr(), secret) {
 		t.Errorf("the script's output holds the server's GITHUB_TOKEN")
 	}
