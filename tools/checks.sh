@@ -14,7 +14,7 @@ nontest() { gofiles | grep -v '_test\.go$' || true; }
 # Processes are started only by the sandbox package.
 rule "exec.Command only in services/skills/internal/sandbox (and tests)" \
   "$(nontest | grep -v '^services/skills/internal/sandbox/' | xargs -r grep -n 'exec\.Command' || true)"
-rule "no other way to start a process outside services/skills/internal/sandbox" \
+rule "no other way to start a process (or replace this one) outside services/skills/internal/sandbox" \
   "$(nontest | grep -v '^services/skills/internal/sandbox/' | xargs -r grep -nE '"os/exec"|os\.StartProcess|syscall\.(ForkExec|StartProcess|Exec)\(' || true)"
 
 # Network listeners are opened only by services/skills/edge (auth, TLS and the
@@ -40,6 +40,23 @@ rule "open served content only through services/skills/internal/confine (os.Open
       | grep -vE '^services/skills/internal/(confine/|config/parse\.go$|usage/|gitsync/|embed/cache\.go$|testfs/|routingbench/)' \
       | grep -vE '^services/skills/(edge/tls\.go|skillstest/)' \
       | xargs -r grep -nE 'os\.(Open|ReadFile|OpenFile|OpenRoot|OpenInRoot|ReadDir)\(|syscall\.Open\(|ioutil\.ReadFile\(|\.OpenRoot\(' || true)"
+
+# Scripts and commands are confined through the binary itself, re-executed
+# as the sandbox helper: every binary that embeds the service calls the hook
+# first in main, and every test package that starts the service or the
+# sandbox calls it in TestMain (else Landlock is missing from its runs).
+rule "main of a binary that embeds skillsd must begin with skillsd.SandboxHelper()" \
+  "$(for f in $(nontest | grep -E '/cmd/[^/]+/main\.go$'); do
+       if cat "$(dirname "$f")"/*.go | grep -q '"github.com/skillsd/skillsd/services/skills/skillsd"'; then
+         awk -v f="$f" '/^func main\(\) \{/ { getline; if ($0 !~ /^\tskillsd\.SandboxHelper\(\)/) print f ": main begins with: " $0; exit }' "$f"
+       fi
+     done)"
+rule "a test package that starts the service or the sandbox must call the sandbox hook in TestMain" \
+  "$( (gofiles | grep '_test\.go$' | xargs -r grep -lE 'skillstest\.Start\(|skillsd\.New\(|sandbox\.New(Runner|Commands)?\('
+       echo services/skills/internal/sandbox/x_test.go) |
+     xargs -rn1 dirname | sort -u | while read -r d; do
+       grep -qE 'skillsd\.SandboxHelper\(\)|sandbox\.Helper\(\)|^\s+Helper\(\)' "$d"/*_test.go || echo "$d: no TestMain calls the sandbox hook"
+     done)"
 
 # No global loggers outside main packages.
 rule "no slog.Default / log.Print / log.Fatal outside cmd/" \
