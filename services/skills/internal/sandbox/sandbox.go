@@ -1,6 +1,9 @@
 // Package sandbox runs the scripts skills declare with execution "server"
-// (seed 000 §8.4, §12.2). It is the only package of the service that starts
-// processes (tools/checks.sh enforces it).
+// (seed 000 §8.4, §12.2) and seed 004's allow-listed commands. It is the only
+// package of the service that starts processes (tools/checks.sh enforces
+// it), and every process starts through one Runner, which owns one
+// concurrency limit (scripts.max_concurrent, for scripts and commands
+// together), the environment and the kernel isolation.
 //
 // Run applies seed 000's validation cascade, each failure with its own
 // reason and message: scripts switched off (globally, or for an untrusted
@@ -22,18 +25,58 @@
 //     whatever it left running in its group (background children) is killed;
 //   - with stdout and stderr each capped at max_output_bytes (the rest is
 //     read and dropped, and a marker line says how much);
-//   - only while fewer than scripts.max_concurrent scripts run.
+//   - only while fewer than scripts.max_concurrent scripts and commands run;
+//   - on Linux, confined by the kernel (below).
 //
-// What it does not protect against: this is process hygiene, not isolation.
-// There is no kernel-level sandbox (no namespaces, seccomp, cgroups,
-// chroot or resource limits): a script runs as the server's user, can read
-// and write whatever that user can, open network connections, and use as much
-// CPU, memory and disk as it likes until its time limit. A process that leaves
-// its process group (setsid, setpgid, double fork into a new session) escapes
-// the kill and outlives the run. The path of a script is checked, then run by
-// name: a writer racing the check inside the skills tree could swap it. Only
-// run scripts from sources you trust (local folders; git sources marked
-// trusted); scripts.enabled: false switches execution off entirely. On
+// Kernel isolation (Linux). The Runner starts each process as the service's
+// own binary re-executed (/proc/self/exe) with a marker: Helper, the first
+// call of every main, sees the marker, confines its process with Landlock
+// and executes the runner, which inherits the confinement, as do its
+// children. The serving process is never confined. The helper starts in a
+// user namespace of its own (the server's user mapped to itself: no
+// capability over the host) and, unless the run may use the network, a
+// network namespace of its own (no interface but a loopback that is down).
+// Under Landlock a process:
+//
+//   - reads and executes only its skill's folder (the declaring skill's, for
+//     an inherited script, and its working directory), the system's programs
+//     and libraries (/usr, /bin, /lib*), the few files of /etc that runtimes
+//     look up (never /etc/shadow, SSH or TLS keys), its own /proc entries,
+//     the CPU and memory facts of /proc and /sys, the folders of its PATH, its
+//     runner's folders (its real file's folder, the node_modules holding it,
+//     its installation prefix — never the home folder or above) and
+//     scripts.read_paths. The skill's folder, not the source root: a script
+//     has no business in its neighbours' files, nor in the source's .git or
+//     config.yaml (the file reader, which answers the caller, may follow a
+//     link elsewhere in the source; a script may not);
+//   - writes only its TMPDIR (and /dev/null, /dev/zero, /dev/full): not its
+//     skill's folder, not the home folder;
+//   - opens no TCP connection and binds no TCP port (Landlock ABI 4), unless
+//     its skill declares network use (scripts[].network or
+//     metadata.network) and scripts.allow_network is true;
+//   - cannot signal a process outside its run, nor reach an abstract Unix
+//     socket outside it (Landlock ABI 6): it cannot kill the server.
+//
+// A protection the kernel lacks is never skipped silently: Runner.Isolation
+// (GetCatalogStatus) and every result list the protections in force and
+// the missing ones, each with why; with scripts.require_isolation a run that
+// would miss one is refused (ISOLATION_UNAVAILABLE). The host is probed once,
+// by starting the helper the way a run does.
+//
+// What it still does not protect against: resources (no cgroups or rlimits:
+// a script may use as much CPU and memory as it likes, fill the disk of its
+// TMPDIR, or fork many processes until its time limit); the kernel's system
+// calls themselves (no seccomp filter); a Unix socket reachable by path
+// (Landlock refuses those only from ABI 9); what it may read (the skill's
+// folder and the runtimes) it may print. A process that leaves its process
+// group (setsid, double fork) escapes the kill and outlives the run, still
+// confined. On a server running as root, the user namespace maps root to
+// itself: Landlock, not file permissions, is what keeps the script out. The
+// path of a script is checked, then run by name: a writer racing the check
+// inside the skills tree could swap it (for a script that is confined the
+// same). Only run scripts from sources you trust (local folders; git sources
+// marked trusted); scripts.enabled: false switches execution off entirely.
+// Outside Linux there is no kernel isolation (the status says so); on
 // Windows, scripts do not run at all.
 package sandbox
 
@@ -69,7 +112,7 @@ const (
 	ReasonNotSupported        = "NOT_SUPPORTED"
 )
 
-// Defaults of Options (seed 000 §11.2 and ARCHITECTURE §11).
+// Defaults of Options and RunnerOptions (seed 000 §11.2 and ARCHITECTURE §11).
 const (
 	DefaultTimeout        = 60 * time.Second
 	DefaultKillGrace      = 5 * time.Second
