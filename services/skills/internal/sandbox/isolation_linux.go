@@ -8,9 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -154,9 +157,15 @@ func helperMain(arg string) (code int) {
 	return fail("starting %s: %v", p.Program, err)
 }
 
-// confine applies p with Landlock to every thread of this process. The
-// configuration is the preset of p.ABI exactly (never a silent downgrade:
-// the probe found that ABI), without the network rights when p.Network.
+// confine applies p with Landlock to the calling thread, which it locks:
+// the helper executes its program from this thread, and the program
+// inherits the thread's confinement (go-landlock's pattern for "restrict,
+// then execute"). The other threads of the helper only run the Go runtime
+// until the execve ends them. (Confining every thread instead, through
+// go-landlock's Restrict, signals each thread in turn and made each run
+// about 3 ms slower on ABI 7.) The configuration is the preset of p.ABI
+// exactly — never a silent downgrade: the probe found that ABI — without
+// the network rights when p.Network.
 func confine(p policy) error {
 	if p.ABI <= 0 {
 		return nil
@@ -189,5 +198,20 @@ func confine(p policy) error {
 			rules = append(rules, landlock.RWFiles(path))
 		}
 	}
-	return cfg.Restrict(rules...)
+	fd, flags, err := cfg.NewRulesetFD(rules...)
+	if err != nil {
+		return err
+	}
+	if fd < 0 {
+		return errors.New("go-landlock built no ruleset")
+	}
+	defer syscall.Close(fd)
+	runtime.LockOSThread() // never unlocked: the program is executed from this thread
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
+	}
+	if err := llsys.LandlockRestrictSelf(fd, flags); err != nil {
+		return fmt.Errorf("landlock_restrict_self: %w", err)
+	}
+	return nil
 }

@@ -235,3 +235,41 @@ func TestProgramReads(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRunIsolation runs BenchmarkRun's script under each part of the
+// isolation alone, to show what each costs: "none" starts the runner
+// directly; "namespaces" in a user and a network namespace; "landlock"
+// through the re-executed helper; "full" is both, as on this host.
+func BenchmarkRunIsolation(b *testing.B) {
+	snap, _ := setup(b, true)
+	sk := mustSkill(b, snap, "tools")
+	abi := NewRunner(RunnerOptions{}).probed().landlockABI
+	noNS := "off for this benchmark"
+	for _, bc := range []struct {
+		name string
+		h    host
+	}{
+		{"none", host{landlockWhy: noNS, userNS: noNS, netNS: noNS}},
+		{"namespaces", host{landlockWhy: noNS}},
+		{"user-namespace", host{landlockWhy: noNS, netNS: noNS}},
+		{"landlock", host{landlockABI: abi, userNS: noNS, netNS: noNS}},
+		{"full", host{landlockABI: abi}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			if abi == 0 && bc.h.landlockWhy == "" {
+				b.Skip("no Landlock here")
+			}
+			o := testOptions(b)
+			r := NewRunner(testRunnerOptions(b))
+			r.hostOnce.Do(func() { r.host = bc.h })
+			o.Runner = r
+			sb := New(o)
+			for b.Loop() {
+				res, err := sb.Run(b.Context(), snap, sk, Request{File: "scripts/pwd.sh"})
+				if err != nil || !res.Success {
+					b.Fatalf("run: %v %+v", err, res)
+				}
+			}
+		})
+	}
+}

@@ -475,8 +475,11 @@ func TestExampleScaffoldPlan(t *testing.T) {
 }
 
 // BenchmarkRun runs a one-line bash script through the whole cascade: the
-// checks, the process group, the minimal environment, the capped output and
-// the clean-up of its TMPDIR. Most of it is bash starting.
+// checks, the process group, the minimal environment, the capped output, the
+// clean-up of its TMPDIR and, on Linux, this host's kernel isolation (the
+// test binary re-executed as the helper, Landlock, user and network
+// namespaces; BenchmarkRunIsolation shows each part's cost). Most of it is
+// processes starting.
 func BenchmarkRun(b *testing.B) {
 	snap, _ := setup(b, true)
 	sb := New(testOptions(b))
