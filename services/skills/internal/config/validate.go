@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/url"
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -111,6 +112,11 @@ func (s Scripts) validate() *Error {
 	}
 	if err := items("scripts.cwd_allow", s.CwdAllow); err != nil {
 		return err
+	}
+	for i, p := range s.ReadPaths {
+		if filepath.Clean(strings.TrimSpace(p)) == "/" {
+			return errorf(itemKey("scripts.read_paths", i), "%s would let scripts and commands read every file of the server; list the folders they need", quote(p))
+		}
 	}
 	return items("scripts.read_paths", s.ReadPaths)
 }

@@ -33,6 +33,7 @@ func TestValidate(t *testing.T) {
 		{"max_concurrent 0", func(c *Config) { c.Scripts.MaxConcurrent = 0 }, "scripts.max_concurrent: must be between 1 and 1024, got 0"},
 		{"cwd_allow blank", func(c *Config) { c.Scripts.CwdAllow = []string{""} }, "scripts.cwd_allow[0]: must not be empty"},
 		{"read_paths blank", func(c *Config) { c.Scripts.ReadPaths = []string{"/opt/node", " "} }, "scripts.read_paths[1]: must not be empty"},
+		{"read_paths root", func(c *Config) { c.Scripts.ReadPaths = []string{"/opt/node", "//"} }, `scripts.read_paths[1]: "//" would let scripts and commands read every file of the server; list the folders they need`},
 		{"max_size_bytes 0", func(c *Config) { c.Assets.MaxSizeBytes = 0 }, "assets.max_size_bytes: must be between 1 and 1099511627776, got 0"},
 		{"max_file_bytes negative", func(c *Config) { c.Assets.MaxFileBytes = -5 }, "assets.max_file_bytes: must be between 1 and 1099511627776, got -5"},
 		{"endpoint not a URL", func(c *Config) { c.Analytics.Endpoint = "collector:9000" }, "analytics.endpoint: want an http:// or https:// URL"},
