@@ -127,6 +127,9 @@ var (
 	ErrCommandNotAllowed   = sentinel(codes.PermissionDenied, skillsv1.ErrorReason_ERROR_REASON_COMMAND_NOT_ALLOWED)
 	ErrAgentNotFound       = sentinel(codes.NotFound, skillsv1.ErrorReason_ERROR_REASON_AGENT_NOT_FOUND)
 	ErrDocNotFound         = sentinel(codes.NotFound, skillsv1.ErrorReason_ERROR_REASON_DOC_NOT_FOUND)
+	// ErrIsolationUnavailable: scripts.require_isolation refused a run that
+	// would miss a kernel protection (metadata "missing" names them).
+	ErrIsolationUnavailable = sentinel(codes.FailedPrecondition, skillsv1.ErrorReason_ERROR_REASON_ISOLATION_UNAVAILABLE)
 	// ErrCatalogLoading: the server's first catalog is still loading (a git
 	// source cloned for the first time); try again in a moment.
 	ErrCatalogLoading = sentinel(codes.Unavailable, skillsv1.ErrorReason_ERROR_REASON_CATALOG_LOADING)
