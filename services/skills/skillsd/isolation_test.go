@@ -46,6 +46,8 @@ scripts:
     network: true
     args:
       - name: port
+  - file: linked.sh
+    execution: server
 ---
 # Probe
 `
@@ -72,12 +74,17 @@ func isolationServer(t *testing.T, config string) (*grpc.ClientConn, string, str
 		"probe/own.txt":    "the skill's own file\n",
 		"other/SKILL.md":   "---\nname: other\ndescription: A sibling skill.\n---\n# Other\n",
 		"other/notes.txt":  "a sibling skill's notes\n",
+		"shared/common.sh": "echo shared script; cat ../shared/notes.txt\n",
+		"shared/notes.txt": "notes beside the shared script\n",
 		"config.yaml":      config,
 	}
 	for name, content := range files {
 		writeFile(t, filepath.Join(root, name), content)
 	}
 	writeFile(t, filepath.Join(home, ".ssh", "id_rsa"), secretKey+"\n")
+	if err := os.Symlink("../shared/common.sh", filepath.Join(root, "probe", "linked.sh")); err != nil {
+		t.Fatal(err)
+	}
 	env := map[string]string{"PATH": os.Getenv("PATH")}
 	_, conn := startServer(t, skillsd.Options{SkillsDirs: []string{root}, Home: home, Getenv: envOf(env)})
 	return conn, root, home
@@ -129,6 +136,12 @@ func TestScriptCannotReadOutsideItsFolder(t *testing.T) {
 	own := runProbe(t, conn, "read.sh", map[string]string{"target": "own.txt"})
 	if !own.GetSuccess() || own.GetStdout() != "the skill's own file\n" {
 		t.Fatalf("reading its own file: %+v", own)
+	}
+	// A script that is a link to a file elsewhere in the source runs, but
+	// gets nothing else of the folder it lives in.
+	linked := runProbe(t, conn, "linked.sh", nil)
+	if linked.GetStdout() != "shared script\n" || !strings.Contains(linked.GetStderr(), "Permission denied") {
+		t.Errorf("a linked script: %+v", linked)
 	}
 	for _, target := range []string{filepath.Join(home, ".ssh", "id_rsa"), filepath.Join(root, "other", "notes.txt")} {
 		res := runProbe(t, conn, "read.sh", map[string]string{"target": target})

@@ -38,8 +38,9 @@
 // network namespace of its own (no interface but a loopback that is down).
 // Under Landlock a process:
 //
-//   - reads and executes only its skill's folder (the declaring skill's, for
-//     an inherited script, and its working directory), the system's programs
+//   - reads and executes only its skill's folder (the declaring skill's too,
+//     for an inherited script), its script's own file (a link may lead
+//     elsewhere in the source) and its working directory, the system's programs
 //     and libraries (/usr, /bin, /lib*), the few files of /etc that runtimes
 //     look up (never /etc/shadow, SSH or TLS keys), its own /proc entries,
 //     the CPU and memory facts of /proc and /sys, the folders of its PATH, its
@@ -330,7 +331,9 @@ func (s *Sandbox) Run(ctx context.Context, snap *catalog.Snapshot, sk *catalog.S
 	if err != nil {
 		return nil, err
 	}
-	read := []string{dir}
+	// The script itself may be a link to a file elsewhere in its source
+	// (which the checks above allow): it is readable whatever its folder.
+	read := []string{dir, script}
 	for _, d := range []string{sk.Dir, ref.Owner.Dir} {
 		if real, err := filepath.EvalSymlinks(d); d != "" && err == nil {
 			read = append(read, real)
