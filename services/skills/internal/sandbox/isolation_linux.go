@@ -78,7 +78,12 @@ func probeHost(tempDir string) host {
 		h.landlockWhy = "this binary's main does not call skillsd.SandboxHelper (sandbox.Helper) first, so nothing can apply Landlock before a process starts"
 		return h
 	}
-	if err := probe(ctx, flags, &policy{ABI: abi, Read: []string{"/usr"}, Write: []string{tempDir}, Devices: devices}); err != nil {
+	pol := &policy{ABI: abi, Read: []string{"/usr"}, Devices: devices}
+	if tmp, err := os.MkdirTemp(tempDir, "skillsd-probe-"); err == nil {
+		defer os.RemoveAll(tmp)
+		pol.Write = []string{tmp}
+	}
+	if err := probe(ctx, flags, pol); err != nil {
 		h.landlockWhy = "the sandbox helper could not apply Landlock: " + err.Error()
 		return h
 	}
