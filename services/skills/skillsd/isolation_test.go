@@ -215,7 +215,9 @@ func TestScriptCannotConnect(t *testing.T) {
 		requireProtections(t, conn, "landlock-network", "network-namespace")
 		port, accepted := listener(t)
 		res := runProbe(t, conn, tc.file, map[string]string{"port": port})
-		time.Sleep(100 * time.Millisecond) // a connection that got through is counted by now
+		for deadline := time.Now().Add(500 * time.Millisecond); accepted.Load() == 0 && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond) // a connection that got through is counted by then
+		}
 		if res.GetSuccess() || strings.Contains(res.GetStdout(), "connected") || accepted.Load() != 0 {
 			t.Errorf("config %q, %s: the script connected to 127.0.0.1:%s (%d accepted): %+v", tc.config, tc.file, port, accepted.Load(), res)
 		}
@@ -261,10 +263,18 @@ func TestScriptsAndCommandsShareOneLimit(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_, _ = scripts.RunScript(ctx, &skillsv1.RunScriptRequest{SkillPath: "probe", File: "read.sh", Args: map[string]string{"target": "x"}})
+		// The commands below compete for the slot: until the script gets
+		// it, it is refused in turn and tries again.
+		for ctx.Err() == nil {
+			_, err := scripts.RunScript(ctx, &skillsv1.RunScriptRequest{SkillPath: "probe", File: "read.sh", Args: map[string]string{"target": "x"}})
+			if status.Code(err) != codes.ResourceExhausted {
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
 	}()
 	refused := false
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline) && !refused; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && !refused; time.Sleep(20 * time.Millisecond) {
 		_, err := scripts.RunCommand(t.Context(), &skillsv1.RunCommandRequest{SkillPath: "probe", Command: "ls"})
 		if status.Code(err) == codes.ResourceExhausted {
 			refused = true
@@ -335,7 +345,9 @@ func TestCommandNetworkFollowsTheSkill(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(100 * time.Millisecond)
+		for deadline := time.Now().Add(2 * time.Second); accepted.Load() == 0 && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond) // a connection that got through is counted by then
+		}
 		connected := res.GetExitCode() == 0 && res.GetStdout() == "connected\n" && accepted.Load() == 1
 		if connected != declared || res.GetIsolation().GetNetwork() != declared {
 			t.Errorf("metadata.network %v: connected %v (%d accepted), isolation %v: %+v", declared, connected, accepted.Load(), res.GetIsolation(), res)
