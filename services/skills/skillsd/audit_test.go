@@ -170,6 +170,53 @@ var configAudit = map[string]func(t *testing.T, a *audit){
 			t.Errorf("cwd_allow: %q, %v", res.GetStdout(), err)
 		}
 	},
+	"scripts.allow_network": func(t *testing.T, a *audit) {
+		for _, allowed := range []bool{false, true} {
+			r := a.start(t, fmt.Sprintf("scripts: {allow_network: %v}", allowed))
+			r.needIsolation(t, "landlock-network")
+			lis, err := net.Listen("tcp4", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer lis.Close()
+			port := fmt.Sprint(lis.Addr().(*net.TCPAddr).Port)
+			res, err := r.scriptArgs(t, "dial.sh", map[string]string{"port": port}) // dial.sh declares network: true
+			if err != nil {
+				t.Fatal(err)
+			}
+			if connected := res.GetStdout() == "connected\n"; connected != allowed || res.GetIsolation().GetNetwork() != allowed {
+				t.Errorf("allow_network %v: a script that declares network use connected %v (isolation %v)", allowed, connected, res.GetIsolation())
+			}
+		}
+	},
+	"scripts.require_isolation": func(t *testing.T, a *audit) {
+		for _, required := range []bool{false, true} {
+			r := a.start(t, fmt.Sprintf("scripts: {require_isolation: %v}", required))
+			iso := r.status(t).GetScriptIsolation()
+			res, err := r.script(t, "hello.sh", "")
+			switch {
+			case iso.GetRequired() != required:
+				t.Errorf("require_isolation %v: the status says required %v", required, iso.GetRequired())
+			case required && len(iso.GetMissing()) > 0 && status.Code(err) != codes.FailedPrecondition:
+				t.Errorf("require_isolation, %v missing: the script ran (%v, %v)", iso.GetMissing(), res, err)
+			case len(iso.GetMissing()) == 0 && (err != nil || res.GetIsolation().GetRequired() != required):
+				t.Errorf("require_isolation %v on a host that confines fully: %v, %v", required, res, err)
+			}
+		}
+	},
+	"scripts.read_paths": func(t *testing.T, a *audit) {
+		extra := t.TempDir()
+		writeFile(t, filepath.Join(extra, "data.txt"), "tool data\n")
+		target := map[string]string{"target": filepath.Join(extra, "data.txt")}
+		r := a.start(t, "")
+		r.needIsolation(t, "landlock-filesystem")
+		if res, err := r.scriptArgs(t, "peek.sh", target); err != nil || res.GetSuccess() {
+			t.Fatalf("default: a script read a file outside its skill: %v, %v", res, err)
+		}
+		if res, err := a.start(t, "scripts: {read_paths: ["+extra+"]}").scriptArgs(t, "peek.sh", target); err != nil || res.GetStdout() != "tool data\n" {
+			t.Errorf("read_paths: %v, %v", res, err)
+		}
+	},
 	"assets.max_size_bytes": func(t *testing.T, a *audit) {
 		if _, err := a.start(t, "").read(t, "assets/blob.bin"); err != nil {
 			t.Fatalf("default: %v", err)
@@ -822,6 +869,28 @@ func (r *running) script(t *testing.T, file, cwd string) (*skillsv1.RunScriptRes
 	return skillsv1.NewScriptServiceClient(r.conn).RunScript(t.Context(), &skillsv1.RunScriptRequest{SkillPath: "pdf", File: "scripts/" + file, Cwd: cwd})
 }
 
+func (r *running) scriptArgs(t *testing.T, file string, args map[string]string) (*skillsv1.RunScriptResponse, error) {
+	return skillsv1.NewScriptServiceClient(r.conn).RunScript(t.Context(), &skillsv1.RunScriptRequest{SkillPath: "pdf", File: "scripts/" + file, Args: args})
+}
+
+func (r *running) status(t *testing.T) *skillsv1.GetCatalogStatusResponse {
+	t.Helper()
+	st, err := skillsv1.NewCatalogServiceClient(r.conn).GetCatalogStatus(t.Context(), &skillsv1.GetCatalogStatusRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// needIsolation skips the case where this kernel lacks the protection the
+// key's effect goes through (the status says so).
+func (r *running) needIsolation(t *testing.T, protection string) {
+	t.Helper()
+	if iso := r.status(t).GetScriptIsolation(); !slices.Contains(iso.GetInForce(), protection) {
+		t.Skipf("%s is not in force here: %v", protection, iso.GetDetail())
+	}
+}
+
 func (r *running) command(t *testing.T, cmd string, args ...string) (*skillsv1.RunCommandResponse, error) {
 	return skillsv1.NewScriptServiceClient(r.conn).RunCommand(t.Context(), &skillsv1.RunCommandRequest{SkillPath: "pdf", Command: cmd, Args: args})
 }
@@ -996,12 +1065,16 @@ func auditCatalog(t *testing.T) string {
 	script := func(name string) string { return "  - file: scripts/" + name + "\n    execution: server\n" }
 	files := map[string]string{
 		"pdf/SKILL.md": "---\nname: pdf\ndescription: Extract text and tables from PDF documents.\ncategory: documents\nkeywords: [pdf, extract, text, documents, office]\nscripts:\n" +
-			script("hello.sh") + script("slow.sh") + script("loud.sh") + script("shell.sh") + script("where.sh") + "---\n# PDF\n\nUse pdftotext.\n",
+			script("hello.sh") + script("slow.sh") + script("loud.sh") + script("shell.sh") + script("where.sh") +
+			script("peek.sh") + "    args: [{name: target}]\n" + script("dial.sh") + "    network: true\n    args: [{name: port}]\n" +
+			"---\n# PDF\n\nUse pdftotext.\n",
 		"pdf/scripts/hello.sh": "echo hello\n",
 		"pdf/scripts/slow.sh":  "sleep 3\necho done\n",
 		"pdf/scripts/loud.sh":  "printf '%0200d' 0\n",
 		"pdf/scripts/shell.sh": "echo \"bash=${BASH_VERSION:-none}\"\n",
 		"pdf/scripts/where.sh": "pwd\n",
+		"pdf/scripts/peek.sh":  "cat \"$SKILL_ARG_TARGET\"\n",
+		"pdf/scripts/dial.sh":  "exec 3<>/dev/tcp/127.0.0.1/$SKILL_ARG_PORT && echo connected\n",
 		"pdf/notes.txt":        strings.Repeat("notes 123\n", 400),
 		"slides/SKILL.md":      "---\nname: slides\ndescription: Build slide decks and presentations.\ncategory: office\nkeywords: [slides, deck, presentation, office]\n---\n# Slides\n",
 		"sheets/SKILL.md":      "---\nname: sheets\ndescription: Edit spreadsheets, tables and formulas.\ncategory: office\nkeywords: [sheets, spreadsheet, formulas, office]\n---\n# Sheets\n",
