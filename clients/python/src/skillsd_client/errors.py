@@ -36,6 +36,7 @@ __all__ = [
     "CommandNotAllowed",
     "AgentNotFound",
     "DocNotFound",
+    "IsolationUnavailable",
     "CatalogLoading",
     "Unauthenticated",
     "PermissionDenied",
@@ -160,6 +161,10 @@ class DocNotFound(SkillsError):
     """No documentation page is at the requested path."""
 
 
+class IsolationUnavailable(SkillsError):
+    """The server requires scripts to be isolated by the kernel and this host lacks a protection."""
+
+
 class CatalogLoading(SkillsError):
     """The server's first catalog is still loading (a git source cloned for the
     first time); try again in a moment."""
@@ -211,6 +216,7 @@ REASONS: Dict[str, Type[SkillsError]] = {
     "COMMAND_NOT_ALLOWED": CommandNotAllowed,
     "AGENT_NOT_FOUND": AgentNotFound,
     "DOC_NOT_FOUND": DocNotFound,
+    "ISOLATION_UNAVAILABLE": IsolationUnavailable,
     "CATALOG_LOADING": CatalogLoading,
 }
 

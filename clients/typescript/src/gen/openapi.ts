@@ -421,7 +421,7 @@ export interface components {
          * @description The machine-readable reasons of skills.v1.ErrorReason, as they appear in Error.code (the enum value's name without ERROR_REASON_).
          * @enum {string}
          */
-        ErrorReason: "SKILL_NOT_FOUND" | "SKILL_DISABLED" | "FILE_NOT_FOUND" | "INVALID_PATH" | "FILE_TOO_LARGE" | "SCRIPTS_DISABLED" | "SCRIPT_NOT_DECLARED" | "SCRIPT_NOT_SERVER" | "MISSING_ARGUMENTS" | "EXTENSION_NOT_ALLOWED" | "NO_RUNNER" | "REFRESH_IN_PROGRESS" | "UPSTREAM_ERROR" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_SUPPORTED" | "COMMANDS_DISABLED" | "COMMAND_NOT_ALLOWED" | "AGENT_NOT_FOUND" | "DOC_NOT_FOUND" | "CATALOG_LOADING";
+        ErrorReason: "SKILL_NOT_FOUND" | "SKILL_DISABLED" | "FILE_NOT_FOUND" | "INVALID_PATH" | "FILE_TOO_LARGE" | "SCRIPTS_DISABLED" | "SCRIPT_NOT_DECLARED" | "SCRIPT_NOT_SERVER" | "MISSING_ARGUMENTS" | "EXTENSION_NOT_ALLOWED" | "NO_RUNNER" | "REFRESH_IN_PROGRESS" | "UPSTREAM_ERROR" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_SUPPORTED" | "COMMANDS_DISABLED" | "COMMAND_NOT_ALLOWED" | "AGENT_NOT_FOUND" | "DOC_NOT_FOUND" | "ISOLATION_UNAVAILABLE" | "CATALOG_LOADING";
         /** @description The answer of GET /healthz. */
         Health: {
             /** @description The service's gRPC health status (SERVING, NOT_SERVING, …), or UNREACHABLE when the check itself failed. */
@@ -556,6 +556,12 @@ export interface components {
              * @description The number of skills that search and match may return.
              */
             routable_count: number;
+            /**
+             * @description How the kernel confines scripts and commands on this server: the
+             *     protections a run without network use gets, and the ones this host
+             *     lacks (with scripts.require_isolation, runs are then refused).
+             */
+            script_isolation: components["schemas"]["v1ScriptIsolation"] | null;
             /**
              * @description The semantic search's progress; absent when no embedding provider is
              *     configured (embedding.provider none).
@@ -946,6 +952,8 @@ export interface components {
              * @description The exit status; 128+n when signal n ended the command.
              */
             exit_code: number;
+            /** @description How the kernel confined the command, and which protections it lacked. */
+            isolation: components["schemas"]["v1ScriptIsolation"] | null;
             /** @description The program that ran, as resolved on the server (for example "uv" for python). */
             program: string;
             /** @description The standard error, cut at the output cap. */
@@ -984,6 +992,8 @@ export interface components {
              * @description The exit status; 137 when it was killed at the time limit.
              */
             exit_code: number;
+            /** @description How the kernel confined the script, and which protections it lacked. */
+            isolation: components["schemas"]["v1ScriptIsolation"] | null;
             /** @description The script's file, as declared. */
             script: string;
             /** @description The standard error, capped. */
@@ -1014,6 +1024,12 @@ export interface components {
              *     skill's own scripts.
              */
             from: string;
+            /**
+             * @description Whether the script declares network use (network: true, or its skill's
+             *     metadata.network). It gets the network only where the server allows it
+             *     (scripts.allow_network); elsewhere it runs with none.
+             */
+            network: boolean;
         };
         /** @description ScriptArg is one declared argument of a script. */
         v1ScriptArg: {
@@ -1027,6 +1043,34 @@ export interface components {
              */
             name: string;
             /** @description Whether the caller must provide it (default true). */
+            required: boolean;
+        };
+        /**
+         * @description ScriptIsolation says how the kernel confines a script or command on this
+         *     server: the protections in force and the ones missing. Protection names:
+         *     "landlock-filesystem" (reads limited to the skill's folder and the
+         *     runtimes, writes to the run's own TMPDIR), "landlock-network" (no TCP bind
+         *     or connect), "landlock-ipc" (no signal or abstract Unix socket outside the
+         *     run), "user-namespace" and "network-namespace" (no network at all). A run
+         *     with network use has neither network protection.
+         */
+        v1ScriptIsolation: {
+            /** @description One line per missing protection: its name and why it is missing. */
+            detail: string[];
+            /** @description The protections in force. */
+            in_force: string[];
+            /** @description The protections the run should get and this host cannot give. */
+            missing: string[];
+            /**
+             * @description In a run result: whether the run could use the network (its skill
+             *     declares network use and scripts.allow_network is true). In the catalog
+             *     status: scripts.allow_network.
+             */
+            network: boolean;
+            /**
+             * @description scripts.require_isolation: runs that would miss a protection are
+             *     refused (ISOLATION_UNAVAILABLE) instead of run.
+             */
             required: boolean;
         };
         /** @description SearchHit is one search result. */

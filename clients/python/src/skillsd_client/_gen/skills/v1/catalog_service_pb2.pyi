@@ -13,12 +13,13 @@ class GetCatalogStatusRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class GetCatalogStatusResponse(_message.Message):
-    __slots__ = ["built_at", "error_count", "generation", "matching_strategy", "routable_count", "semantic", "skill_count", "sources", "version", "warning_count"]
+    __slots__ = ["built_at", "error_count", "generation", "matching_strategy", "routable_count", "script_isolation", "semantic", "skill_count", "sources", "version", "warning_count"]
     BUILT_AT_FIELD_NUMBER: _ClassVar[int]
     ERROR_COUNT_FIELD_NUMBER: _ClassVar[int]
     GENERATION_FIELD_NUMBER: _ClassVar[int]
     MATCHING_STRATEGY_FIELD_NUMBER: _ClassVar[int]
     ROUTABLE_COUNT_FIELD_NUMBER: _ClassVar[int]
+    SCRIPT_ISOLATION_FIELD_NUMBER: _ClassVar[int]
     SEMANTIC_FIELD_NUMBER: _ClassVar[int]
     SKILL_COUNT_FIELD_NUMBER: _ClassVar[int]
     SOURCES_FIELD_NUMBER: _ClassVar[int]
@@ -29,12 +30,13 @@ class GetCatalogStatusResponse(_message.Message):
     generation: int
     matching_strategy: str
     routable_count: int
+    script_isolation: _types_pb2.ScriptIsolation
     semantic: SemanticStatus
     skill_count: int
     sources: _containers.RepeatedCompositeFieldContainer[_types_pb2.SourceStatus]
     version: str
     warning_count: int
-    def __init__(self, generation: _Optional[int] = ..., built_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., skill_count: _Optional[int] = ..., routable_count: _Optional[int] = ..., error_count: _Optional[int] = ..., warning_count: _Optional[int] = ..., sources: _Optional[_Iterable[_Union[_types_pb2.SourceStatus, _Mapping]]] = ..., version: _Optional[str] = ..., matching_strategy: _Optional[str] = ..., semantic: _Optional[_Union[SemanticStatus, _Mapping]] = ...) -> None: ...
+    def __init__(self, generation: _Optional[int] = ..., built_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., skill_count: _Optional[int] = ..., routable_count: _Optional[int] = ..., error_count: _Optional[int] = ..., warning_count: _Optional[int] = ..., sources: _Optional[_Iterable[_Union[_types_pb2.SourceStatus, _Mapping]]] = ..., version: _Optional[str] = ..., matching_strategy: _Optional[str] = ..., semantic: _Optional[_Union[SemanticStatus, _Mapping]] = ..., script_isolation: _Optional[_Union[_types_pb2.ScriptIsolation, _Mapping]] = ...) -> None: ...
 
 class GetSkillRequest(_message.Message):
     __slots__ = ["skill_path", "skip_cache"]

@@ -11,9 +11,10 @@ from google.protobuf import symbol_database as _symbol_database
 _sym_db = _symbol_database.Default()
 
 
+from skillsd_client._gen.skills.v1 import types_pb2 as skills_dot_v1_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1eskills/v1/script_service.proto\x12\tskills.v1\"F\n\x11RunCommandRequest\x12\x12\n\nskill_path\x18\x01 \x01(\t\x12\x0f\n\x07\x63ommand\x18\x02 \x01(\t\x12\x0c\n\x04\x61rgs\x18\x03 \x03(\t\"\xb4\x01\n\x12RunCommandResponse\x12\x0e\n\x06stdout\x18\x01 \x01(\t\x12\x0e\n\x06stderr\x18\x02 \x01(\t\x12\x11\n\texit_code\x18\x03 \x01(\x05\x12\x11\n\ttimed_out\x18\x04 \x01(\x08\x12\x18\n\x10stdout_truncated\x18\x05 \x01(\x08\x12\x18\n\x10stderr_truncated\x18\x06 \x01(\x08\x12\x13\n\x0b\x64uration_ms\x18\x07 \x01(\x03\x12\x0f\n\x07program\x18\x08 \x01(\t\"\xa3\x01\n\x10RunScriptRequest\x12\x12\n\nskill_path\x18\x01 \x01(\t\x12\x0c\n\x04\x66ile\x18\x02 \x01(\t\x12\x33\n\x04\x61rgs\x18\x03 \x03(\x0b\x32%.skills.v1.RunScriptRequest.ArgsEntry\x12\x0b\n\x03\x63wd\x18\x04 \x01(\t\x1a+\n\tArgsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xc3\x01\n\x11RunScriptResponse\x12\x0f\n\x07success\x18\x01 \x01(\x08\x12\x11\n\texit_code\x18\x02 \x01(\x05\x12\x0e\n\x06stdout\x18\x03 \x01(\t\x12\x0e\n\x06stderr\x18\x04 \x01(\t\x12\x13\n\x0b\x64uration_ms\x18\x05 \x01(\x03\x12\x0e\n\x06script\x18\x06 \x01(\t\x12\x11\n\ttimed_out\x18\x07 \x01(\x08\x12\x18\n\x10stdout_truncated\x18\x08 \x01(\x08\x12\x18\n\x10stderr_truncated\x18\t \x01(\x08\x32\xa2\x01\n\rScriptService\x12\x46\n\tRunScript\x12\x1b.skills.v1.RunScriptRequest\x1a\x1c.skills.v1.RunScriptResponse\x12I\n\nRunCommand\x12\x1c.skills.v1.RunCommandRequest\x1a\x1d.skills.v1.RunCommandResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1eskills/v1/script_service.proto\x12\tskills.v1\x1a\x15skills/v1/types.proto\"F\n\x11RunCommandRequest\x12\x12\n\nskill_path\x18\x01 \x01(\t\x12\x0f\n\x07\x63ommand\x18\x02 \x01(\t\x12\x0c\n\x04\x61rgs\x18\x03 \x03(\t\"\xe3\x01\n\x12RunCommandResponse\x12\x0e\n\x06stdout\x18\x01 \x01(\t\x12\x0e\n\x06stderr\x18\x02 \x01(\t\x12\x11\n\texit_code\x18\x03 \x01(\x05\x12\x11\n\ttimed_out\x18\x04 \x01(\x08\x12\x18\n\x10stdout_truncated\x18\x05 \x01(\x08\x12\x18\n\x10stderr_truncated\x18\x06 \x01(\x08\x12\x13\n\x0b\x64uration_ms\x18\x07 \x01(\x03\x12\x0f\n\x07program\x18\x08 \x01(\t\x12-\n\tisolation\x18\t \x01(\x0b\x32\x1a.skills.v1.ScriptIsolation\"\xa3\x01\n\x10RunScriptRequest\x12\x12\n\nskill_path\x18\x01 \x01(\t\x12\x0c\n\x04\x66ile\x18\x02 \x01(\t\x12\x33\n\x04\x61rgs\x18\x03 \x03(\x0b\x32%.skills.v1.RunScriptRequest.ArgsEntry\x12\x0b\n\x03\x63wd\x18\x04 \x01(\t\x1a+\n\tArgsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xf2\x01\n\x11RunScriptResponse\x12\x0f\n\x07success\x18\x01 \x01(\x08\x12\x11\n\texit_code\x18\x02 \x01(\x05\x12\x0e\n\x06stdout\x18\x03 \x01(\t\x12\x0e\n\x06stderr\x18\x04 \x01(\t\x12\x13\n\x0b\x64uration_ms\x18\x05 \x01(\x03\x12\x0e\n\x06script\x18\x06 \x01(\t\x12\x11\n\ttimed_out\x18\x07 \x01(\x08\x12\x18\n\x10stdout_truncated\x18\x08 \x01(\x08\x12\x18\n\x10stderr_truncated\x18\t \x01(\x08\x12-\n\tisolation\x18\n \x01(\x0b\x32\x1a.skills.v1.ScriptIsolation2\xa2\x01\n\rScriptService\x12\x46\n\tRunScript\x12\x1b.skills.v1.RunScriptRequest\x1a\x1c.skills.v1.RunScriptResponse\x12I\n\nRunCommand\x12\x1c.skills.v1.RunCommandRequest\x1a\x1d.skills.v1.RunCommandResponseb\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'skills.v1.script_service_pb2', globals())
@@ -22,16 +23,16 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   DESCRIPTOR._options = None
   _RUNSCRIPTREQUEST_ARGSENTRY._options = None
   _RUNSCRIPTREQUEST_ARGSENTRY._serialized_options = b'8\001'
-  _RUNCOMMANDREQUEST._serialized_start=45
-  _RUNCOMMANDREQUEST._serialized_end=115
-  _RUNCOMMANDRESPONSE._serialized_start=118
-  _RUNCOMMANDRESPONSE._serialized_end=298
-  _RUNSCRIPTREQUEST._serialized_start=301
-  _RUNSCRIPTREQUEST._serialized_end=464
-  _RUNSCRIPTREQUEST_ARGSENTRY._serialized_start=421
-  _RUNSCRIPTREQUEST_ARGSENTRY._serialized_end=464
-  _RUNSCRIPTRESPONSE._serialized_start=467
-  _RUNSCRIPTRESPONSE._serialized_end=662
-  _SCRIPTSERVICE._serialized_start=665
-  _SCRIPTSERVICE._serialized_end=827
+  _RUNCOMMANDREQUEST._serialized_start=68
+  _RUNCOMMANDREQUEST._serialized_end=138
+  _RUNCOMMANDRESPONSE._serialized_start=141
+  _RUNCOMMANDRESPONSE._serialized_end=368
+  _RUNSCRIPTREQUEST._serialized_start=371
+  _RUNSCRIPTREQUEST._serialized_end=534
+  _RUNSCRIPTREQUEST_ARGSENTRY._serialized_start=491
+  _RUNSCRIPTREQUEST_ARGSENTRY._serialized_end=534
+  _RUNSCRIPTRESPONSE._serialized_start=537
+  _RUNSCRIPTRESPONSE._serialized_end=779
+  _SCRIPTSERVICE._serialized_start=782
+  _SCRIPTSERVICE._serialized_end=944
 # @@protoc_insertion_point(module_scope)

@@ -1,7 +1,8 @@
+from skillsd_client._gen.skills.v1 import types_pb2 as _types_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
-from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Mapping, Optional as _Optional
+from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Mapping, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
@@ -16,9 +17,10 @@ class RunCommandRequest(_message.Message):
     def __init__(self, skill_path: _Optional[str] = ..., command: _Optional[str] = ..., args: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class RunCommandResponse(_message.Message):
-    __slots__ = ["duration_ms", "exit_code", "program", "stderr", "stderr_truncated", "stdout", "stdout_truncated", "timed_out"]
+    __slots__ = ["duration_ms", "exit_code", "isolation", "program", "stderr", "stderr_truncated", "stdout", "stdout_truncated", "timed_out"]
     DURATION_MS_FIELD_NUMBER: _ClassVar[int]
     EXIT_CODE_FIELD_NUMBER: _ClassVar[int]
+    ISOLATION_FIELD_NUMBER: _ClassVar[int]
     PROGRAM_FIELD_NUMBER: _ClassVar[int]
     STDERR_FIELD_NUMBER: _ClassVar[int]
     STDERR_TRUNCATED_FIELD_NUMBER: _ClassVar[int]
@@ -27,13 +29,14 @@ class RunCommandResponse(_message.Message):
     TIMED_OUT_FIELD_NUMBER: _ClassVar[int]
     duration_ms: int
     exit_code: int
+    isolation: _types_pb2.ScriptIsolation
     program: str
     stderr: str
     stderr_truncated: bool
     stdout: str
     stdout_truncated: bool
     timed_out: bool
-    def __init__(self, stdout: _Optional[str] = ..., stderr: _Optional[str] = ..., exit_code: _Optional[int] = ..., timed_out: bool = ..., stdout_truncated: bool = ..., stderr_truncated: bool = ..., duration_ms: _Optional[int] = ..., program: _Optional[str] = ...) -> None: ...
+    def __init__(self, stdout: _Optional[str] = ..., stderr: _Optional[str] = ..., exit_code: _Optional[int] = ..., timed_out: bool = ..., stdout_truncated: bool = ..., stderr_truncated: bool = ..., duration_ms: _Optional[int] = ..., program: _Optional[str] = ..., isolation: _Optional[_Union[_types_pb2.ScriptIsolation, _Mapping]] = ...) -> None: ...
 
 class RunScriptRequest(_message.Message):
     __slots__ = ["args", "cwd", "file", "skill_path"]
@@ -55,9 +58,10 @@ class RunScriptRequest(_message.Message):
     def __init__(self, skill_path: _Optional[str] = ..., file: _Optional[str] = ..., args: _Optional[_Mapping[str, str]] = ..., cwd: _Optional[str] = ...) -> None: ...
 
 class RunScriptResponse(_message.Message):
-    __slots__ = ["duration_ms", "exit_code", "script", "stderr", "stderr_truncated", "stdout", "stdout_truncated", "success", "timed_out"]
+    __slots__ = ["duration_ms", "exit_code", "isolation", "script", "stderr", "stderr_truncated", "stdout", "stdout_truncated", "success", "timed_out"]
     DURATION_MS_FIELD_NUMBER: _ClassVar[int]
     EXIT_CODE_FIELD_NUMBER: _ClassVar[int]
+    ISOLATION_FIELD_NUMBER: _ClassVar[int]
     SCRIPT_FIELD_NUMBER: _ClassVar[int]
     STDERR_FIELD_NUMBER: _ClassVar[int]
     STDERR_TRUNCATED_FIELD_NUMBER: _ClassVar[int]
@@ -67,6 +71,7 @@ class RunScriptResponse(_message.Message):
     TIMED_OUT_FIELD_NUMBER: _ClassVar[int]
     duration_ms: int
     exit_code: int
+    isolation: _types_pb2.ScriptIsolation
     script: str
     stderr: str
     stderr_truncated: bool
@@ -74,4 +79,4 @@ class RunScriptResponse(_message.Message):
     stdout_truncated: bool
     success: bool
     timed_out: bool
-    def __init__(self, success: bool = ..., exit_code: _Optional[int] = ..., stdout: _Optional[str] = ..., stderr: _Optional[str] = ..., duration_ms: _Optional[int] = ..., script: _Optional[str] = ..., timed_out: bool = ..., stdout_truncated: bool = ..., stderr_truncated: bool = ...) -> None: ...
+    def __init__(self, success: bool = ..., exit_code: _Optional[int] = ..., stdout: _Optional[str] = ..., stderr: _Optional[str] = ..., duration_ms: _Optional[int] = ..., script: _Optional[str] = ..., timed_out: bool = ..., stdout_truncated: bool = ..., stderr_truncated: bool = ..., isolation: _Optional[_Union[_types_pb2.ScriptIsolation, _Mapping]] = ...) -> None: ...

@@ -8,7 +8,9 @@ from skillsd_client._gen.skills.v1 import script_service_pb2 as skills_dot_v1_do
 class ScriptServiceStub(object):
     """ScriptService runs the scripts skills declare with execution "server", in a
     sandbox: no shell, a minimal environment, arguments only as SKILL_ARG_*
-    variables, a time limit that ends the whole process tree, and capped output.
+    variables, a time limit that ends the whole process tree, capped output,
+    and on Linux the kernel's confinement (Landlock, user and network
+    namespaces; each result says which protections were in force).
     """
 
     def __init__(self, channel):
@@ -32,7 +34,9 @@ class ScriptServiceStub(object):
 class ScriptServiceServicer(object):
     """ScriptService runs the scripts skills declare with execution "server", in a
     sandbox: no shell, a minimal environment, arguments only as SKILL_ARG_*
-    variables, a time limit that ends the whole process tree, and capped output.
+    variables, a time limit that ends the whole process tree, capped output,
+    and on Linux the kernel's confinement (Landlock, user and network
+    namespaces; each result says which protections were in force).
     """
 
     def RunScript(self, request, context):
@@ -77,7 +81,9 @@ def add_ScriptServiceServicer_to_server(servicer, server):
 class ScriptService(object):
     """ScriptService runs the scripts skills declare with execution "server", in a
     sandbox: no shell, a minimal environment, arguments only as SKILL_ARG_*
-    variables, a time limit that ends the whole process tree, and capped output.
+    variables, a time limit that ends the whole process tree, capped output,
+    and on Linux the kernel's confinement (Landlock, user and network
+    namespaces; each result says which protections were in force).
     """
 
     @staticmethod

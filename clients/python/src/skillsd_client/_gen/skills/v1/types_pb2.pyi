@@ -17,6 +17,7 @@ ERROR_REASON_FILE_NOT_FOUND: ErrorReason
 ERROR_REASON_FILE_TOO_LARGE: ErrorReason
 ERROR_REASON_FORBIDDEN: ErrorReason
 ERROR_REASON_INVALID_PATH: ErrorReason
+ERROR_REASON_ISOLATION_UNAVAILABLE: ErrorReason
 ERROR_REASON_MISSING_ARGUMENTS: ErrorReason
 ERROR_REASON_NOT_SUPPORTED: ErrorReason
 ERROR_REASON_NO_RUNNER: ErrorReason
@@ -65,17 +66,19 @@ class Diagnostic(_message.Message):
     def __init__(self, source: _Optional[str] = ..., file: _Optional[str] = ..., line: _Optional[int] = ..., severity: _Optional[_Union[Severity, str]] = ..., code: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
 
 class Script(_message.Message):
-    __slots__ = ["args", "description", "execution", "file"]
+    __slots__ = ["args", "description", "execution", "file", "network"]
     ARGS_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     EXECUTION_FIELD_NUMBER: _ClassVar[int]
     FILE_FIELD_NUMBER: _ClassVar[int]
     FROM_FIELD_NUMBER: _ClassVar[int]
+    NETWORK_FIELD_NUMBER: _ClassVar[int]
     args: _containers.RepeatedCompositeFieldContainer[ScriptArg]
     description: str
     execution: str
     file: str
-    def __init__(self, file: _Optional[str] = ..., description: _Optional[str] = ..., execution: _Optional[str] = ..., args: _Optional[_Iterable[_Union[ScriptArg, _Mapping]]] = ..., **kwargs) -> None: ...
+    network: bool
+    def __init__(self, file: _Optional[str] = ..., description: _Optional[str] = ..., execution: _Optional[str] = ..., args: _Optional[_Iterable[_Union[ScriptArg, _Mapping]]] = ..., network: bool = ..., **kwargs) -> None: ...
 
 class ScriptArg(_message.Message):
     __slots__ = ["default", "description", "name", "required"]
@@ -88,6 +91,20 @@ class ScriptArg(_message.Message):
     name: str
     required: bool
     def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., required: bool = ..., default: _Optional[str] = ...) -> None: ...
+
+class ScriptIsolation(_message.Message):
+    __slots__ = ["detail", "in_force", "missing", "network", "required"]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    IN_FORCE_FIELD_NUMBER: _ClassVar[int]
+    MISSING_FIELD_NUMBER: _ClassVar[int]
+    NETWORK_FIELD_NUMBER: _ClassVar[int]
+    REQUIRED_FIELD_NUMBER: _ClassVar[int]
+    detail: _containers.RepeatedScalarFieldContainer[str]
+    in_force: _containers.RepeatedScalarFieldContainer[str]
+    missing: _containers.RepeatedScalarFieldContainer[str]
+    network: bool
+    required: bool
+    def __init__(self, in_force: _Optional[_Iterable[str]] = ..., missing: _Optional[_Iterable[str]] = ..., detail: _Optional[_Iterable[str]] = ..., network: bool = ..., required: bool = ...) -> None: ...
 
 class Skill(_message.Message):
     __slots__ = ["always_apply", "argument_hint", "asset_count", "body", "category", "description", "file_count", "keywords", "layout", "loaded_at", "name", "parent_path", "routable", "script_count", "skill_path", "source", "tags", "user_invocable"]
