@@ -34,6 +34,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 
 	"github.com/skillsd/skillsd/services/skills/skillsd"
@@ -82,6 +83,20 @@ func usagef(format string, args ...any) error {
 // to stdout and diagnostics to stderr. The environment is read from the
 // process (SKILLS_DIR, LOG_LEVEL, COLUMNS, the --token-env variable, …).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	e := &env{stdout: stdout, stderr: stderr, getenv: os.Getenv}
+	// The embedded service logs to stderr from its own goroutines while the
+	// command writes its progress there: one lock keeps any writer safe.
+	e := &env{stdout: stdout, stderr: &lockedWriter{w: stderr}, getenv: os.Getenv}
 	return e.main(ctx, args)
+}
+
+// lockedWriter serialises writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
