@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/skillsd/skillsd/services/skills/internal/scan"
 	"github.com/skillsd/skillsd/services/skills/internal/skill"
 	"github.com/skillsd/skillsd/services/skills/internal/source"
 )
@@ -60,6 +61,10 @@ type Options struct {
 	// companion files whose size and modification time did not change are
 	// taken from it instead of being parsed and hashed again.
 	Previous *Snapshot
+	// Scan, when set, scans every skill before it is served (package scan)
+	// and applies its policy: findings become diagnostics, and a skill the
+	// policy quarantines is marked so (Skill.Quarantined). Nil scans nothing.
+	Scan *scan.Scanner
 	// Dirty, with Previous, lists the absolute paths that changed since
 	// Previous was built (as a file watcher reports them): folders that
 	// neither are nor hold one are taken from Previous's walk unread. Nil
@@ -99,7 +104,8 @@ func Build(ctx context.Context, roots []*source.Root, opts Options) (*Snapshot, 
 			srcOrder: map[string]int{},
 			walks:    map[string]*source.State{},
 		},
-		now: start,
+		now:      start,
+		scanning: opts.Scan != nil,
 	}
 
 	// 1. Walk the roots.
@@ -156,6 +162,12 @@ func Build(ctx context.Context, roots []*source.Root, opts Options) (*Snapshot, 
 	for i := range b.walks {
 		b.assemble(&b.walks[i])
 	}
+	// 4. Scan every skill before it is served.
+	if opts.Scan != nil {
+		if err := b.scanSkills(ctx, workers, opts.Scan); err != nil {
+			return nil, err
+		}
+	}
 	b.finish()
 	s := b.snap
 	s.builtAt = now()
@@ -176,6 +188,9 @@ type builder struct {
 	// prevSkills are the previous snapshot's skills by skill file, so that a
 	// skill file broken by an edit keeps its last valid version.
 	prevSkills map[string]*Skill
+	// scanning says the skills are scanned: skill files are digested and
+	// their content kept until the scan.
+	scanning bool
 }
 
 // walked is one root's walk and what the load phase made of its entries.
@@ -190,6 +205,8 @@ type loaded struct {
 	diags    []skill.Diagnostic
 	loadedAt time.Time
 	reused   bool
+	// digest is the skill file's digest (when scanning).
+	digest string
 }
 
 type hashed struct {
@@ -246,9 +263,12 @@ func (b *builder) load(ctx context.Context, workers int, prev *Snapshot) error {
 			e := &w.entries[i]
 			if p := prevSkills[e.AbsFile]; p != nil && p.Size == e.Size && p.ModTime.Equal(e.ModTime) &&
 				p.Layout == e.Layout && p.Source.Name == w.src.Name {
-				w.loaded[i] = loaded{doc: p.Doc, diags: p.parseDiags, loadedAt: p.LoadedAt, reused: true}
+				w.loaded[i] = loaded{doc: p.Doc, diags: p.parseDiags, loadedAt: p.LoadedAt, reused: true, digest: p.fileDigest}
 			} else if e.Doc != nil {
 				w.loaded[i] = loaded{doc: e.Doc, diags: e.Diagnostics, loadedAt: b.now}
+				if b.scanning && e.Data != nil {
+					w.loaded[i].digest = fileDigest(e.Data)
+				}
 			} else if e.Data == nil {
 				// The walk skipped a file it was told is held; it is not (the
 				// two checks disagree): read it now.
@@ -302,6 +322,9 @@ func (b *builder) load(ctx context.Context, workers int, prev *Snapshot) error {
 					e := &j.w.entries[j.i]
 					doc, diags := skill.Parse(e.RelFile, e.Data)
 					j.w.loaded[j.i] = loaded{doc: doc, diags: fillDiags(diags, j.w.src.Name, e.RelFile), loadedAt: b.now}
+					if b.scanning {
+						j.w.loaded[j.i].digest = fileDigest(e.Data)
+					}
 					continue
 				}
 				h := hashes[n-len(parses)]
@@ -375,7 +398,8 @@ func (b *builder) assemble(w *walked) {
 				e.RelFile, p.LoadedAt.UTC().Format(time.RFC3339))
 			kept := *e
 			kept.Size, kept.ModTime = p.Size, p.ModTime
-			drafts = append(drafts, b.newSkill(w.src, &kept, loaded{doc: p.Doc, loadedAt: p.LoadedAt}))
+			kept.Data = nil // the version served is the previous one
+			drafts = append(drafts, b.newSkill(w.src, &kept, loaded{doc: p.Doc, loadedAt: p.LoadedAt, digest: p.fileDigest}))
 			continue
 		}
 		if l.doc == nil {
@@ -473,6 +497,10 @@ func (b *builder) newSkill(src *Source, e *source.Entry, l loaded) *Skill {
 		ModTime:     e.ModTime,
 		LoadedAt:    l.loadedAt,
 		parseDiags:  l.diags,
+		fileDigest:  l.digest,
+	}
+	if b.scanning {
+		sk.data = e.Data
 	}
 	if e.Layout == skill.LayoutTree {
 		sk.Path = strings.TrimSuffix(e.RelFile, ".md")

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/skillsd/skillsd/services/skills/internal/scan"
 	"github.com/skillsd/skillsd/services/skills/internal/skill"
 	"github.com/skillsd/skillsd/services/skills/internal/source"
 )
@@ -83,6 +84,12 @@ type Skill struct {
 	// LoadedAt is when the skill file was last read and parsed (a rebuild that
 	// reuses an unchanged file keeps the earlier time).
 	LoadedAt time.Time
+	// Digest is the content digest of the skill file and its companion
+	// files ("sha256:…"); empty when the build did not scan.
+	Digest string
+	// Security is what the security scan found and what the policy made of
+	// it (the zero value when the build did not scan).
+	Security scan.Verdict
 
 	// Declared assets and scripts, validated (seed 000 §7.1), in declaration
 	// order.
@@ -92,6 +99,10 @@ type Skill struct {
 	parseDiags []skill.Diagnostic
 	// children are the skills whose Parent this is, sorted by path.
 	children []*Skill
+	// fileDigest is the skill file's digest (when scanning); data its
+	// content, held from parse to scan.
+	fileDigest string
+	data       []byte
 }
 
 // Inherits reports whether the skill's content, assets and scripts include
@@ -150,6 +161,9 @@ type Stats struct {
 	Warnings int
 	// Reused counts skill files taken from the previous snapshot unparsed.
 	Reused int
+	// Quarantined counts the skills the security policy keeps from being
+	// served.
+	Quarantined int
 	// Duration is how long Build took.
 	Duration time.Duration
 }

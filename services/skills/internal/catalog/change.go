@@ -60,7 +60,8 @@ func Diff(prev, next *Snapshot) Change {
 
 func sameSkill(a, b *Skill) bool {
 	if a.Doc != b.Doc || a.File != b.File || a.Size != b.Size || !a.ModTime.Equal(b.ModTime) ||
-		a.Source.Name != b.Source.Name || a.Source.Dir != b.Source.Dir || len(a.Files) != len(b.Files) {
+		a.Source.Name != b.Source.Name || a.Source.Dir != b.Source.Dir || len(a.Files) != len(b.Files) ||
+		a.Quarantined() != b.Quarantined() {
 		return false
 	}
 	for i := range a.Files {

@@ -1,0 +1,70 @@
+package scan
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestRuleExamples runs every built-in rule on its examples and counters,
+// one subtest per rule (New does the same and refuses to load otherwise;
+// this names the rule that breaks).
+func TestRuleExamples(t *testing.T) {
+	s := newTestScanner(t)
+	if len(s.Rules()) < 30 {
+		t.Fatalf("only %d rules loaded", len(s.Rules()))
+	}
+	for _, r := range s.Rules() {
+		t.Run(r.ID, func(t *testing.T) {
+			if r.Check == "" && (len(r.examples) == 0 || len(r.counters) == 0) {
+				t.Fatalf("pattern rule without example or counter")
+			}
+			for _, ex := range r.examples {
+				if !s.flags(r, ex.text) {
+					t.Errorf("%s:%d: example %s not flagged", r.File, ex.line, excerpt(ex.text))
+				}
+			}
+			for _, ex := range r.counters {
+				if s.flags(r, ex.text) {
+					t.Errorf("%s:%d: counter-example %s flagged", r.File, ex.line, excerpt(ex.text))
+				}
+			}
+		})
+	}
+}
+
+// TestBuiltinPatternsHaveAtoms keeps scanning cheap: every built-in pattern
+// that runs on whole files must give the prefilter a literal to look for.
+func TestBuiltinPatternsHaveAtoms(t *testing.T) {
+	s := newTestScanner(t)
+	for _, r := range s.Rules() {
+		if r.In&(KindInstructions|KindCode|KindData) == 0 {
+			continue // hidden and decoded text is small
+		}
+		for i, re := range r.match {
+			if atomsOf(re) == nil {
+				t.Errorf("%s: match pattern %d has no literal of %d characters or more for the prefilter: %s", r.ID, i+1, minAtom, re)
+			}
+		}
+	}
+}
+
+// TestRuleFamilies: the four families of the issue each have rules, and
+// every rule names the OWASP risks it covers.
+func TestRuleFamilies(t *testing.T) {
+	s := newTestScanner(t)
+	fams := map[string]int{}
+	for _, r := range s.Rules() {
+		fams[r.Family]++
+		if len(r.OWASP) == 0 {
+			t.Errorf("%s names no OWASP risk", r.ID)
+		}
+		if !strings.HasPrefix(r.ID, map[string]string{"hidden": "hidden.", "instructions": "instr.", "scripts": "script.", "metadata": "meta."}[r.Family]) {
+			t.Errorf("%s: id does not start with its family's prefix (%s)", r.ID, r.Family)
+		}
+	}
+	for _, f := range []string{"hidden", "instructions", "scripts", "metadata"} {
+		if fams[f] == 0 {
+			t.Errorf("no rule of family %s", f)
+		}
+	}
+}

@@ -1,0 +1,908 @@
+// Package scan inspects a skill before it is served: its instructions, its
+// scripts and its other files, for hidden content (invisible characters,
+// look-alike names, text a reader of the rendered page does not see),
+// instruction attacks (overriding the agent's instructions, impersonating the
+// system, hiding actions from the user, persistence, pre-approved tools),
+// dangerous scripts (remote code piped to a shell, encoded payloads, reads of
+// credential stores, exfiltration, destruction) and metadata that does not
+// match what the skill does. Findings carry a rule id, a severity, a file and
+// a line, and a message a reviewer can act on.
+//
+// Rules are data: the built-in rule files (rules/*.rules, embedded) and a
+// company's own, in the format described in rules.go, each rule carrying the
+// examples it must and must not flag, checked when it is loaded. Patterns are
+// Go regular expressions (linear time) run over normalised text and over what
+// base64, hex, escapes and other encodings hide, behind an Aho-Corasick
+// prefilter so that scanning costs a fraction of a catalog build.
+//
+// The Policy decides what a finding means: a skill with a finding at or above
+// the quarantine severity is quarantined (the caller does not serve it),
+// unless a reviewer accepted it (security.allow), optionally at a content
+// digest so that a later change is reviewed again.
+//
+// It does not walk folders, decide which files belong to a skill (package
+// catalog hands it the skill), serve or hide skills (package server), or
+// verify git signatures (package gitsync). It reads files only through the
+// Open function it is given.
+package scan
+
+import (
+	"cmp"
+	"context"
+	"embed"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// Finding is one problem found in a skill.
+type Finding struct {
+	// Rule is the id of the rule that found it ("script.pipe-to-shell").
+	Rule     string
+	Severity Severity
+	// File is the file's path relative to the source root, '/' separated
+	// (the skill file for findings about the skill as a whole).
+	File string
+	// Line is the 1-based line; 0 when the finding is about the whole file.
+	Line int
+	// Message says what was found and what to do about it.
+	Message string
+	// Allowed says a reviewer accepted the finding (security.allow), with
+	// AllowReason their reason.
+	Allowed     bool
+	AllowReason string
+}
+
+// Skill is what the scanner needs to know about one skill.
+type Skill struct {
+	// Path is the catalog path; Name the skill's name; Folder the name of the
+	// skill's folder ("" for a seed-000 file skill).
+	Path, Name, Folder string
+	Description        string
+	// AllowedTools is the allowed-tools field.
+	AllowedTools []string
+	// Scripts are the files the frontmatter declares as scripts (seed 000),
+	// relative to Dir.
+	Scripts []string
+	// KeyLines maps frontmatter keys to their lines in the skill file.
+	KeyLines map[string]int
+	// SkillFile is the skill file relative to the source root; SkillAbs its
+	// absolute path; SkillData its content (nil: read from SkillAbs).
+	SkillFile string
+	SkillAbs  string
+	SkillData []byte
+	// Dir is the skill's folder (absolute; "" when it has none), DirRel the
+	// same relative to the source root ("" for the root itself).
+	Dir, DirRel string
+	// Files are the companion files, relative to Dir.
+	Files []File
+	// Digest identifies the skill's content (skill file and companion
+	// files); scans are cached under it. Empty: not cached.
+	Digest string
+}
+
+// File is one companion file of a skill.
+type File struct {
+	// Path is relative to the skill's folder, '/' separated.
+	Path string
+	Size int64
+	// Text is false for binary files.
+	Text bool
+}
+
+// Options configure a Scanner. The zero value uses the built-in rules, the
+// default Policy (quarantine at critical, nothing allowed) and os.Open.
+type Options struct {
+	// RuleFiles are rule files added to the built-in ones (security.rules).
+	RuleFiles []string
+	// Policy decides what findings mean.
+	Policy Policy
+	// Open opens a file for reading; nil means os.Open.
+	Open func(name string) (io.ReadCloser, error)
+	// MaxFileBytes is how much of each file is scanned; 0 means
+	// DefaultMaxFileBytes. A larger file gets a finding saying its end was
+	// not scanned.
+	MaxFileBytes int64
+}
+
+// DefaultMaxFileBytes is how much of a file is scanned by default.
+const DefaultMaxFileBytes = 2 << 20
+
+// Bounds on what one scan reports.
+const (
+	maxPerRuleFile = 8
+	maxPerSkill    = 200
+)
+
+//go:embed rules/*.rules
+var builtin embed.FS
+
+// Scanner scans skills. It is safe for concurrent use.
+type Scanner struct {
+	set    ruleSet
+	policy Policy
+	open   func(string) (io.ReadCloser, error)
+	max    int64
+
+	ac *automaton
+	// ruleAtoms[i] are the automaton ids of rule i's match patterns, one
+	// slice per pattern (nil: none known); alsoAtoms likewise; docsAtoms for
+	// the documentation context.
+	ruleAtoms [][][]int32
+	alsoAtoms [][][]int32
+	docsAtoms [][]int32
+
+	cache cache
+}
+
+// New loads the built-in rules and opts.RuleFiles and checks every rule
+// against its examples; an error names the file and line at fault.
+func New(opts Options) (*Scanner, error) {
+	s := &Scanner{policy: opts.Policy, open: opts.Open, max: opts.MaxFileBytes}
+	if s.open == nil {
+		s.open = func(name string) (io.ReadCloser, error) { return os.Open(name) }
+	}
+	if s.max <= 0 {
+		s.max = DefaultMaxFileBytes
+	}
+	names, err := fs.Glob(builtin, "rules/*.rules")
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		data, err := builtin.ReadFile(n)
+		if err != nil {
+			return nil, err
+		}
+		if err := parseRules(&s.set, "builtin:"+path.Base(n), data); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range opts.RuleFiles {
+		data, err := readLimited(s.open, f, maxRuleFileSize)
+		if err != nil {
+			return nil, fmt.Errorf("security.rules: %w", err)
+		}
+		if err := parseRules(&s.set, f, data); err != nil {
+			return nil, fmt.Errorf("security.rules: %w", err)
+		}
+	}
+	if s.set.docs.within == 0 {
+		s.set.docs.within = 6
+	}
+	if err := s.compile(); err != nil {
+		return nil, err
+	}
+	if err := s.selfTest(); err != nil {
+		return nil, err
+	}
+	if err := opts.Policy.validate(s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// compile builds the automaton over every atom of every pattern.
+func (s *Scanner) compile() error {
+	ids := map[string]int32{}
+	var atoms []string
+	idsOf := func(list []string) []int32 {
+		if list == nil {
+			return nil
+		}
+		out := make([]int32, 0, len(list))
+		for _, a := range list {
+			id, ok := ids[a]
+			if !ok {
+				id = int32(len(atoms))
+				ids[a] = id
+				atoms = append(atoms, a)
+			}
+			out = append(out, id)
+		}
+		return out
+	}
+	for _, r := range s.set.rules {
+		var m, a [][]int32
+		for _, re := range r.match {
+			m = append(m, idsOf(atomsOf(re)))
+		}
+		for _, list := range r.alsoAtoms {
+			a = append(a, idsOf(list))
+		}
+		s.ruleAtoms = append(s.ruleAtoms, m)
+		s.alsoAtoms = append(s.alsoAtoms, a)
+	}
+	for _, list := range s.set.docs.atoms {
+		s.docsAtoms = append(s.docsAtoms, idsOf(list))
+	}
+	if s.ac = newAutomaton(atoms); s.ac == nil {
+		return fmt.Errorf("the rules' patterns hold too many literal strings (%d) for the prefilter: simplify the largest alternations", len(atoms))
+	}
+	return nil
+}
+
+// Rules returns the loaded rules, in file order.
+func (s *Scanner) Rules() []*Rule { return slices.Clone(s.set.rules) }
+
+// Policy returns the scanner's policy.
+func (s *Scanner) Policy() Policy { return s.policy }
+
+func readLimited(open func(string) (io.ReadCloser, error), name string, limit int64) ([]byte, error) {
+	f, err := open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: larger than %d bytes", name, limit)
+	}
+	return data, nil
+}
+
+// Scan returns the findings of a skill, most severe first, without the
+// policy applied (no finding is Allowed). A skill whose Digest was scanned
+// before (with the same path and files) is answered from the cache.
+func (s *Scanner) Scan(ctx context.Context, sk *Skill) []Finding {
+	key := ""
+	if sk.Digest != "" {
+		key = sk.Digest + "\x00" + sk.Path + "\x00" + sk.SkillFile + "\x00" + sk.DirRel + "\x00" + sk.Folder
+		if f, ok := s.cache.get(key); ok {
+			return slices.Clone(f)
+		}
+	}
+	j := &job{s: s, sk: sk, found: map[findingKey]int{}}
+	j.run(ctx)
+	out := j.findings
+	slices.SortStableFunc(out, func(a, b Finding) int {
+		return cmp.Or(cmp.Compare(b.Severity, a.Severity), strings.Compare(a.File, b.File),
+			cmp.Compare(a.Line, b.Line), strings.Compare(a.Rule, b.Rule))
+	})
+	if len(out) > maxPerSkill {
+		out = out[:maxPerSkill]
+	}
+	if key != "" && ctx.Err() == nil {
+		s.cache.put(key, out)
+	}
+	return slices.Clone(out)
+}
+
+// Check scans a skill and applies the policy.
+func (s *Scanner) Check(ctx context.Context, sk *Skill) Verdict {
+	return s.policy.Apply(sk, s.Scan(ctx, sk))
+}
+
+// cache holds scans by key, in two generations: when the young one is full
+// it becomes the old one, so the cache holds at most 2*cacheSize entries and
+// keeps whatever was used since the last turn.
+type cache struct {
+	mu         sync.Mutex
+	young, old map[string][]Finding
+}
+
+const cacheSize = 20000
+
+func (c *cache) get(key string) ([]Finding, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if f, ok := c.young[key]; ok {
+		return f, true
+	}
+	if f, ok := c.old[key]; ok {
+		c.putLocked(key, f)
+		return f, true
+	}
+	return nil, false
+}
+
+func (c *cache) put(key string, f []Finding) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.putLocked(key, f)
+}
+
+func (c *cache) putLocked(key string, f []Finding) {
+	if c.young == nil {
+		c.young = map[string][]Finding{}
+	}
+	if len(c.young) >= cacheSize {
+		c.old, c.young = c.young, map[string][]Finding{}
+	}
+	c.young[key] = f
+}
+
+// job is one scan of one skill.
+type job struct {
+	s     *Scanner
+	sk    *Skill
+	found map[findingKey]int // → index in findings
+	// findings so far, and per rule and file how many.
+	findings []Finding
+	perFile  map[string]int
+	// files are the texts read, for the skill-level checks.
+	files []*fileText
+}
+
+type findingKey struct {
+	rule, file string
+	line       int
+}
+
+// fileText is one file of the skill, read.
+type fileText struct {
+	rel  string // relative to the source root
+	path string // relative to the skill folder ("" for the skill file)
+	kind Kind
+	// markdown says documentation context applies.
+	markdown bool
+	raw      string
+	norm     string
+	lines    lineIndex
+	binary   []byte // the head of a binary file
+	// truncated says only the first MaxFileBytes were read.
+	truncated bool
+	// normLines indexes norm; docsFile caches whether the file's path is
+	// documentation about attacks (1 yes, -1 no, 0 not known yet).
+	normLines lineIndex
+	docsFile  int
+	// fences are the fenced code blocks of a markdown file (lazy);
+	// bodyLine is the first line after the skill file's frontmatter.
+	fences   [][2]int
+	bodyLine int
+}
+
+func (j *job) add(r *Rule, sev Severity, file string, line int, msg string) {
+	k := findingKey{r.ID, file, line}
+	if _, dup := j.found[k]; dup {
+		return
+	}
+	if j.perFile == nil {
+		j.perFile = map[string]int{}
+	}
+	pk := r.ID + "\x00" + file
+	if j.perFile[pk] >= maxPerRuleFile {
+		return
+	}
+	j.perFile[pk]++
+	j.found[k] = len(j.findings)
+	j.findings = append(j.findings, Finding{Rule: r.ID, Severity: sev, File: file, Line: line, Message: msg})
+}
+
+func (j *job) run(ctx context.Context) {
+	sk := j.sk
+	// The skill file, then the companions.
+	data := sk.SkillData
+	if data == nil && sk.SkillAbs != "" {
+		var err error
+		if data, err = j.read(sk.SkillAbs); err != nil {
+			data = nil
+		}
+	}
+	if data != nil {
+		j.scanText(ctx, &fileText{rel: sk.SkillFile, kind: KindInstructions, markdown: true, bodyLine: bodyLine(data)}, data)
+	}
+	for _, f := range sk.Files {
+		if ctx.Err() != nil {
+			return
+		}
+		rel := path.Join(sk.DirRel, f.Path)
+		if sk.Dir == "" {
+			continue
+		}
+		abs := sk.Dir + string(os.PathSeparator) + strings.ReplaceAll(f.Path, "/", string(os.PathSeparator))
+		if !f.Text {
+			head, err := j.readHead(abs, 512)
+			if err == nil {
+				j.files = append(j.files, &fileText{rel: rel, path: f.Path, binary: head})
+			}
+			continue
+		}
+		data, err := j.read(abs)
+		if err != nil {
+			continue
+		}
+		ft := &fileText{rel: rel, path: f.Path, truncated: int64(len(data)) > j.s.max}
+		if ft.truncated {
+			data = data[:j.s.max]
+		}
+		ft.kind, ft.markdown = kindOf(f.Path, data)
+		j.scanText(ctx, ft, data)
+	}
+	j.skillChecks()
+}
+
+func (j *job) read(abs string) ([]byte, error) {
+	f, err := j.s.open(abs)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, j.s.max+1))
+}
+
+func (j *job) readHead(abs string, n int) ([]byte, error) {
+	f, err := j.s.open(abs)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := make([]byte, n)
+	m, err := io.ReadFull(f, buf)
+	if err != nil && m == 0 {
+		return nil, err
+	}
+	return buf[:m], nil
+}
+
+// bodyLine is the first line after a skill file's frontmatter (1 when it
+// has none).
+func bodyLine(data []byte) int {
+	s := string(data)
+	if !strings.HasPrefix(s, "---") {
+		return 1
+	}
+	lines := newLineIndex(s)
+	for n := 2; n <= len(lines); n++ {
+		if strings.TrimRight(lines.text(s, n), " \t\r") == "---" {
+			return n + 1
+		}
+	}
+	return 1
+}
+
+// Extensions by kind.
+var (
+	instructionExt = map[string]bool{".md": true, ".mdx": true, ".markdown": true, ".txt": true, ".rst": true, ".adoc": true, ".prompt": true}
+	codeExt        = map[string]bool{
+		".sh": true, ".bash": true, ".zsh": true, ".fish": true, ".ksh": true, ".py": true, ".pyw": true,
+		".js": true, ".mjs": true, ".cjs": true, ".ts": true, ".mts": true, ".cts": true, ".jsx": true, ".tsx": true,
+		".rb": true, ".pl": true, ".pm": true, ".php": true, ".ps1": true, ".psm1": true, ".bat": true, ".cmd": true,
+		".lua": true, ".r": true, ".go": true, ".rs": true, ".java": true, ".kt": true, ".swift": true, ".c": true,
+		".cc": true, ".cpp": true, ".h": true, ".cs": true, ".vbs": true, ".applescript": true, ".groovy": true,
+		".tcl": true, ".awk": true, ".nu": true, ".ex": true, ".exs": true, ".jl": true, ".dart": true, ".scala": true,
+	}
+	codeNames = map[string]bool{"makefile": true, "justfile": true, "rakefile": true}
+)
+
+// kindOf classifies a companion file; markdown says it is prose documentation.
+func kindOf(p string, data []byte) (Kind, bool) {
+	base := strings.ToLower(path.Base(p))
+	ext := path.Ext(base)
+	switch {
+	case instructionExt[ext]:
+		return KindInstructions, ext != ".txt"
+	case codeExt[ext], codeNames[base], strings.HasPrefix(string(data[:min(len(data), 2)]), "#!"):
+		return KindCode, false
+	case ext == ".html" || ext == ".htm" || ext == ".xhtml" || ext == ".ipynb":
+		return KindInstructions | KindCode, false
+	case ext == ".svg":
+		return KindData | KindCode, false
+	case base == "dockerfile" || base == "containerfile" || ext == ".dockerfile":
+		// A container build runs in the container, not on the user's
+		// machine: the instructions' rules apply, not the scripts'.
+		return KindData, false
+	}
+	return KindData, false
+}
+
+// view is one text the patterns run over.
+type view struct {
+	file  *fileText
+	kind  Kind
+	text  string
+	lines lineIndex
+	// line, for a decoded text found on one line, is that line; how names
+	// the encoding ("" for the file's own text).
+	line int
+	how  string
+	// hidden says the view is the hidden part of a markdown file.
+	hidden bool
+	// seen and hits say which atoms occur in the text, and where they end.
+	seen []bool
+	hits [][]int32
+}
+
+// maxDepth bounds decoding inside decoded text.
+const maxDepth = 2
+
+func (j *job) scanText(ctx context.Context, ft *fileText, data []byte) {
+	if !utf8.Valid(data) {
+		data = []byte(strings.ToValidUTF8(string(data), "\uFFFD"))
+	}
+	ft.raw = string(data)
+	ft.norm = normalize(ft.raw)
+	ft.lines = newLineIndex(ft.raw)
+	j.files = append(j.files, ft)
+	j.fileChecks(ft)
+
+	base := &view{file: ft, kind: ft.kind, text: ft.norm}
+	j.match(base)
+	if ft.kind&KindInstructions != 0 {
+		if h, ok := hiddenView(ft.norm); ok {
+			j.match(&view{file: ft, kind: KindHidden, text: h, hidden: true})
+		}
+	}
+	type pending struct {
+		text, raw string
+		line      int
+		depth     int
+	}
+	queue := []pending{{text: ft.norm, raw: ft.raw, depth: 0}}
+	budget := maxDecodedPerText * 2
+	for len(queue) > 0 && budget > 0 && ctx.Err() == nil {
+		p := queue[0]
+		queue = queue[1:]
+		for _, d := range decodeAll(p.text, p.raw, ft.kind) {
+			if budget--; budget < 0 {
+				break
+			}
+			line := p.line
+			if line == 0 {
+				line = d.line
+			}
+			text := normalize(d.text)
+			// A blob found on a line is decoded text; a transformation of
+			// the whole text (strings joined, reversed, ROT13) is the
+			// file's own kind of text, read another way.
+			kind := ft.kind
+			if d.line != 0 {
+				kind |= KindDecoded
+			}
+			v := &view{file: ft, kind: kind, text: text, line: line, how: d.how}
+			j.match(v)
+			if p.depth+1 < maxDepth {
+				queue = append(queue, pending{text: text, raw: d.text, line: line, depth: p.depth + 1})
+			}
+		}
+	}
+}
+
+// Windows. A pattern runs only around the places where its atoms occur:
+// from windowLines lines before the line of an atom to windowLines lines
+// after it (at most windowBytes on each side). A match longer than that is
+// not found; patterns are written to match within a line or two.
+const (
+	windowLines = 2
+	windowBytes = 2048
+	// maxHits bounds the occurrences recorded per atom in one text; past it
+	// the patterns of that atom run over the whole text.
+	maxHits = 4096
+)
+
+// match runs the pattern rules that apply to a view.
+func (j *job) match(v *view) {
+	j.index(v)
+	for ri, r := range j.s.set.rules {
+		if r.Check != "" || r.In&v.kind == 0 {
+			continue
+		}
+		j.matchRule(v, ri, r)
+	}
+}
+
+// index finds the atoms of a view and where they end.
+func (j *job) index(v *view) {
+	n := j.s.ac.natoms
+	v.hits = make([][]int32, n)
+	v.seen = make([]bool, n)
+	j.s.ac.findAll(v.text, func(id int32, end int) {
+		v.seen[id] = true
+		if h := v.hits[id]; len(h) <= maxHits {
+			v.hits[id] = append(h, int32(end))
+		}
+	})
+}
+
+// anySeen reports whether one of ids occurred in the view (true for nil:
+// unknown atoms).
+func anySeen(v *view, ids []int32) bool {
+	if ids == nil {
+		return true
+	}
+	for _, id := range ids {
+		if v.seen[id] {
+			return true
+		}
+	}
+	return false
+}
+
+// windows returns the merged spans of v around the occurrences of ids; nil
+// and true mean "the whole text" (unknown atoms, or too many occurrences).
+func (j *job) windows(v *view, ids []int32) ([][2]int, bool) {
+	if ids == nil {
+		return nil, true
+	}
+	var ends []int
+	for _, id := range ids {
+		if len(v.hits[id]) > maxHits {
+			return nil, true
+		}
+		for _, e := range v.hits[id] {
+			ends = append(ends, int(e))
+		}
+	}
+	if len(ends) == 0 {
+		return nil, false
+	}
+	slices.Sort(ends)
+	lines := v.lineIndex()
+	var out [][2]int
+	for _, e := range ends {
+		ln := lines.line(max(e-1, 0))
+		lo := lines[max(ln-1-windowLines, 0)]
+		hi := len(v.text)
+		if ln+windowLines < len(lines) {
+			hi = lines[ln+windowLines] - 1
+		}
+		lo = max(lo, e-windowBytes)
+		hi = min(hi, e+windowBytes)
+		if k := len(out) - 1; k >= 0 && lo <= out[k][1] {
+			out[k][1] = max(out[k][1], hi)
+			continue
+		}
+		out = append(out, [2]int{lo, hi})
+	}
+	return out, false
+}
+
+// find returns up to limit matches of re in v (offsets into v.text), looking
+// only around the occurrences of ids.
+func (j *job) find(v *view, re *regexp.Regexp, ids []int32, limit int) [][]int {
+	wins, whole := j.windows(v, ids)
+	if whole {
+		return re.FindAllStringIndex(v.text, limit)
+	}
+	var out [][]int
+	last := -1
+	for _, w := range wins {
+		for _, loc := range re.FindAllStringIndex(v.text[w[0]:w[1]], limit) {
+			start := loc[0] + w[0]
+			if start <= last {
+				continue
+			}
+			last = start
+			out = append(out, []int{start, loc[1] + w[0]})
+			if len(out) >= limit {
+				return out
+			}
+		}
+	}
+	return out
+}
+
+func (v *view) lineIndex() lineIndex {
+	if v.lines == nil {
+		v.lines = newLineIndex(v.text)
+	}
+	return v.lines
+}
+
+func (j *job) matchRule(v *view, ri int, r *Rule) {
+	for ai := range r.also {
+		if !anySeen(v, j.s.alsoAtoms[ri][ai]) {
+			return
+		}
+	}
+	alsoWhole := -1 // unknown; 0 false, 1 true
+	for pi, re := range r.match {
+		ids := j.s.ruleAtoms[ri][pi]
+		if !anySeen(v, ids) {
+			continue
+		}
+		for _, loc := range j.find(v, re, ids, maxPerRuleFile*4) {
+			lines := v.lineIndex()
+			ln := lines.line(loc[0])
+			lineText := lines.text(v.text, ln)
+			if slices.ContainsFunc(r.unless, func(u *regexp.Regexp) bool { return u.MatchString(lineText) }) {
+				continue
+			}
+			if !j.alsoHolds(v, ri, r, ln, &alsoWhole) {
+				continue
+			}
+			line := ln
+			if v.line != 0 {
+				line = v.line
+			}
+			sev := r.Severity
+			note := ""
+			switch {
+			case r.Docs != 0 && v.file.markdown && !v.hidden && j.mention(v, line, loc):
+				sev = r.Docs
+				note = " (in documentation about attacks: review that it is only quoted)"
+			case v.how != "":
+				sev = sev.raise(1)
+				note = fmt.Sprintf(" (hidden as %s", v.how)
+				if v.line != 0 {
+					note += fmt.Sprintf(" on line %d", v.line)
+				}
+				note += ")"
+			case v.hidden:
+				note = " (in a part of the page readers do not see)"
+			}
+			msg := fmt.Sprintf("%s: %s%s. %s", r.Title, excerpt(v.text[loc[0]:loc[1]]), note, r.Message)
+			j.add(r, sev, v.file.rel, line, msg)
+		}
+	}
+}
+
+// alsoHolds checks a rule's "also" patterns for a match on line ln: within
+// the rule's near lines of it, or anywhere in the text (near 0).
+func (j *job) alsoHolds(v *view, ri int, r *Rule, ln int, whole *int) bool {
+	if len(r.also) == 0 {
+		return true
+	}
+	if r.near == 0 {
+		if *whole < 0 {
+			*whole = 1
+			for ai, re := range r.also {
+				if len(j.find(v, re, j.s.alsoAtoms[ri][ai], 1)) == 0 {
+					*whole = 0
+					break
+				}
+			}
+		}
+		return *whole == 1
+	}
+	win := j.around(v, ln, r.near)
+	for _, re := range r.also {
+		if !re.MatchString(win) {
+			return false
+		}
+	}
+	return true
+}
+
+// around is the text of lines ln-n to ln+n of v.
+func (j *job) around(v *view, ln, n int) string {
+	lines := v.lineIndex()
+	lo := max(1, ln-n)
+	hi := min(len(lines), ln+n)
+	end := len(v.text)
+	if hi < len(lines) {
+		end = lines[hi]
+	}
+	return v.text[lines[lo-1]:end]
+}
+
+// mention reports whether a match is quoted in documentation about attacks
+// rather than used: it lies in markdown that discusses attacks (see
+// docsContext), inside a fenced code block, a table row, a block quote, or
+// quotes or backticks on its line. (For decoded text, the line the blob
+// was found on must be so.)
+func (j *job) mention(v *view, line int, loc []int) bool {
+	ft := v.file
+	if !j.docsContext(ft, line) {
+		return false
+	}
+	lines := ft.lineIndex()
+	text := ft.norm
+	if line < 1 || line > len(lines) {
+		return false
+	}
+	if ft.fences == nil {
+		ft.fences = fencedRanges(text)
+		if ft.fences == nil {
+			ft.fences = [][2]int{}
+		}
+	}
+	off := lines[line-1]
+	for _, f := range ft.fences {
+		if off >= f[0] && off < f[1] {
+			return true
+		}
+	}
+	lt := lines.text(text, line)
+	if t := strings.TrimSpace(lt); strings.HasPrefix(t, "|") || strings.HasPrefix(t, ">") {
+		return true
+	}
+	if v.line != 0 || v.how != "" {
+		// Decoded: the blob's line must be quoted as a whole.
+		return strings.ContainsAny(lt, "`\"“”'")
+	}
+	// The match within its line.
+	lvl := v.lineIndex()
+	start := loc[0] - lvl[lvl.line(loc[0])-1]
+	vt := lvl.text(v.text, lvl.line(loc[0]))
+	if start > len(vt) {
+		return false
+	}
+	before := vt[:start]
+	for _, q := range []string{"`", "\"", "“", "'"} {
+		if strings.Count(before, q)%2 == 1 || (q == "“" && strings.Count(before, "“") > strings.Count(before, "”")) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxSectionLines bounds how far up docsContext looks for the heading of
+// the section a line is in.
+const maxSectionLines = 80
+
+// docsContext reports whether line ln of a markdown file is documentation
+// about attacks: the documentation context matches the file's path, the
+// heading of the section the line is in, or a line within the context's
+// distance of it. (For a decoded text, ln is the line it was found on.)
+func (j *job) docsContext(ft *fileText, ln int) bool {
+	d := &j.s.set.docs
+	if ft.docsFile == 0 {
+		ft.docsFile = -1
+		if matchAny(d.match, ft.rel) {
+			ft.docsFile = 1
+		}
+	}
+	if ft.docsFile > 0 {
+		return true
+	}
+	lines := ft.lineIndex()
+	text := ft.norm
+	// The frontmatter is metadata, not documentation.
+	lo := max(1, ln-d.within, ft.bodyLine)
+	hi := min(len(lines), ln+d.within)
+	end := len(text)
+	if hi < len(lines) {
+		end = lines[hi]
+	}
+	if lo <= hi && matchAny(d.match, text[lines[lo-1]:end]) {
+		return true
+	}
+	// The heading of the section.
+	for n := ln - d.within - 1; n >= max(1, ft.bodyLine) && n >= ln-maxSectionLines; n-- {
+		if t := strings.TrimSpace(lines.text(text, n)); strings.HasPrefix(t, "#") {
+			return matchAny(d.match, t)
+		}
+	}
+	return false
+}
+
+func matchAny(res []*regexp.Regexp, s string) bool {
+	for _, re := range res {
+		if re.MatchString(s) {
+			return true
+		}
+	}
+	return false
+}
+
+func (ft *fileText) lineIndex() lineIndex {
+	if ft.normLines == nil {
+		ft.normLines = newLineIndex(ft.norm)
+	}
+	return ft.normLines
+}
+
+// excerpt quotes matched text for a message: one line, at most 80
+// characters, invisible and control characters shown as escapes.
+func excerpt(s string) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range s {
+		if n >= 80 {
+			b.WriteString("…")
+			break
+		}
+		switch {
+		case r == '\n' || r == '\r' || r == '\t':
+			b.WriteByte(' ')
+		case invisible(r) || r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\u{%04X}`, r)
+		default:
+			b.WriteRune(r)
+		}
+		n++
+	}
+	return fmt.Sprintf("%q", strings.Join(strings.Fields(b.String()), " "))
+}
