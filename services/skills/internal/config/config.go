@@ -83,6 +83,7 @@ type Config struct {
 	TLS       TLS       `yaml:"tls"`
 	Network   Network   `yaml:"network"`
 	Log       Log       `yaml:"log"`
+	Security  Security  `yaml:"security"`
 	// StateDir holds all local state (git caches, analytics spool, aggregates).
 	// Empty means SKILLSD_HOME, else ~/.skillsd; see StateDir.
 	StateDir string `yaml:"state_dir"`
@@ -381,10 +382,17 @@ type GitSource struct {
 	TokenEnv string `yaml:"token_env"`
 	// Trusted allows this source's scripts to run (default false).
 	Trusted bool `yaml:"trusted"`
+	// RequireSigned serves only commits signed by one of the trusted keys
+	// (TrustedKeys, else security.trusted_keys); an unsigned or wrongly
+	// signed commit is refused and the last good one keeps serving.
+	RequireSigned bool `yaml:"require_signed"`
+	// TrustedKeys are files of armored OpenPGP public keys accepted for this
+	// source; empty means security.trusted_keys.
+	TrustedKeys []string `yaml:"trusted_keys"`
 }
 
 // fillDefaults sets the defaults of a git source the YAML does not mention.
-func (g *GitSource) fillDefaults() { g.Ref = DefaultGitRef }
+func (g *GitSource) fillDefaults() { g.Ref, g.TrustedKeys = DefaultGitRef, []string{} }
 
 // Content holds seed 003's repositories (SKILLS_REPO, AGENTS_REPO, DOCS_REPO and
 // their _BRANCH and _PATH). An empty agents or docs repository means the skills
@@ -514,6 +522,12 @@ func Default() Config {
 		TLS:      TLS{}, // plaintext
 		Network:  Network{HidePaths: HidePathsAuto},
 		Log:      Log{Level: "info"},
+		Security: Security{
+			Quarantine:  "critical",
+			Rules:       []string{},
+			Allow:       []Allow{},
+			TrustedKeys: []string{},
+		},
 		StateDir: "",         // SKILLSD_HOME, else ~/.skillsd
 		Sources:  []Source{}, // default discovery
 		Content: Content{

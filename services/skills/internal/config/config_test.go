@@ -123,6 +123,11 @@ func TestDefault(t *testing.T) {
 		{"mcp.http.allowed_origins", d.MCP.HTTP.AllowedOrigins, []string{
 			"http://localhost:*", "https://localhost:*", "http://127.0.0.1:*", "https://127.0.0.1:*", "http://[::1]:*", "https://[::1]:*",
 		}},
+		{"security.quarantine", d.Security.Quarantine, "critical"},
+		{"security.rules", d.Security.Rules, []string{}},
+		{"security.allow", d.Security.Allow, []Allow{}},
+		{"security.require_signed", d.Security.RequireSigned, false},
+		{"security.trusted_keys", d.Security.TrustedKeys, []string{}},
 	}
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, tt.got); diff != "" {
@@ -137,10 +142,10 @@ func TestDefault(t *testing.T) {
 	for _, k := range typeKeys() {
 		switch k {
 		case "matching", "refresh", "scripts", "assets", "analytics", "search", "filters",
-			"embedding", "mcp", "mcp.http", "rest", "commands", "auth", "tls", "network", "log", "content":
+			"embedding", "mcp", "mcp.http", "rest", "commands", "auth", "tls", "network", "log", "content", "security":
 			continue // sections
 		}
-		if !covered[k] && !strings.HasPrefix(k, "sources[]") { // list items: see TestParse
+		if !covered[k] && !strings.HasPrefix(k, "sources[]") && !strings.HasPrefix(k, "security.allow[]") { // list items: see TestParse
 			t.Errorf("TestDefault does not check %s", k)
 		}
 	}
@@ -184,9 +189,10 @@ func TestExample(t *testing.T) {
 
 	// The reference states the defaults, except its example sources.
 	want := Default()
+	want.Security.Allow = []Allow{{Rule: "script.pipe-to-shell", Skill: "installer", Reason: "reviewed by J. Doe, ticket SEC-42"}}
 	want.Sources = []Source{
 		{Name: "project", Path: "./.agents/skills", FollowExternalSymlinks: []string{"~/dotfiles/skills"}},
-		{Name: "team", Git: &GitSource{URL: "https://github.com/example-org/team-skills.git", Ref: "main"}},
+		{Name: "team", Git: &GitSource{URL: "https://github.com/example-org/team-skills.git", Ref: "main", TrustedKeys: []string{}}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("example mismatch (-want +got):\n%s", diff)

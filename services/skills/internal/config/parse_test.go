@@ -98,8 +98,8 @@ func TestParse(t *testing.T) {
 			want: func(c *Config) {
 				c.Sources = []Source{
 					{Path: "~/skills"},
-					{Name: "team", Git: &GitSource{URL: "git@github.com:acme/skills.git", Ref: "main", TokenEnv: "ACME_TOKEN"}},
-					{Git: &GitSource{URL: "https://example.com/x.git", Ref: "v1.2.0", Path: "skills", Trusted: true}},
+					{Name: "team", Git: &GitSource{URL: "git@github.com:acme/skills.git", Ref: "main", TokenEnv: "ACME_TOKEN", TrustedKeys: []string{}}},
+					{Git: &GitSource{URL: "https://example.com/x.git", Ref: "v1.2.0", Path: "skills", Trusted: true, TrustedKeys: []string{}}},
 				}
 			},
 		},
@@ -122,9 +122,9 @@ filters:
 `,
 			want: func(c *Config) {
 				c.Sources = []Source{
-					{Git: &GitSource{URL: "https://example.com/x.git", Ref: "main", TokenEnv: "TOKEN_X"}},
-					{Git: &GitSource{URL: "https://example.com/x.git", Ref: "main", TokenEnv: "TOKEN_X", Path: "other"}},
-					{Git: &GitSource{URL: "https://example.com/x.git", Ref: "dev", TokenEnv: "TOKEN_X", Path: "first"}},
+					{Git: &GitSource{URL: "https://example.com/x.git", Ref: "main", TokenEnv: "TOKEN_X", TrustedKeys: []string{}}},
+					{Git: &GitSource{URL: "https://example.com/x.git", Ref: "main", TokenEnv: "TOKEN_X", Path: "other", TrustedKeys: []string{}}},
+					{Git: &GitSource{URL: "https://example.com/x.git", Ref: "dev", TokenEnv: "TOKEN_X", Path: "first", TrustedKeys: []string{}}},
 				}
 				c.Matching.MaxResults = 4
 				c.Search.StopWords = []string{"alpha"}
@@ -203,12 +203,12 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown top-level key",
 			yaml: "x-git: &base {url: u}\n",
-			want: `config.yaml:1: unknown key "x-git" (known keys: matching, refresh, scripts, assets, analytics, search, filters, embedding, mcp, rest, commands, auth, tls, network, log, state_dir, sources, content)`,
+			want: `config.yaml:1: unknown key "x-git" (known keys: matching, refresh, scripts, assets, analytics, search, filters, embedding, mcp, rest, commands, auth, tls, network, log, security, state_dir, sources, content)`,
 		},
 		{
 			name: "ambiguous key gets the list",
 			yaml: "enabled: true\n",
-			want: `config.yaml:1: unknown key "enabled" (known keys: matching, refresh, scripts, assets, analytics, search, filters, embedding, mcp, rest, commands, auth, tls, network, log, state_dir, sources, content)`,
+			want: `config.yaml:1: unknown key "enabled" (known keys: matching, refresh, scripts, assets, analytics, search, filters, embedding, mcp, rest, commands, auth, tls, network, log, security, state_dir, sources, content)`,
 		},
 		{
 			name: "word for a whole number",

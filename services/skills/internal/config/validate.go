@@ -41,7 +41,7 @@ func ParseLogLevel(s string) (slog.Level, error) {
 // case; "warning" → "warn") so that Validate and the code reading them see
 // one spelling.
 func (c *Config) normalize() {
-	for _, s := range []*string{&c.Matching.Strategy, &c.Embedding.Provider, &c.MCP.Profile, &c.Auth.Mode, &c.Log.Level, &c.Network.HidePaths} {
+	for _, s := range []*string{&c.Matching.Strategy, &c.Embedding.Provider, &c.MCP.Profile, &c.Auth.Mode, &c.Log.Level, &c.Network.HidePaths, &c.Security.Quarantine} {
 		*s = strings.ToLower(strings.TrimSpace(*s))
 	}
 	if c.Log.Level == "warning" {
@@ -59,7 +59,7 @@ func (c *Config) Validate() error {
 		c.Matching.validate, c.Refresh.validate, c.Scripts.validate, c.Assets.validate,
 		c.Analytics.validate, c.Search.validate, c.Filters.validate, c.Embedding.validate,
 		c.MCP.validate, c.REST.validate, c.Commands.validate, c.Auth.validate, c.TLS.validate, c.Network.validate, c.Log.validate,
-		c.validateSources, c.Content.validate,
+		c.validateSources, c.Content.validate, c.Security.validate, c.validateSigning,
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {
@@ -334,6 +334,27 @@ func (c *Config) validateSources() *Error {
 		if err := envName(key+".git.token_env", g.TokenEnv); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// validateSigning checks that every git source asked to verify signatures
+// has keys to verify them with.
+func (c *Config) validateSigning() *Error {
+	for i, s := range c.Sources {
+		if s.Git == nil {
+			continue
+		}
+		key := itemKey("sources", i) + ".git"
+		if err := items(key+".trusted_keys", s.Git.TrustedKeys); err != nil {
+			return err
+		}
+		if (s.Git.RequireSigned || c.Security.RequireSigned) && len(s.Git.TrustedKeys) == 0 && len(c.Security.TrustedKeys) == 0 {
+			return errorf(key+".require_signed", "signed commits are required but no key is trusted: list armored public key files in %s.trusted_keys or security.trusted_keys", key)
+		}
+	}
+	if c.Security.RequireSigned && len(c.Security.TrustedKeys) == 0 {
+		return errorf("security.require_signed", "signed commits are required but no key is trusted: list armored public key files in security.trusted_keys")
 	}
 	return nil
 }

@@ -210,3 +210,39 @@ func TestParseLogLevel(t *testing.T) {
 		}
 	}
 }
+
+func TestSecurityValidation(t *testing.T) {
+	cases := []struct {
+		yaml, want string
+	}{
+		{"security: {quarantine: urgent}", "security.quarantine"},
+		{"security: {allow: [{rule: script.eicar}]}", "security.allow[0].reason: required"},
+		{"security: {allow: [{reason: ok}]}", "security.allow[0]: give a rule, a skill, or both"},
+		{"security: {allow: [{skill: x, digest: md5:00, reason: ok}]}", "security.allow[0].digest"},
+		{"security: {allow: [{rule: r.x, digest: \"sha256:" + strings.Repeat("a", 64) + "\", reason: ok}]}", "give the skill too"},
+		{"security: {require_signed: true}", "security.require_signed"},
+		{"sources: [{git: {url: \"https://example.com/x.git\", require_signed: true}}]", "sources[0].git.require_signed"},
+		{"security: {rules: [\"\"]}", "security.rules"},
+	}
+	for _, c := range cases {
+		_, err := Parse("c.yaml", []byte(c.yaml))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want an error naming %s", c.yaml, err, c.want)
+		}
+	}
+	ok := []string{
+		"security: {quarantine: OFF}",
+		"security: {quarantine: high, allow: [{skill: a, reason: reviewed}]}",
+		"security: {trusted_keys: [k.asc]}\nsources: [{git: {url: \"https://example.com/x.git\", require_signed: true}}]",
+		"sources: [{git: {url: \"https://example.com/x.git\", require_signed: true, trusted_keys: [k.asc]}}]",
+	}
+	for _, y := range ok {
+		c, err := Parse("c.yaml", []byte(y))
+		if err != nil {
+			t.Errorf("%s: %v", y, err)
+		}
+		if strings.Contains(y, "OFF") && c.Security.Quarantine != QuarantineOff {
+			t.Errorf("quarantine %q, want off", c.Security.Quarantine)
+		}
+	}
+}

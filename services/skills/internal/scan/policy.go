@@ -98,7 +98,7 @@ func (v Verdict) Blocking(p Policy) []Finding {
 
 // Apply applies the policy to a skill's findings.
 func (p Policy) Apply(sk *Skill, findings []Finding) Verdict {
-	v := Verdict{Findings: findings}
+	v := Verdict{Findings: slices.Clone(findings)}
 	var stale []string
 	for _, a := range p.Allow {
 		if a.Skill != "" && a.Digest != "" && p.skillIs(a, sk) && a.Digest != sk.Digest {

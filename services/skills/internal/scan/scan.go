@@ -106,6 +106,10 @@ type Options struct {
 	Policy Policy
 	// Open opens a file for reading; nil means os.Open.
 	Open func(name string) (io.ReadCloser, error)
+	// CacheFile, when set, keeps scans across restarts: New reads it, Flush
+	// writes it (normally <state folder>/scan-cache-N.jsonl). Scans made
+	// with other rules or another engine version are not reused.
+	CacheFile string
 	// MaxFileBytes is how much of each file is scanned; 0 means
 	// DefaultMaxFileBytes. A larger file gets a finding saying its end was
 	// not scanned.
@@ -140,12 +144,17 @@ type Scanner struct {
 	docsAtoms [][]int32
 
 	cache cache
+	// cacheFile and rulesPrint: see Options.CacheFile; flushMu serialises
+	// Flush.
+	cacheFile  string
+	rulesPrint string
+	flushMu    sync.Mutex
 }
 
 // New loads the built-in rules and opts.RuleFiles and checks every rule
 // against its examples; an error names the file and line at fault.
 func New(opts Options) (*Scanner, error) {
-	s := &Scanner{policy: opts.Policy, open: opts.Open, max: opts.MaxFileBytes}
+	s := &Scanner{policy: opts.Policy, open: opts.Open, max: opts.MaxFileBytes, cacheFile: opts.CacheFile}
 	if s.open == nil {
 		s.open = func(name string) (io.ReadCloser, error) { return os.Open(name) }
 	}
@@ -157,6 +166,7 @@ func New(opts Options) (*Scanner, error) {
 		return nil, err
 	}
 	slices.Sort(names)
+	var sources [][]byte
 	for _, n := range names {
 		data, err := builtin.ReadFile(n)
 		if err != nil {
@@ -165,6 +175,7 @@ func New(opts Options) (*Scanner, error) {
 		if err := parseRules(&s.set, "builtin:"+path.Base(n), data); err != nil {
 			return nil, err
 		}
+		sources = append(sources, data)
 	}
 	for _, f := range opts.RuleFiles {
 		data, err := readLimited(s.open, f, maxRuleFileSize)
@@ -174,6 +185,7 @@ func New(opts Options) (*Scanner, error) {
 		if err := parseRules(&s.set, f, data); err != nil {
 			return nil, fmt.Errorf("security.rules: %w", err)
 		}
+		sources = append(sources, data)
 	}
 	if s.set.docs.within == 0 {
 		s.set.docs.within = 6
@@ -186,6 +198,10 @@ func New(opts Options) (*Scanner, error) {
 	}
 	if err := opts.Policy.validate(s); err != nil {
 		return nil, err
+	}
+	s.rulesPrint = s.fingerprint(sources)
+	if s.cacheFile != "" {
+		s.loadCache()
 	}
 	return s, nil
 }
@@ -290,6 +306,8 @@ func (s *Scanner) Check(ctx context.Context, sk *Skill) Verdict {
 type cache struct {
 	mu         sync.Mutex
 	young, old map[string][]Finding
+	// dirty says a scan was added since the last Flush.
+	dirty bool
 }
 
 const cacheSize = 20000
@@ -311,6 +329,7 @@ func (c *cache) put(key string, f []Finding) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.putLocked(key, f)
+	c.dirty = true
 }
 
 func (c *cache) putLocked(key string, f []Finding) {

@@ -1,0 +1,239 @@
+package scan
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func fixtureNamed(t *testing.T, name string) fixture {
+	t.Helper()
+	for _, f := range append(append([]fixture(nil), malicious...), benign...) {
+		if f.name == name {
+			return f
+		}
+	}
+	t.Fatalf("no fixture %s", name)
+	return fixture{}
+}
+
+func hasRule(fs []Finding, rule string) bool {
+	for _, f := range fs {
+		if f.Rule == rule {
+			return true
+		}
+	}
+	return false
+}
+
+// TestCacheFile: scans kept in the cache file are reused by the next
+// scanner with the same rules (even when the files are gone), and ignored by
+// one with other rules or when the file is damaged.
+func TestCacheFile(t *testing.T) {
+	dir := t.TempDir()
+	cacheFile := filepath.Join(dir, "state", CacheFileName())
+	sk := writeFixture(t, dir, fixtureNamed(t, "curl-bash"))
+	sk.Digest = "sha256:" + strings.Repeat("ab", 32)
+
+	s1, err := New(Options{CacheFile: cacheFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := s1.Scan(t.Context(), sk)
+	if !hasRule(first, "script.pipe-to-shell") {
+		t.Fatalf("no pipe-to-shell finding: %s", dump(first))
+	}
+	if err := s1.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(cacheFile); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("cache file: %v, %v", fi, err)
+	}
+	// The files are gone: only the cache can answer.
+	if err := os.RemoveAll(sk.Dir); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := New(Options{CacheFile: cacheFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s2.Scan(t.Context(), sk); len(got) != len(first) || !hasRule(got, "script.pipe-to-shell") {
+		t.Errorf("second scanner: got %s, want the cached %s", dump(got), dump(first))
+	}
+
+	// Other rules: the cache does not apply.
+	extra := filepath.Join(dir, "company.rules")
+	writeFile(t, extra, companyRules)
+	s3, err := New(Options{CacheFile: cacheFile, RuleFiles: []string{extra}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s3.Scan(t.Context(), sk); hasRule(got, "script.pipe-to-shell") {
+		t.Errorf("a scanner with other rules reused the cache: %s", dump(got))
+	}
+
+	// A damaged file is ignored.
+	writeFile(t, cacheFile, "{not json\n")
+	s4, err := New(Options{CacheFile: cacheFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s4.Scan(t.Context(), sk); hasRule(got, "script.pipe-to-shell") {
+		t.Errorf("a damaged cache answered: %s", dump(got))
+	}
+}
+
+func writeFile(t *testing.T, p, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+const companyRules = `# Acme's own rules.
+rule acme.internal-host
+title talks to the old build server
+family acme
+severity high
+owasp AST02
+in code instructions
+match (?i)\bbuild-legacy\.acme\.internal\b
+message the legacy build server is being retired; use builds.acme.example instead
+example curl https://build-legacy.acme.internal/api
+counter curl https://builds.acme.example/api
+`
+
+// TestCompanyRules: a rule file added with RuleFiles flags what it says.
+func TestCompanyRules(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "acme.rules")
+	writeFile(t, file, companyRules)
+	s, err := New(Options{RuleFiles: []string{file}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := s.ScanText(t.Context(), KindCode, "wget -q https://build-legacy.acme.internal/x\n")
+	if !hasRule(got, "acme.internal-host") {
+		t.Errorf("company rule did not flag: %s", dump(got))
+	}
+}
+
+// TestBadRuleFiles: a broken rule file stops New with the file and line.
+func TestBadRuleFiles(t *testing.T) {
+	cases := []struct {
+		name, text, want string
+	}{
+		{"unknown key", "rule a.b\ncolour red\n", "x.rules:2: unknown key \"colour\""},
+		{"bad id", "rule Bad Id\n", "x.rules:1: rule id"},
+		{"bad regexp", "rule a.b\ntitle t\nfamily f\nseverity high\nmessage m\nmatch (unclosed\n", "x.rules:6: pattern"},
+		{"no example", "rule a.b\ntitle t\nfamily f\nseverity high\nmessage m\nmatch abc\n", "needs at least one example"},
+		{"example not flagged", "rule a.b\ntitle t\nfamily f\nseverity high\nmessage m\nmatch abcdef\nexample xyz\ncounter qqq\n", "x.rules:7: rule a.b does not flag its example"},
+		{"counter flagged", "rule a.b\ntitle t\nfamily f\nseverity high\nmessage m\nmatch abcdef\nexample abcdef\ncounter abcdefg\n", "x.rules:8: rule a.b flags its counter-example"},
+		{"duplicate id", "rule script.eicar\ntitle t\n", "already defined"},
+		{"unknown check", "rule a.b\ncheck nope\n", "unknown check"},
+		{"bad severity", "rule a.b\nseverity urgent\n", "severity \"urgent\""},
+		{"huge repeat", "rule a.b\nmatch (?:a{1000}){1000}\n", ""},
+		{"no match or check", "rule a.b\ntitle t\nfamily f\nseverity high\nmessage m\n", "neither match nor check"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			file := filepath.Join(dir, "x.rules")
+			writeFile(t, file, c.text)
+			_, err := New(Options{RuleFiles: []string{file}})
+			if err == nil {
+				t.Fatalf("New accepted the file")
+			}
+			if c.want != "" && !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %q does not say %q", err, c.want)
+			}
+		})
+	}
+	if _, err := New(Options{RuleFiles: []string{"/nonexistent/x.rules"}}); err == nil || !strings.Contains(err.Error(), "security.rules") {
+		t.Errorf("missing rule file: %v", err)
+	}
+}
+
+// TestPolicy: the quarantine threshold, reviewers' acceptances, and an
+// acceptance pinned to a digest that no longer matches.
+func TestPolicy(t *testing.T) {
+	s := newTestScanner(t)
+	dir := t.TempDir()
+	sk := writeFixture(t, dir, fixtureNamed(t, "wipe-home")) // script.destructive, critical
+	sk.Digest = "sha256:" + strings.Repeat("01", 32)
+	findings := s.Scan(t.Context(), sk)
+	old := "sha256:" + strings.Repeat("02", 32)
+
+	cases := []struct {
+		name        string
+		policy      Policy
+		quarantined bool
+		stale       bool
+	}{
+		{"default quarantines critical", Policy{}, true, false},
+		{"off", Policy{Quarantine: Off}, false, false},
+		{"high", Policy{Quarantine: High}, true, false},
+		{"rule allowed for the skill", Policy{Allow: []Allow{{Rule: "script.destructive", Skill: "wipe-home", Reason: "reviewed"}}}, false, false},
+		{"skill allowed at its digest", Policy{Allow: []Allow{{Skill: "WIPE-HOME", Digest: sk.Digest, Reason: "reviewed"}}}, false, false},
+		{"skill allowed at another digest", Policy{Allow: []Allow{{Skill: "wipe-home", Digest: old, Reason: "reviewed"}}}, true, true},
+		{"other skill allowed", Policy{Allow: []Allow{{Skill: "other", Reason: "reviewed"}}}, true, false},
+		{"rule allowed everywhere", Policy{Allow: []Allow{{Rule: "script.destructive", Reason: "we accept it"}}}, false, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			v := c.policy.Apply(sk, findings)
+			if v.Quarantined != c.quarantined {
+				t.Errorf("quarantined %v, want %v (max %s)", v.Quarantined, c.quarantined, v.Max)
+			}
+			if (len(v.Stale) > 0) != c.stale {
+				t.Errorf("stale %q, want %v", v.Stale, c.stale)
+			}
+		})
+	}
+}
+
+// TestPolicyValidation: bad security.allow entries stop New with the key.
+func TestPolicyValidation(t *testing.T) {
+	cases := []struct {
+		allow Allow
+		want  string
+	}{
+		{Allow{Rule: "script.eicar"}, "security.allow[0]: a reason is required"},
+		{Allow{Reason: "r"}, "give a rule, a skill, or both"},
+		{Allow{Rule: "script.nope", Reason: "r"}, `security.allow[0].rule: no rule has the id "script.nope"`},
+		{Allow{Skill: "x", Digest: "md5:1", Reason: "r"}, "security.allow[0].digest"},
+		{Allow{Rule: "script.eicar", Digest: "sha256:" + strings.Repeat("0", 64), Reason: "r"}, "give the skill too"},
+	}
+	for _, c := range cases {
+		_, err := New(Options{Policy: Policy{Allow: []Allow{c.allow}}})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: got %v, want %q", c.allow, err, c.want)
+		}
+	}
+}
+
+// TestHostileInput: huge, binary, deeply nested and malformed texts cost
+// little and never panic.
+func TestHostileInput(t *testing.T) {
+	s := newTestScanner(t)
+	inputs := []string{
+		strings.Repeat("A", 1<<20),
+		strings.Repeat("<!--", 10000),
+		strings.Repeat("<details>", 10000),
+		strings.Repeat("\\x41", 100000),
+		strings.Repeat("\u202e", 10000),
+		strings.Repeat("chr(65)+", 20000),
+		strings.Repeat("\"a\" + ", 50000),
+		"\xff\xfe\x00binary",
+		strings.Repeat("aGVsbG8gd29ybGQ=", 50000),
+	}
+	for _, in := range inputs {
+		for _, k := range []Kind{KindInstructions, KindCode, KindData} {
+			s.ScanText(t.Context(), k, in)
+		}
+	}
+}
