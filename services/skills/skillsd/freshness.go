@@ -416,11 +416,12 @@ func (s *Server) gitFailing() bool {
 func (s *Server) rebuildChanged(ctx context.Context, changed []string) error {
 	s.buildMu.Lock()
 	defer s.buildMu.Unlock()
-	snap, err := catalog.Build(ctx, s.roots, catalog.Options{Logger: s.log, Previous: s.store.Current(), Dirty: changed})
+	snap, err := catalog.Build(ctx, s.roots, catalog.Options{Logger: s.log, Previous: s.store.Current(), Dirty: changed, Scan: s.scanner})
 	if err != nil {
 		return fmt.Errorf("loading the catalog: %w", err)
 	}
 	s.swapIfChanged(snap)
+	s.flushScans()
 	return nil
 }
 

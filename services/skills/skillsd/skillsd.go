@@ -31,6 +31,7 @@ import (
 	"github.com/skillsd/skillsd/services/skills/internal/config"
 	"github.com/skillsd/skillsd/services/skills/internal/embed"
 	"github.com/skillsd/skillsd/services/skills/internal/gitsync"
+	"github.com/skillsd/skillsd/services/skills/internal/scan"
 	"github.com/skillsd/skillsd/services/skills/internal/search"
 	"github.com/skillsd/skillsd/services/skills/internal/server"
 	"github.com/skillsd/skillsd/services/skills/internal/source"
@@ -156,6 +157,8 @@ type Server struct {
 	usage *usage.Recorder
 	// sem is the semantic search engine; nil with embedding.provider none.
 	sem *embed.Engine
+	// scanner scans every skill before it is served (security.*).
+	scanner *scan.Scanner
 
 	mu      sync.Mutex
 	conns   []*grpc.ClientConn
@@ -267,9 +270,13 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	}
 
 	opts.Logger = log
+	sc, err := newScanner(cfg, cwd, home, getenv)
+	if err != nil {
+		return nil, err
+	}
 	s := &Server{
 		opts: opts, log: log, cfg: cfg, cfgFile: cfgFile, getenv: getenv, store: &catalog.Store{}, closeCh: make(chan struct{}),
-		cwd: cwd, home: home, discovered: discovered, roots: roots, follow: follow,
+		cwd: cwd, home: home, discovered: discovered, roots: roots, follow: follow, scanner: sc,
 	}
 	s.fresh.git = gitSources
 	if cfg.Refresh.Enabled {
@@ -311,6 +318,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		SourceState:      s.sourceState,
 		Semantic:         s.sem,
 		PrivateDirs:      privateDirs(cfg, getenv, home),
+		Scanner:          s.scanner,
 	})
 	unary, stream := svc.Interceptors(log, server.Policy{Check: s.checkCall, Hide: s.hideCall})
 	// While the first catalog loads, RPCs answer UNAVAILABLE, saying so.
@@ -482,11 +490,12 @@ func (s *Server) rebuild(ctx context.Context) error {
 // rebuildLocked is rebuild for a caller holding buildMu. Files that did not
 // change are taken from the snapshot being served.
 func (s *Server) rebuildLocked(ctx context.Context) error {
-	snap, err := catalog.Build(ctx, s.roots, catalog.Options{Logger: s.log, Previous: s.store.Current()})
+	snap, err := catalog.Build(ctx, s.roots, catalog.Options{Logger: s.log, Previous: s.store.Current(), Scan: s.scanner})
 	if err != nil {
 		return fmt.Errorf("loading the catalog: %w", err)
 	}
 	s.swapIfChanged(snap)
+	s.flushScans()
 	return nil
 }
 

@@ -49,7 +49,7 @@ func (s *Service) ListSkills(ctx context.Context, req *skillsv1.ListSkillsReques
 	var matched []*catalog.Skill
 	for _, sk := range snap.Skills() {
 		switch {
-		case !s.opts.Filter.Enabled(sk),
+		case !s.served(sk),
 			req.GetRoutableOnly() && !sk.Routable,
 			query != "" && !containsFold(sk, query),
 			cat != "" && category(sk) != cat,
@@ -93,7 +93,10 @@ func (s *Service) GetSkill(ctx context.Context, req *skillsv1.GetSkillRequest) (
 		return nil, toStatus(ctx, s.log, err)
 	}
 	s.recordLoad(ctx, sk.Path)
-	return toSkillDetail(snap, sk), nil
+	resp := toSkillDetail(snap, sk)
+	resp.Findings = s.toFindings(sk)
+	resp.ContentDigest = sk.Digest
+	return resp, nil
 }
 
 // ListDiagnostics lists load diagnostics.
@@ -118,6 +121,28 @@ func (s *Service) ListDiagnostics(ctx context.Context, req *skillsv1.ListDiagnos
 		}
 		resp.Diagnostics = append(resp.Diagnostics, toDiagnostic(d))
 	}
+	resp.Findings = []*skillsv1.Finding{}
+	resp.Quarantined = []*skillsv1.QuarantinedSkill{}
+	for _, sk := range s.snapshot().Skills() {
+		if !s.opts.Filter.Enabled(sk) {
+			continue
+		}
+		if src := req.GetSource(); src != "" && sk.Source.Name != src {
+			continue
+		}
+		for _, f := range s.toFindings(sk) {
+			if p := req.GetFilePrefix(); p != "" && !strings.HasPrefix(f.GetFile(), p) {
+				continue
+			}
+			resp.Findings = append(resp.Findings, f)
+		}
+		if sk.Quarantined() {
+			resp.Quarantined = append(resp.Quarantined, &skillsv1.QuarantinedSkill{
+				SkillPath: sk.Path, Source: sk.Source.Name, Reason: catalog.QuarantineReason(sk, s.policy()), ContentDigest: sk.Digest,
+			})
+		}
+	}
+	sort.SliceStable(resp.Findings, func(i, j int) bool { return resp.Findings[i].GetSeverity() > resp.Findings[j].GetSeverity() })
 	return resp, nil
 }
 
@@ -133,7 +158,7 @@ func (s *Service) GetCatalogStatus(ctx context.Context, _ *skillsv1.GetCatalogSt
 	}
 	counts := map[*catalog.Source]int32{}
 	for _, sk := range snap.Skills() {
-		if !s.opts.Filter.Enabled(sk) {
+		if !s.served(sk) {
 			continue
 		}
 		resp.SkillCount++
@@ -157,6 +182,7 @@ func (s *Service) GetCatalogStatus(ctx context.Context, _ *skillsv1.GetCatalogSt
 		resp.Semantic = toSemanticStatus(s.routes(ctx).sem.Status())
 	}
 	resp.ScriptIsolation = toIsolation(s.opts.Scripts.Isolation())
+	resp.Security = s.securityStatus(snap)
 	return resp, nil
 }
 
@@ -183,7 +209,7 @@ func (s *Service) strategy(snap *catalog.Snapshot) string {
 	}
 	anyRoutable := false
 	for _, sk := range snap.Skills() {
-		if !sk.Routable || !s.opts.Filter.Enabled(sk) {
+		if !sk.Routable || !s.served(sk) {
 			continue
 		}
 		anyRoutable = true
@@ -200,7 +226,7 @@ func (s *Service) strategy(snap *catalog.Snapshot) string {
 func (s *Service) toNodes(nodes []*catalog.Node) []*skillsv1.SkillNode {
 	out := make([]*skillsv1.SkillNode, 0, len(nodes))
 	for _, n := range nodes {
-		if n.Skill != nil && !s.opts.Filter.Enabled(n.Skill) {
+		if n.Skill != nil && !s.served(n.Skill) {
 			continue
 		}
 		out = append(out, &skillsv1.SkillNode{

@@ -146,7 +146,7 @@ func joinFailed(f []string) string {
 func (s *Service) sourceStatuses(snap *catalog.Snapshot) []*skillsv1.SourceStatus {
 	counts := map[*catalog.Source]int32{}
 	for _, sk := range snap.Skills() {
-		if s.opts.Filter.Enabled(sk) {
+		if s.served(sk) {
 			counts[sk.Source]++
 		}
 	}
@@ -257,7 +257,7 @@ func (s *Service) toChange(c catalog.Change) *skillsv1.WatchCatalogResponse {
 			return false
 		}
 		sk := snap.Get(p)
-		return sk != nil && s.opts.Filter.Enabled(sk)
+		return sk != nil && s.served(sk)
 	}
 	out := &skillsv1.WatchCatalogResponse{
 		Generation: int64(c.Generation), ChangedAt: timestamp(c.At),

@@ -94,7 +94,7 @@ func (s *Service) routes(ctx context.Context) *routes {
 	cfg := s.routing()
 	var skills []*catalog.Skill
 	for _, sk := range snap.Skills() {
-		if sk.Routable && s.opts.Filter.Enabled(sk) {
+		if sk.Routable && s.served(sk) {
 			skills = append(skills, sk)
 		}
 	}

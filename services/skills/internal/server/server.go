@@ -17,6 +17,7 @@ import (
 	"github.com/skillsd/skillsd/services/skills/internal/embed"
 	"github.com/skillsd/skillsd/services/skills/internal/failure"
 	"github.com/skillsd/skillsd/services/skills/internal/sandbox"
+	"github.com/skillsd/skillsd/services/skills/internal/scan"
 	"github.com/skillsd/skillsd/services/skills/internal/usage"
 )
 
@@ -67,6 +68,9 @@ type Options struct {
 	// label instead (the home folder as "~", the state folder as
 	// "$SKILLSD_HOME"), beside the sources' folders; see WithHiddenPaths.
 	PrivateDirs map[string]string
+	// Scanner is the security scanner the catalog builds use (its policy
+	// explains quarantines and status); nil means skills are not scanned.
+	Scanner *scan.Scanner
 	// Semantic fuses the lexical ranking with an embedding model's in
 	// SearchSkills (ranked mode) and the ranked match strategy; nil means
 	// lexical search only (embedding.provider none).
@@ -164,6 +168,9 @@ func (s *Service) lookup(snap *catalog.Snapshot, ref string) (*catalog.Skill, er
 	if !s.opts.Filter.Enabled(sk) {
 		return nil, failure.New(failure.PermissionDenied, "SKILL_DISABLED",
 			"skill %q is disabled on this server (outside the enabled skills or categories)", sk.Path).With("skill_path", sk.Path)
+	}
+	if sk.Quarantined() {
+		return nil, s.quarantined(sk)
 	}
 	return sk, nil
 }
