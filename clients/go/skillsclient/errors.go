@@ -133,6 +133,9 @@ var (
 	// ErrCatalogLoading: the server's first catalog is still loading (a git
 	// source cloned for the first time); try again in a moment.
 	ErrCatalogLoading = sentinel(codes.Unavailable, skillsv1.ErrorReason_ERROR_REASON_CATALOG_LOADING)
+	// ErrSkillQuarantined: the server's security scan quarantined the skill
+	// (security.quarantine); it is not served until it is fixed or accepted.
+	ErrSkillQuarantined = sentinel(codes.PermissionDenied, skillsv1.ErrorReason_ERROR_REASON_SKILL_QUARANTINED)
 )
 
 func sentinel(code codes.Code, reason skillsv1.ErrorReason) *Error {

@@ -201,7 +201,7 @@ func TestSentinelsCoverEveryReason(t *testing.T) {
 		ErrScriptsDisabled, ErrScriptNotDeclared, ErrScriptNotServer, ErrMissingArguments,
 		ErrExtensionNotAllowed, ErrNoRunner, ErrRefreshInProgress, ErrUpstream, ErrUnauthorized,
 		ErrForbidden, ErrNotSupported, ErrCommandsDisabled, ErrCommandNotAllowed, ErrAgentNotFound,
-		ErrDocNotFound, ErrIsolationUnavailable, ErrCatalogLoading,
+		ErrDocNotFound, ErrIsolationUnavailable, ErrCatalogLoading, ErrSkillQuarantined,
 	}
 	have := map[string]bool{}
 	for _, s := range sentinels {

@@ -83,6 +83,9 @@ func errorMessage(err error, skill string, has func(string) bool) string {
 		if reason == reasonName(skillsv1.ErrorReason_ERROR_REASON_SKILL_DISABLED) {
 			return joinSentences(fmt.Sprintf("Skill '%s' is not enabled on this server.", skill), findHint(has))
 		}
+		if reason == reasonName(skillsv1.ErrorReason_ERROR_REASON_SKILL_QUARANTINED) {
+			return joinSentences(msg, "Do not use this skill, do not retry, and do not look for its files elsewhere; tell the user it is quarantined by the server's security scan.")
+		}
 		return joinSentences(msg, "This server does not allow it; do not retry.")
 	case codes.Unauthenticated:
 		return "The skills server refused the credentials of this MCP server. Retrying will not help: tell the user to check the token skills-mcp sends (--token-env)."

@@ -66,6 +66,13 @@ func TestErrorMessage(t *testing.T) {
 			want: `path "a/../b" is not a valid skill path. Correct the arguments and call the tool again.`,
 		},
 		{
+			name:  "quarantined skill",
+			err:   withInfo(codes.PermissionDenied, `skill "x" is quarantined and not served: script.eicar (critical) at x/a.txt:1`, "SKILL_QUARANTINED", map[string]string{"skill_path": "x", "rules": "script.eicar"}),
+			skill: "x",
+			has:   listOnly,
+			want:  `skill "x" is quarantined and not served: script.eicar (critical) at x/a.txt:1. Do not use this skill, do not retry, and do not look for its files elsewhere; tell the user it is quarantined by the server's security scan.`,
+		},
+		{
 			name:  "disabled skill",
 			err:   withInfo(codes.PermissionDenied, "skill is disabled", "SKILL_DISABLED", nil),
 			skill: "secret",

@@ -183,6 +183,8 @@ func (g *gateway) hubError(err error, skill string) error {
 		switch {
 		case reason != "" && skillHubCodes[reason] != 0:
 			code = reason
+		case reason == reasonName(skillsv1.ErrorReason_ERROR_REASON_SKILL_QUARANTINED):
+			code = "SKILL_DISABLED" // seed 004 has no quarantine; the message says why
 		case st.Code() == codes.NotFound:
 			code = "SKILL_NOT_FOUND"
 		case st.Code() == codes.InvalidArgument:
