@@ -77,6 +77,7 @@ func commands() []command {
 		{name: "match", synopsis: "match [--restated TEXT] CONTEXT", summary: "pick the skill for a task: one match with its content, ambiguous candidates, or none", setup: matchCmd},
 		{name: "eval", synopsis: "eval --queries FILE [--limit N]", summary: "rank the queries of a JSON lines file, for the routing benchmark", setup: evalCmd},
 		{name: "lint", synopsis: "lint [--strict] [DIR...]", summary: "load skill folders and report their problems; fails on errors", setup: lintCmd},
+		{name: "scan", synopsis: "scan [--json] [--fail-on SEVERITY] [DIR...]", summary: "scan skill folders for security problems; fails on findings at or above --fail-on (default high)", setup: scanCmd},
 		{name: "version", synopsis: "version", summary: "print the version", setup: versionCmd},
 		{name: "help", synopsis: "help [command]", summary: "print help about skills or one command", setup: helpCmd},
 	}
@@ -188,7 +189,8 @@ Global flags (also accepted after the command):
 	fs.SetOutput(w)
 	fs.PrintDefaults()
 	fmt.Fprint(w, `
-Exit status: 0 success, 1 failure (lint: any error diagnostic), 2 usage error.
+Exit status: 0 success, 1 failure (lint: any error diagnostic; scan: a finding at
+or above --fail-on), 2 usage error.
 Run "skills help <command>" for a command's flags.
 `)
 }

@@ -923,5 +923,5 @@ func excerpt(s string) string {
 		}
 		n++
 	}
-	return fmt.Sprintf("%q", strings.Join(strings.Fields(b.String()), " "))
+	return "\"" + strings.Join(strings.Fields(b.String()), " ") + "\""
 }

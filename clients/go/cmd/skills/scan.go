@@ -1,0 +1,231 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
+
+	"github.com/skillsd/skillsd/clients/go/skillsclient"
+)
+
+// The scan command. Its findings come from the server's security scan, the
+// same one that decides what is served: in-process over the DIR folders (or
+// --skills-dir, SKILLS_DIR, discovery) with the rules and policy of
+// --config, or, with --server and no DIR, the findings of a running skillsd.
+
+// findingSeverities are the severity names of findings, lowest first.
+var findingSeverities = []string{"info", "low", "medium", "high", "critical"}
+
+// parseFailOn reads --fail-on: a severity, or "off" (never fail).
+func parseFailOn(s string) (skillsv1.FindingSeverity, error) {
+	v := strings.ToLower(strings.TrimSpace(s))
+	if v == "off" {
+		return skillsv1.FindingSeverity_FINDING_SEVERITY_UNSPECIFIED, nil
+	}
+	for i, name := range findingSeverities {
+		if v == name {
+			return skillsv1.FindingSeverity(i + 1), nil
+		}
+	}
+	return 0, usagef("scan: --fail-on %q: want %s or off", s, strings.Join(findingSeverities, ", "))
+}
+
+func findingSeverityName(s skillsv1.FindingSeverity) string {
+	if i := int(s) - 1; i >= 0 && i < len(findingSeverities) {
+		return findingSeverities[i]
+	}
+	return "unknown"
+}
+
+// findingJSON is one line of scan --json.
+type findingJSON struct {
+	Skill    string `json:"skill"`
+	File     string `json:"file"`
+	Line     int32  `json:"line"`
+	Rule     string `json:"rule"`
+	Severity string `json:"severity"`
+	Message  string `json:"message"`
+	// Accepted marks a finding a reviewer accepted (security.allow); it
+	// never fails the command.
+	Accepted bool   `json:"accepted,omitempty"`
+	Reason   string `json:"accepted_reason,omitempty"`
+	// Quarantined marks the findings that keep their skill from being
+	// served.
+	Quarantined bool `json:"quarantined,omitempty"`
+}
+
+func scanCmd(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+	failOn := fs.String("fail-on", "high", "fail (exit 1) when a finding no reviewer accepted is at or above this `severity`: info, low, medium, high, critical, or off")
+	return func(ctx context.Context, e *env, dirs []string) error {
+		threshold, err := parseFailOn(*failOn)
+		if err != nil {
+			return err
+		}
+		if len(dirs) > 0 && e.global.server != "" {
+			return usagef("scan: DIR arguments are scanned here; with --server, scan reports the server's own findings (give no DIR)")
+		}
+		for _, d := range dirs {
+			if fi, err := os.Stat(d); err != nil {
+				return fmt.Errorf("scan: %w", err)
+			} else if !fi.IsDir() {
+				return fmt.Errorf("scan: %s is not a folder", d)
+			}
+		}
+		c, done, err := e.connect(ctx, dirs)
+		if err != nil {
+			return err
+		}
+		defer done()
+		st, err := c.Status(ctx)
+		if err != nil {
+			return fmt.Errorf("scan: %w", describe(err))
+		}
+		if sec := st.GetSecurity(); sec == nil || !sec.GetEnabled() {
+			return errors.New("scan: the server does not scan skills (it is older than this client)")
+		}
+		diags, err := c.Diagnostics(ctx, skillsclient.DiagnosticsOptions{})
+		if err != nil {
+			return fmt.Errorf("scan: %w", describe(err))
+		}
+		findings := diags.GetFindings()
+		sort.SliceStable(findings, func(i, j int) bool {
+			a, b := findings[i], findings[j]
+			if a.GetSource() != b.GetSource() {
+				return sourceRank(st, a.GetSource()) < sourceRank(st, b.GetSource())
+			}
+			if a.GetFile() != b.GetFile() {
+				return a.GetFile() < b.GetFile()
+			}
+			return a.GetLine() < b.GetLine()
+		})
+		locations := localLocations(st.GetSources())
+		cwd := workingDir()
+		failing := 0
+		for _, f := range findings {
+			if !f.GetAccepted() && threshold != skillsv1.FindingSeverity_FINDING_SEVERITY_UNSPECIFIED && f.GetSeverity() >= threshold {
+				failing++
+			}
+		}
+		if e.global.json {
+			if err := writeFindingsJSON(e.stdout, findings, locations, cwd); err != nil {
+				return err
+			}
+		} else {
+			writeFindings(e.stdout, findings, diags.GetQuarantined(), locations, cwd)
+			fmt.Fprintf(e.stdout, "%s scanned, %s%s, %s (security.quarantine: %s)\n",
+				plural(int(st.GetSkillCount()+st.GetSecurity().GetQuarantinedCount()), "skill"),
+				plural(len(findings), "finding"), severityCounts(findings),
+				plural(len(diags.GetQuarantined()), "skill")+" quarantined", st.GetSecurity().GetQuarantine())
+		}
+		if failing > 0 {
+			return fmt.Errorf("scan: %s at or above %s", plural(failing, "finding"), findingSeverityName(threshold))
+		}
+		return nil
+	}
+}
+
+// sourceRank orders sources as the status lists them (precedence).
+func sourceRank(st *skillsv1.GetCatalogStatusResponse, name string) int {
+	for i, s := range st.GetSources() {
+		if s.GetName() == name {
+			return i
+		}
+	}
+	return len(st.GetSources())
+}
+
+// localLocations maps local source names to their folders, to show files as
+// paths an editor can open.
+func localLocations(sources []*skillsv1.SourceStatus) map[string]string {
+	out := map[string]string{}
+	for _, s := range sources {
+		if s.GetKind() == "local" || s.GetKind() == "" {
+			out[s.GetName()] = s.GetLocation()
+		}
+	}
+	return out
+}
+
+func severityCounts(findings []*skillsv1.Finding) string {
+	counts := map[skillsv1.FindingSeverity]int{}
+	for _, f := range findings {
+		counts[f.GetSeverity()]++
+	}
+	var parts []string
+	for i := len(findingSeverities); i >= 1; i-- {
+		if n := counts[skillsv1.FindingSeverity(i)]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, findingSeverities[i-1]))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// writeFindingsJSON writes one JSON object per finding.
+func writeFindingsJSON(w io.Writer, findings []*skillsv1.Finding, locations map[string]string, cwd string) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for _, f := range findings {
+		file := f.GetFile()
+		if loc, ok := locations[f.GetSource()]; ok {
+			file = displayPath(loc, file, cwd)
+		}
+		if err := enc.Encode(findingJSON{
+			Skill: f.GetSkillPath(), File: file, Line: f.GetLine(), Rule: f.GetRule(),
+			Severity: findingSeverityName(f.GetSeverity()), Message: f.GetMessage(),
+			Accepted: f.GetAccepted(), Reason: f.GetAcceptedReason(), Quarantined: f.GetBlocking(),
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeFindings writes "file:line: severity: rule: message" lines grouped
+// under a heading per skill, then the quarantined skills.
+func writeFindings(w io.Writer, findings []*skillsv1.Finding, quarantined []*skillsv1.QuarantinedSkill, locations map[string]string, cwd string) {
+	current := "\x00"
+	for _, f := range findings {
+		if key := f.GetSource() + "\x00" + f.GetSkillPath(); key != current {
+			if current != "\x00" {
+				fmt.Fprintln(w)
+			}
+			current = key
+			fmt.Fprintf(w, "== %s (%s) ==\n", f.GetSkillPath(), f.GetSource())
+		}
+		file := f.GetFile()
+		if loc, ok := locations[f.GetSource()]; ok {
+			file = displayPath(loc, file, cwd)
+		}
+		if f.GetLine() > 0 {
+			file = fmt.Sprintf("%s:%d", file, f.GetLine())
+		}
+		msg := oneLine(f.GetMessage())
+		switch {
+		case f.GetAccepted():
+			msg += " [accepted: " + oneLine(f.GetAcceptedReason()) + "]"
+		case f.GetBlocking():
+			msg += " [quarantines the skill]"
+		}
+		fmt.Fprintf(w, "%s: %s: %s: %s\n", file, findingSeverityName(f.GetSeverity()), f.GetRule(), msg)
+	}
+	if len(findings) > 0 {
+		fmt.Fprintln(w)
+	}
+	for _, q := range quarantined {
+		fmt.Fprintf(w, "quarantined: %s (%s): %s\n", q.GetSkillPath(), q.GetSource(), oneLine(q.GetReason()))
+	}
+	if len(quarantined) > 0 {
+		fmt.Fprintln(w)
+	}
+}
