@@ -34,7 +34,7 @@ const (
 )
 
 // catalogs are the catalogs of the scenarios, in the order they run.
-var catalogs = []string{fixture, keyword, empty, sandboxCat, noScripts}
+var catalogs = []string{fixture, keyword, empty, sandboxCat, noScripts, quarantineCat}
 
 // serviceOptions are the options of the service serving a catalog.
 func serviceOptions(catalog, root string) skillsd.Options {
@@ -453,6 +453,8 @@ func catalogDir(t *testing.T, catalog string) string {
 	switch catalog {
 	case empty:
 		return t.TempDir()
+	case quarantineCat:
+		return writeQuarantineCatalog(t)
 	case sandboxCat, noScripts:
 		if !scriptCatalogsSupported() {
 			t.Skip("scripts do not run on this platform")
@@ -526,7 +528,7 @@ func serveTCP(t *testing.T, opts skillsd.Options) *grpc.ClientConn {
 // run runs the scenarios of catalog on the surfaces. The first surface is
 // the reference: with write, its answers become the golden files.
 func run(t *testing.T, catalog, root string, surfs []surface, write bool) {
-	for _, sc := range slices.Concat(scenarios, fileScenarios) {
+	for _, sc := range slices.Concat(scenarios, fileScenarios, securityScenarios) {
 		if sc.catalog != catalog {
 			continue
 		}

@@ -63,9 +63,13 @@ func newContent(opts Options, cfg config.Config, cwd, home string, getenv func(s
 		if state == "" {
 			return content.Folder{}, fmt.Errorf("content.%s_repo: no state folder to check the repository out into (set SKILLSD_HOME)", kind)
 		}
+		keys, err := trustedKeys(cfg, false, nil, "security.trusted_keys", cwd, home, getenv)
+		if err != nil {
+			return content.Folder{}, err
+		}
 		syncer, err := gitsync.New(gitsync.Repo{
 			Name: kind, URL: repo.URL, Ref: repo.Branch, Path: strings.TrimPrefix(sub, "."),
-			Token: strings.TrimSpace(getenv("GITHUB_TOKEN")),
+			Token: strings.TrimSpace(getenv("GITHUB_TOKEN")), TrustedKeys: keys,
 		}, gitsync.Options{CacheDir: filepath.Join(state, "git"), Logger: log})
 		if err != nil {
 			return content.Folder{}, fmt.Errorf("content.%s_repo: %w", kind, err)

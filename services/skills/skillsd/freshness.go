@@ -70,17 +70,22 @@ type gitSource struct {
 // GITHUB_TOKEN) and the config's git sources (untrusted unless trusted: true,
 // token from token_env or GITHUB_TOKEN). Tokens are read here and kept in
 // memory only.
-func gitRoots(cfg config.Config, getenv func(string) string, home string) ([]*source.Root, []*gitSource, error) {
+func gitRoots(cfg config.Config, getenv func(string) string, cwd, home string) ([]*source.Root, []*gitSource, error) {
 	type spec struct {
 		name, url, ref, path, token string
 		trusted                     bool
+		keys                        string
 	}
 	var specs []spec
 	if repo := cfg.Content.Skills(); repo.URL != "" {
+		keys, err := trustedKeys(cfg, false, nil, "security.trusted_keys", cwd, home, getenv)
+		if err != nil {
+			return nil, nil, err
+		}
 		specs = append(specs, spec{name: repo.URL, url: repo.URL, ref: repo.Branch, path: repo.Path,
-			token: strings.TrimSpace(getenv("GITHUB_TOKEN")), trusted: true})
+			token: strings.TrimSpace(getenv("GITHUB_TOKEN")), trusted: true, keys: keys})
 	}
-	for _, src := range cfg.Sources {
+	for i, src := range cfg.Sources {
 		if src.Git == nil {
 			continue
 		}
@@ -92,8 +97,12 @@ func gitRoots(cfg config.Config, getenv func(string) string, home string) ([]*so
 		if name == "" {
 			name = src.Git.URL
 		}
+		keys, err := trustedKeys(cfg, src.Git.RequireSigned, src.Git.TrustedKeys, fmt.Sprintf("sources[%d].git.trusted_keys", i), cwd, home, getenv)
+		if err != nil {
+			return nil, nil, err
+		}
 		specs = append(specs, spec{name: name, url: src.Git.URL, ref: src.Git.Ref, path: src.Git.Path,
-			token: strings.TrimSpace(getenv(tokenEnv)), trusted: src.Git.Trusted})
+			token: strings.TrimSpace(getenv(tokenEnv)), trusted: src.Git.Trusted, keys: keys})
 	}
 	if len(specs) == 0 {
 		return nil, nil, nil
@@ -107,7 +116,7 @@ func gitRoots(cfg config.Config, getenv func(string) string, home string) ([]*so
 		git   []*gitSource
 	)
 	for _, sp := range specs {
-		s, err := gitsync.New(gitsync.Repo{Name: sp.name, URL: sp.url, Ref: sp.ref, Path: sp.path, Token: sp.token},
+		s, err := gitsync.New(gitsync.Repo{Name: sp.name, URL: sp.url, Ref: sp.ref, Path: sp.path, Token: sp.token, TrustedKeys: sp.keys},
 			gitsync.Options{CacheDir: filepath.Join(state, "git")})
 		if err != nil {
 			return nil, nil, fmt.Errorf("config: git source %q: %w", sp.name, err)

@@ -41,6 +41,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ProtonMail/go-crypto/openpgp"
 	git "github.com/go-git/go-git/v5"
 	gitconfig "github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -65,6 +66,11 @@ type Repo struct {
 	// Token, when set, is sent as HTTP basic auth (user x-access-token) to
 	// http(s) remotes. It is kept in memory only.
 	Token string
+	// TrustedKeys, when set, is an armored OpenPGP key ring: only a commit
+	// signed by one of its keys is checked out (an unsigned or otherwise
+	// signed commit is refused and the last good checkout stays), and a
+	// cached checkout that is not so signed is discarded.
+	TrustedKeys string
 }
 
 // Options configures a Syncer.
@@ -142,6 +148,12 @@ func New(repo Repo, opts Options) (*Syncer, error) {
 	if repo.Ref == "" {
 		repo.Ref = "main"
 	}
+	if repo.TrustedKeys != "" {
+		keys, err := openpgp.ReadArmoredKeyRing(strings.NewReader(repo.TrustedKeys))
+		if err != nil || len(keys) == 0 {
+			return nil, fmt.Errorf("gitsync: repository %s: the trusted keys are not an armored OpenPGP public key ring: %v", Redact(repo.URL), err)
+		}
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -190,6 +202,13 @@ func (s *Syncer) Open() string {
 		commit = s.legacyHead()
 	}
 	if commit == "" {
+		return ""
+	}
+	if err := s.verifyCached(commit); err != nil {
+		// Checked out before signatures were required, or tampered with:
+		// never serve it. The next Sync checks out a verified commit.
+		s.log.Warn("cached checkout is not signed by a trusted key: not serving it", "source", s.repo.Name, "error", err)
+		_ = os.RemoveAll(s.dir) // the link to the tree (or an old-style checkout)
 		return ""
 	}
 	s.smu.Lock()
@@ -292,6 +311,9 @@ func (s *Syncer) sync(ctx context.Context) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if err := s.verify(r, hash); err != nil {
+		return Result{}, err
+	}
 	if prev != hash.String() {
 		if err := s.checkout(ctx, r, hash, prev); err != nil {
 			return Result{}, fmt.Errorf("git source %s: checking out %s: %w", s.repo.Name, s.repo.Ref, err)
@@ -370,6 +392,48 @@ func (s *Syncer) fetch(ctx context.Context, r *git.Repository) error {
 		return fmt.Errorf("git source %s: fetching %s: access denied (check the token): %w", s.repo.Name, Redact(s.repo.URL), err)
 	}
 	return fmt.Errorf("git source %s: fetching %s: %s", s.repo.Name, Redact(s.repo.URL), scrub(err.Error(), s.repo.Token))
+}
+
+// verifyCached is verify for the commit of a checkout left by an earlier run.
+func (s *Syncer) verifyCached(commit string) error {
+	if s.repo.TrustedKeys == "" {
+		return nil
+	}
+	r, err := git.PlainOpen(s.storeDir())
+	if err != nil {
+		if r, err = git.PlainOpen(s.dir); err != nil { // a checkout of an earlier version
+			return fmt.Errorf("git source %s: reading the cache: %w", s.repo.Name, err)
+		}
+	}
+	return s.verify(r, plumbing.NewHash(commit))
+}
+
+// verify checks that a commit is signed by one of the trusted keys, when
+// the repository has any (Repo.TrustedKeys).
+func (s *Syncer) verify(r *git.Repository, hash plumbing.Hash) error {
+	if s.repo.TrustedKeys == "" {
+		return nil
+	}
+	c, err := r.CommitObject(hash)
+	if err != nil {
+		return fmt.Errorf("git source %s: reading commit %s: %w", s.repo.Name, hash, err)
+	}
+	short := hash.String()[:12]
+	if strings.TrimSpace(c.PGPSignature) == "" {
+		return fmt.Errorf("git source %s: commit %s is not signed, and this source serves only commits signed by a trusted key (require_signed): the last good commit keeps serving", s.repo.Name, short)
+	}
+	if !strings.Contains(c.PGPSignature, "BEGIN PGP SIGNATURE") {
+		return fmt.Errorf("git source %s: commit %s is signed with something other than OpenPGP (SSH or X.509 signatures are not supported for require_signed): the last good commit keeps serving", s.repo.Name, short)
+	}
+	entity, err := c.Verify(s.repo.TrustedKeys)
+	if err != nil {
+		return fmt.Errorf("git source %s: commit %s is not signed by a trusted key (%v): the last good commit keeps serving", s.repo.Name, short, err)
+	}
+	for name := range entity.Identities {
+		s.log.Debug("commit signature verified", "source", s.repo.Name, "commit", short, "key", name)
+		break
+	}
+	return nil
 }
 
 // auth is the in-memory credential for the remote, if any.

@@ -387,13 +387,22 @@ func checkToolsWildcard(j *job, r *Rule) {
 			j.checkFinding(r, j.sk.SkillFile, j.sk.KeyLines["allowed-tools"], fmt.Sprintf("%q pre-approves every tool", t.name))
 		case isShellTool(t.name) && (arg == "*" || arg == "*:*" || arg == ":*" || arg == "**"):
 			j.checkFinding(r, j.sk.SkillFile, j.sk.KeyLines["allowed-tools"], fmt.Sprintf("%s(%s) pre-approves every shell command", t.name, t.arg))
+		case isShellTool(t.name):
+			if cmd := strings.Fields(strings.NewReplacer(":", " ", "*", " ").Replace(t.arg)); len(cmd) > 0 && shellCommand.MatchString(strings.ToLower(path.Base(cmd[0]))) {
+				j.checkFinding(r, j.sk.SkillFile, j.sk.KeyLines["allowed-tools"], fmt.Sprintf("%s(%s) pre-approves a shell, hence every command", t.name, t.arg))
+			}
 		}
 	}
 }
 
 // riskyCommand are commands whose pre-approval lets a skill reach the
 // network, gain privileges, delete, or run arbitrary code.
-var riskyCommand = regexp.MustCompile(`^(?:sudo|su|doas|curl|wget|nc|ncat|netcat|socat|ssh|scp|rsync|ftp|telnet|rm|dd|mkfs|chmod|chown|eval|bash|sh|zsh|python[0-9.]*|node|perl|ruby|powershell|pwsh|iex|invoke-expression|osascript|security|crontab|launchctl|systemctl)$`)
+var riskyCommand = regexp.MustCompile(`^(?:sudo|su|doas|curl|wget|nc|ncat|netcat|socat|ssh|scp|rsync|ftp|telnet|rm|dd|mkfs|shred|chmod|chown|osascript|security|crontab|launchctl|systemctl)$`)
+
+// shellCommand are commands whose pre-approval approves any command line:
+// as wide as a wildcard. (Interpreters such as python3 run the skill's own
+// scripts: pre-approving them is the usual way skills work.)
+var shellCommand = regexp.MustCompile(`^(?:bash|sh|zsh|dash|fish|ksh|eval|exec|env|xargs|powershell|pwsh|cmd|iex|invoke-expression)$`)
 
 func checkToolsRisky(j *job, r *Rule) {
 	var risky []string
