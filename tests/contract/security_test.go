@@ -48,7 +48,9 @@ var securityScenarios = []scenario{
 	{name: "run-quarantined", catalog: quarantineCat, op: opRun(RunQuery{Skill: "cleaner", File: "clean.sh"}),
 		check: func(t *testing.T, _ string, o Outcome) { wantQuarantined(t, o) }},
 	{name: "load-flagged-but-served", catalog: quarantineCat, op: opLoad("installer"),
-		check: func(t *testing.T, _ string, o Outcome) { checkEqual(t, "skill_path", wantLoaded(t, o).SkillPath, "installer") }},
+		check: func(t *testing.T, _ string, o Outcome) {
+			checkEqual(t, "skill_path", wantLoaded(t, o).SkillPath, "installer")
+		}},
 	{name: "list-leaves-out-quarantined", catalog: quarantineCat, op: opList(), check: func(t *testing.T, _ string, o Outcome) {
 		if o.List == nil {
 			t.Fatalf("no listing: %+v", o.Error)
