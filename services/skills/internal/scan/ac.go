@@ -23,10 +23,20 @@ const maxStates = 1 << 16
 // returns nil when the atoms need more than maxStates states.
 func newAutomaton(atoms []string) *automaton {
 	a := &automaton{natoms: len(atoms)}
-	// Columns: one per distinct byte of the atoms.
+	// Columns: one per distinct ASCII byte of the atoms, and one for every
+	// byte outside ASCII (a superset: the filter may say yes wrongly, never
+	// no).
 	col := 1
+	nonASCII := 0
 	for _, s := range atoms {
 		for i := 0; i < len(s); i++ {
+			if s[i] >= 0x80 {
+				if nonASCII == 0 {
+					nonASCII = col
+					col++
+				}
+				continue
+			}
 			if a.class[s[i]] == 0 {
 				if col == 255 {
 					break
@@ -39,6 +49,9 @@ func newAutomaton(atoms []string) *automaton {
 	for c := 'A'; c <= 'Z'; c++ {
 		a.class[c] = a.class[c+'a'-'A']
 	}
+	for c := 0x80; c < 0x100; c++ {
+		a.class[c] = uint8(nonASCII)
+	}
 	for _, c := range []byte{'\t', '\n', '\r', '\v', '\f'} {
 		a.class[c] = a.class[' ']
 		a.space[c] = true
@@ -46,68 +59,72 @@ func newAutomaton(atoms []string) *automaton {
 	a.space[' '] = true
 	a.nclass = col
 
-	// The trie.
-	type node struct {
-		next map[uint8]int32
-		fail int32
-		out  []int32
+	// The trie, as a table (-1: no edge), then the failure links and the
+	// full transition table, breadth first.
+	nc := a.nclass
+	next := make([]int32, nc, nc*64)
+	for i := range next {
+		next[i] = -1
 	}
-	nodes := []node{{next: map[uint8]int32{}}}
+	outs := [][]int32{nil}
+	nstates := 1
 	for id, s := range atoms {
-		cur := int32(0)
+		cur := 0
 		for i := 0; i < len(s); i++ {
-			c := a.class[s[i]]
-			nx, ok := nodes[cur].next[c]
-			if !ok {
-				nodes = append(nodes, node{next: map[uint8]int32{}})
-				nx = int32(len(nodes) - 1)
-				nodes[cur].next[c] = nx
+			c := int(a.class[s[i]])
+			nx := next[cur*nc+c]
+			if nx < 0 {
+				nx = int32(nstates)
+				nstates++
+				next[cur*nc+c] = nx
+				for range nc {
+					next = append(next, -1)
+				}
+				outs = append(outs, nil)
 			}
-			cur = nx
+			cur = int(nx)
 		}
-		nodes[cur].out = append(nodes[cur].out, int32(id))
-		if len(nodes) >= maxStates {
+		outs[cur] = append(outs[cur], int32(id))
+		if nstates >= maxStates {
 			return nil
 		}
 	}
-
-	// Breadth first: failure links and the full table.
-	a.delta = make([]uint16, len(nodes)*a.nclass)
-	queue := make([]int32, 0, len(nodes))
-	for c := 0; c < a.nclass; c++ {
-		if nx, ok := nodes[0].next[uint8(c)]; ok {
+	fail := make([]int32, nstates)
+	a.delta = make([]uint16, nstates*nc)
+	queue := make([]int32, 0, nstates)
+	for c := 0; c < nc; c++ {
+		if nx := next[c]; nx >= 0 {
 			a.delta[c] = uint16(nx)
-			nodes[nx].fail = 0
 			queue = append(queue, nx)
 		}
 	}
 	for len(queue) > 0 {
-		s := queue[0]
+		st := int(queue[0])
 		queue = queue[1:]
-		f := nodes[s].fail
-		nodes[s].out = append(nodes[s].out, nodes[f].out...)
-		for c := 0; c < a.nclass; c++ {
-			if nx, ok := nodes[s].next[uint8(c)]; ok {
-				nodes[nx].fail = int32(a.delta[int(f)*a.nclass+c])
-				a.delta[int(s)*a.nclass+c] = uint16(nx)
+		f := int(fail[st])
+		outs[st] = append(outs[st], outs[f]...)
+		for c := 0; c < nc; c++ {
+			if nx := next[st*nc+c]; nx >= 0 {
+				fail[nx] = int32(a.delta[f*nc+c])
+				a.delta[st*nc+c] = uint16(nx)
 				queue = append(queue, nx)
 			} else {
-				a.delta[int(s)*a.nclass+c] = a.delta[int(f)*a.nclass+c]
+				a.delta[st*nc+c] = a.delta[f*nc+c]
 			}
 		}
 	}
-	a.out = make([][]int32, len(nodes))
-	a.hasOut = make([]bool, len(nodes))
-	for i := range nodes {
-		a.out[i] = nodes[i].out
-		a.hasOut[i] = len(nodes[i].out) > 0
+	a.out = outs
+	a.hasOut = make([]bool, nstates)
+	for i := range outs {
+		a.hasOut[i] = len(outs[i]) > 0
 	}
 	return a
 }
 
-// findAll calls hit with each atom occurrence of text: its id and the offset
-// just past it.
-func (a *automaton) findAll(text string, hit func(id int32, end int)) {
+// findAll marks in seen the atoms text holds, and appends to hits[id] the
+// offsets just past each occurrence (at most maxHits+1 per atom: past
+// maxHits the caller treats the atom as everywhere).
+func (a *automaton) findAll(text string, seen []bool, hits [][]int32) {
 	if a.natoms == 0 {
 		return
 	}
@@ -128,7 +145,10 @@ func (a *automaton) findAll(text string, hit func(id int32, end int)) {
 		state = int(delta[state*n+int(class[c])])
 		if hasOut[state] {
 			for _, id := range a.out[state] {
-				hit(id, i+1)
+				seen[id] = true
+				if h := hits[id]; len(h) <= maxHits {
+					hits[id] = append(h, int32(i+1))
+				}
 			}
 		}
 	}

@@ -231,33 +231,90 @@ func required(re *syntax.Regexp) []string {
 		}
 		return out
 	case syntax.OpConcat:
-		// Runs of exactly known parts combine into longer strings; of the
-		// candidates, keep the one whose shortest string is longest.
+		// Of the candidates, the one whose weakest string is best.
 		var best []string
-		consider := func(c []string) {
-			if c != nil && quality(c) > quality(best) {
+		for _, c := range concatCandidates(re.Sub) {
+			if quality(c) > quality(best) {
 				best = c
 			}
 		}
-		run := []string{""}
-		for _, sub := range re.Sub {
-			if s, ok := exactSet(sub); ok {
-				if next := cross(run, s); next != nil {
-					run = next
-					continue
-				}
-				consider(run)
-				run = s
-				continue
-			}
-			consider(run)
-			run = []string{""}
-			consider(required(sub))
-		}
-		consider(run)
 		return best
 	}
 	return nil
+}
+
+// concatCandidates lists the sets of strings that a concatenation of subs
+// requires, each on its own: runs of exactly known parts combined into
+// longer strings, and what each other part requires.
+func concatCandidates(subs []*syntax.Regexp) [][]string {
+	var out [][]string
+	consider := func(c []string) {
+		if c != nil && quality(c) > 0 {
+			out = append(out, c)
+		}
+	}
+	run := []string{""}
+	for _, sub := range subs {
+		if s, ok := exactSet(sub); ok {
+			if next := cross(run, s); next != nil {
+				run = next
+				continue
+			}
+			consider(run)
+			run = s
+			continue
+		}
+		consider(run)
+		run = []string{""}
+		consider(required(sub))
+	}
+	consider(run)
+	return out
+}
+
+// maxSets bounds the atom sets of one pattern; maxAtomLen the length of an
+// atom (a longer required string is cut: its beginning is required too, and
+// atoms sharing a beginning share the automaton's states).
+const (
+	maxSets    = 2
+	maxAtomLen = 8
+)
+
+// atomSets returns the sets of atoms a pattern requires all of (one string
+// of each set occurs in anything it matches), best first; nil when none is
+// known. Every match holds a string of each set, so a text missing one set
+// cannot match, and the set with the fewest occurrences in a text gives the
+// fewest places to run the pattern.
+func atomSets(re *regexp.Regexp) [][]string {
+	prog, err := syntax.Parse(re.String(), syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	p := prog.Simplify()
+	for p.Op == syntax.OpCapture {
+		p = p.Sub[0]
+	}
+	var sets [][]string
+	if _, exact := exactSet(p); p.Op == syntax.OpConcat && !exact {
+		sets = concatCandidates(p.Sub)
+	} else if s := required(p); quality(s) > 0 {
+		sets = [][]string{s}
+	}
+	for i, set := range sets {
+		set = slices.Clone(set)
+		for k, a := range set {
+			if len(a) > maxAtomLen {
+				set[k] = trimUTF8(a, maxAtomLen)
+			}
+		}
+		slices.Sort(set)
+		sets[i] = slices.Compact(set)
+	}
+	slices.SortStableFunc(sets, func(a, b []string) int { return quality(b) - quality(a) })
+	if len(sets) > maxSets {
+		sets = sets[:maxSets]
+	}
+	return sets
 }
 
 // quality rates a set of atoms by its weakest string: its length, plus two
@@ -285,6 +342,14 @@ func quality(set []string) int {
 		}
 	}
 	return q
+}
+
+// trimUTF8 cuts s to at most n bytes, at a character boundary.
+func trimUTF8(s string, n int) string {
+	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // foldsToASCII reports a non-ASCII letter that case-folds to an ASCII one.

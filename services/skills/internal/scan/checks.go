@@ -130,7 +130,7 @@ func forEachLine(raw string, fn func(n int, line string)) {
 }
 
 func checkZeroWidth(j *job, r *Rule, ft *fileText) {
-	if ft.binary != nil || isASCIIString(ft.raw) {
+	if ft.binary != nil || ft.plain {
 		return
 	}
 	forEachLine(ft.raw, func(n int, line string) {
@@ -186,7 +186,7 @@ func neighbour(rs []rune, i, dir int) rune {
 func isASCIIGraphic(r rune) bool { return r > ' ' && r < utf8.RuneSelf }
 
 func checkBidi(j *job, r *Rule, ft *fileText) {
-	if ft.binary != nil || isASCIIString(ft.raw) {
+	if ft.binary != nil || ft.plain {
 		return
 	}
 	forEachLine(ft.raw, func(n int, line string) {
@@ -215,7 +215,7 @@ func checkBidi(j *job, r *Rule, ft *fileText) {
 }
 
 func checkTags(j *job, r *Rule, ft *fileText) {
-	if ft.binary != nil || isASCIIString(ft.raw) {
+	if ft.binary != nil || ft.plain {
 		return
 	}
 	forEachLine(ft.raw, func(n int, line string) {
@@ -323,7 +323,7 @@ func checkHomoglyphName(j *job, r *Rule) {
 }
 
 func checkHomoglyphWords(j *job, r *Rule, ft *fileText) {
-	if ft.binary != nil || isASCIIString(ft.raw) {
+	if ft.binary != nil || ft.plain {
 		return
 	}
 	forEachLine(ft.raw, func(n int, line string) {
@@ -460,35 +460,42 @@ func checkToolsUnused(j *job, r *Rule) {
 }
 
 func checkUndeclaredScript(j *job, r *Rule) {
-	var mentions strings.Builder
+	var code []*fileText
 	for _, ft := range j.files {
-		if ft.binary == nil {
-			mentions.WriteString(strings.ToLower(ft.norm))
-			mentions.WriteByte('\n')
+		if ft.path != "" && ft.kind&KindCode != 0 && ft.kind&KindInstructions == 0 {
+			code = append(code, ft)
 		}
 	}
-	all := mentions.String()
+	if len(code) == 0 {
+		return
+	}
 	declared := map[string]bool{}
 	for _, s := range j.sk.Scripts {
 		declared[path.Clean(s)] = true
 	}
-	for _, ft := range j.files {
-		if ft.path == "" || ft.kind&KindCode == 0 || ft.kind&KindInstructions != 0 || declared[ft.path] {
+	for _, ft := range code {
+		if declared[ft.path] {
 			continue
 		}
 		base := strings.ToLower(path.Base(ft.path))
 		stem := strings.TrimSuffix(base, path.Ext(base))
-		// Mentioned by name anywhere but in itself, or imported as a module.
-		others := strings.Count(all, base) - strings.Count(strings.ToLower(ft.norm), base)
-		if others > 0 || (len(stem) >= 3 && strings.Count(all, stem) > strings.Count(strings.ToLower(ft.norm), stem)) {
-			continue
+		dir := strings.ToLower(path.Dir(ft.path)) + "/"
+		// Mentioned by name (or imported as a module) in another file, or
+		// its folder pointed at ("run the scripts in scripts/").
+		mentioned := false
+		for _, o := range j.files {
+			if o == ft || o.binary != nil {
+				continue
+			}
+			low := o.lower()
+			if strings.Contains(low, base) || (len(stem) >= 3 && strings.Contains(low, stem)) || (dir != "./" && strings.Contains(low, dir)) {
+				mentioned = true
+				break
+			}
 		}
-		dir := path.Dir(ft.path)
-		if dir != "." && strings.Contains(all, strings.ToLower(dir)+"/") {
-			// The skill points at its folder ("run the scripts in scripts/").
-			continue
+		if !mentioned {
+			j.checkFinding(r, ft.rel, 0, fmt.Sprintf("%s is never declared or mentioned by the skill", ft.path))
 		}
-		j.checkFinding(r, ft.rel, 0, fmt.Sprintf("%s is never declared or mentioned by the skill", ft.path))
 	}
 }
 
@@ -592,32 +599,75 @@ var networkWords = regexp.MustCompile(`(?i)\b(?:api|apis|http|https|url|urls|web
 // offlineClaim finds a description saying the skill does not use the network.
 var offlineClaim = regexp.MustCompile(`(?i)\b(?:offline|air-?gapped|no (?:network|internet)|without (?:network|internet)|(?:never|not|n't|no) (?:\w+ ){0,2}(?:network|internet|send|upload|transmit|phone[s]? home)|local(?:ly)?[- ]only|entirely local|runs locally|stays? (?:on|in) (?:your|the) (?:machine|computer|device))`)
 
-// networkEvidence returns the first code file and line using the network.
+// networkHints are literals one of which a line using the network holds
+// (networkUse runs only on those lines).
+var networkHints = []string{"requests.", "urllib", "urlopen", "http.client", "httpx", "aiohttp", ".request(", "http.Get", "http.Post",
+	"http.NewRequest", "socket.", "fetch(", "fetch (", "axios", "XMLHttpRequest", "WebSocket", "net.Dial", "curl", "wget", "Invoke-",
+	"WebClient", "nc ", "/dev/tcp", "smtplib", "ftplib", "paramiko"}
+
+// networkEvidence returns the first code file and line using the network
+// (computed once per scan).
 func (j *job) networkEvidence() (*fileText, int, string) {
+	if j.net != nil {
+		return j.net.ft, j.net.line, j.net.what
+	}
+	j.net = &evidence{}
 	for _, ft := range j.files {
 		if ft.kind&KindCode == 0 || ft.binary != nil {
 			continue
 		}
-		if loc := networkUse.FindStringIndex(ft.norm); loc != nil {
-			return ft, newLineIndex(ft.norm).line(loc[0]), ft.norm[loc[0]:loc[1]]
+		first := -1
+		for _, h := range networkHints {
+			for off := 0; ; {
+				i := strings.Index(ft.norm[off:], h)
+				if i < 0 || (first >= 0 && off+i >= first) {
+					break
+				}
+				at := off + i
+				start := strings.LastIndexByte(ft.norm[:at], '\n') + 1
+				end := strings.IndexByte(ft.norm[at:], '\n')
+				if end < 0 {
+					end = len(ft.norm)
+				} else {
+					end += at
+				}
+				if loc := networkUse.FindStringIndex(ft.norm[start:end]); loc != nil {
+					first = start + loc[0]
+					j.net = &evidence{ft, newLineIndex(ft.norm).line(first), ft.norm[start+loc[0] : start+loc[1]]}
+					break
+				}
+				off = end
+			}
+		}
+		if first >= 0 {
+			break
 		}
 	}
-	return nil, 0, ""
+	return j.net.ft, j.net.line, j.net.what
+}
+
+// evidence is where a capability shows in the code.
+type evidence struct {
+	ft   *fileText
+	line int
+	what string
 }
 
 func checkDescriptionMismatch(j *job, r *Rule) {
 	if networkWords.MatchString(j.sk.Name+" "+j.sk.Description+" "+j.sk.Path) || offlineClaim.MatchString(j.sk.Description) {
 		return
 	}
+	ft, line, what := j.networkEvidence()
+	if ft == nil {
+		return
+	}
 	// The body may say it too.
-	for _, ft := range j.files {
-		if ft.path == "" && networkWords.MatchString(ft.norm) {
+	for _, f := range j.files {
+		if f.path == "" && networkWords.MatchString(f.norm) {
 			return
 		}
 	}
-	if ft, line, what := j.networkEvidence(); ft != nil {
-		j.checkFinding(r, ft.rel, line, fmt.Sprintf("%s uses the network (%s), but the skill never says it does", ft.path, excerpt(what)))
-	}
+	j.checkFinding(r, ft.rel, line, fmt.Sprintf("%s uses the network (%s), but the skill never says it does", ft.path, excerpt(what)))
 }
 
 func checkDescriptionContradiction(j *job, r *Rule) {

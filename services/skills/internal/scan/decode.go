@@ -130,9 +130,15 @@ func (d *decoder) invisibles(raw string) {
 	flush()
 }
 
-func isB64(c byte) bool {
-	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_'
-}
+// b64Table marks the bytes of base64 (both alphabets).
+var b64Table = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		t[c] = c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_'
+	}
+	return t
+}()
+
+func isB64(c byte) bool { return b64Table[c] }
 
 func isHexDigit(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
@@ -428,7 +434,7 @@ func (d *decoder) transforms() {
 			d.out = append(d.out, decoded{text: j, how: "strings joined"})
 		}
 	}
-	if containsAny(s, reverseIdioms) && !d.full() {
+	if (strings.Contains(s, "rev") || strings.Contains(s, "Rev") || strings.Contains(s, "::-1")) && containsAny(s, reverseIdioms) && !d.full() {
 		lines := strings.Split(s, "\n")
 		for i, l := range lines {
 			r := []rune(l)
@@ -439,7 +445,7 @@ func (d *decoder) transforms() {
 		}
 		d.out = append(d.out, decoded{text: strings.Join(lines, "\n"), how: "reversed"})
 	}
-	if containsAny(s, rot13Idioms) && !d.full() {
+	if (strings.Contains(s, "13") || strings.Contains(s, "-za-m") || strings.Contains(s, "-ZA-M")) && containsAny(s, rot13Idioms) && !d.full() {
 		d.out = append(d.out, decoded{text: strings.Map(rot13, s), how: "ROT13"})
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"regexp"
 	"regexp/syntax"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -117,11 +116,6 @@ type Rule struct {
 	match, also, unless []*regexp.Regexp
 	near                int
 	examples, counters  []example
-	// atoms: one of them (lower case) occurs in every text a match pattern
-	// matches; nil means unknown (the patterns run on every text). alsoAtoms
-	// likewise for each also pattern.
-	atoms     []string
-	alsoAtoms [][]string
 }
 
 type example struct {
@@ -133,7 +127,6 @@ type example struct {
 type docContext struct {
 	within int
 	match  []*regexp.Regexp
-	atoms  [][]string
 }
 
 // ruleSet is the rules of every loaded file.
@@ -244,7 +237,6 @@ func (p *ruleParser) contextKey(key, value string) error {
 			return err
 		}
 		d.match = append(d.match, re)
-		d.atoms = append(d.atoms, atomsOf(re))
 	default:
 		return p.errorf("unknown key %q in a context block (want within or match)", key)
 	}
@@ -403,27 +395,8 @@ func (p *ruleParser) flush() error {
 			r.first = KindInstructions
 		}
 	}
-	r.atoms = unionAtoms(r.match)
-	for _, re := range r.also {
-		r.alsoAtoms = append(r.alsoAtoms, atomsOf(re))
-	}
 	p.set.rules = append(p.set.rules, r)
 	return nil
-}
-
-// unionAtoms is the atoms of "any of these patterns": nil when one of them
-// has none.
-func unionAtoms(res []*regexp.Regexp) []string {
-	var out []string
-	for _, re := range res {
-		a := atomsOf(re)
-		if a == nil {
-			return nil
-		}
-		out = append(out, a...)
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
 }
 
 // unescape reads the escapes of examples: \n, \t, \\ and \u{XXXX}.

@@ -68,3 +68,13 @@ func TestRuleFamilies(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkNew is the start-up cost of the scanner: parsing the built-in
+// rules and compiling the prefilter.
+func BenchmarkNew(b *testing.B) {
+	for b.Loop() {
+		if _, err := New(Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -128,6 +128,9 @@ const (
 //go:embed rules/*.rules
 var builtin embed.FS
 
+// builtinPrefix names the embedded rule files in errors and Rule.File.
+const builtinPrefix = "builtin:"
+
 // Scanner scans skills. It is safe for concurrent use.
 type Scanner struct {
 	set    ruleSet
@@ -136,12 +139,10 @@ type Scanner struct {
 	max    int64
 
 	ac *automaton
-	// ruleAtoms[i] are the automaton ids of rule i's match patterns, one
-	// slice per pattern (nil: none known); alsoAtoms likewise; docsAtoms for
-	// the documentation context.
-	ruleAtoms [][][]int32
-	alsoAtoms [][][]int32
-	docsAtoms [][]int32
+	// ruleAtoms[i] are the prefilters of rule i's match patterns, one per
+	// pattern; alsoAtoms likewise for its also patterns.
+	ruleAtoms [][]prefilter
+	alsoAtoms [][]prefilter
 
 	cache cache
 	// cacheFile and rulesPrint: see Options.CacheFile; flushMu serialises
@@ -172,7 +173,7 @@ func New(opts Options) (*Scanner, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := parseRules(&s.set, "builtin:"+path.Base(n), data); err != nil {
+		if err := parseRules(&s.set, builtinPrefix+path.Base(n), data); err != nil {
 			return nil, err
 		}
 		sources = append(sources, data)
@@ -206,14 +207,16 @@ func New(opts Options) (*Scanner, error) {
 	return s, nil
 }
 
+// prefilter is what a pattern needs from a text: one atom of each set (by
+// automaton id); nil sets means nothing is known (the pattern runs on every
+// text).
+type prefilter struct{ sets [][]int32 }
+
 // compile builds the automaton over every atom of every pattern.
 func (s *Scanner) compile() error {
 	ids := map[string]int32{}
 	var atoms []string
 	idsOf := func(list []string) []int32 {
-		if list == nil {
-			return nil
-		}
 		out := make([]int32, 0, len(list))
 		for _, a := range list {
 			id, ok := ids[a]
@@ -226,19 +229,23 @@ func (s *Scanner) compile() error {
 		}
 		return out
 	}
-	for _, r := range s.set.rules {
-		var m, a [][]int32
-		for _, re := range r.match {
-			m = append(m, idsOf(atomsOf(re)))
+	filter := func(re *regexp.Regexp) prefilter {
+		var pf prefilter
+		for _, set := range atomSets(re) {
+			pf.sets = append(pf.sets, idsOf(set))
 		}
-		for _, list := range r.alsoAtoms {
-			a = append(a, idsOf(list))
+		return pf
+	}
+	for _, r := range s.set.rules {
+		var m, a []prefilter
+		for _, re := range r.match {
+			m = append(m, filter(re))
+		}
+		for _, re := range r.also {
+			a = append(a, filter(re))
 		}
 		s.ruleAtoms = append(s.ruleAtoms, m)
 		s.alsoAtoms = append(s.alsoAtoms, a)
-	}
-	for _, list := range s.set.docs.atoms {
-		s.docsAtoms = append(s.docsAtoms, idsOf(list))
 	}
 	if s.ac = newAutomaton(atoms); s.ac == nil {
 		return fmt.Errorf("the rules' patterns hold too many literal strings (%d) for the prefilter: simplify the largest alternations", len(atoms))
@@ -352,6 +359,8 @@ type job struct {
 	perFile  map[string]int
 	// files are the texts read, for the skill-level checks.
 	files []*fileText
+	// net is where the code uses the network (nil: not looked yet).
+	net *evidence
 }
 
 type findingKey struct {
@@ -380,6 +389,19 @@ type fileText struct {
 	// bodyLine is the first line after the skill file's frontmatter.
 	fences   [][2]int
 	bodyLine int
+	// plain says the text holds no invisible or look-alike character (the
+	// character checks have nothing to look at); low is norm in lower case
+	// (lazy).
+	plain bool
+	low   string
+}
+
+// lower is the file's normalised text in lower case.
+func (ft *fileText) lower() string {
+	if ft.low == "" && ft.norm != "" {
+		ft.low = strings.ToLower(ft.norm)
+	}
+	return ft.low
 }
 
 func (j *job) add(r *Rule, sev Severity, file string, line int, msg string) {
@@ -541,6 +563,7 @@ func (j *job) scanText(ctx context.Context, ft *fileText, data []byte) {
 		data = []byte(strings.ToValidUTF8(string(data), "\uFFFD"))
 	}
 	ft.raw = string(data)
+	ft.plain = !suspicious(ft.raw)
 	ft.norm = normalize(ft.raw)
 	ft.lines = newLineIndex(ft.raw)
 	j.files = append(j.files, ft)
@@ -616,39 +639,57 @@ func (j *job) index(v *view) {
 	n := j.s.ac.natoms
 	v.hits = make([][]int32, n)
 	v.seen = make([]bool, n)
-	j.s.ac.findAll(v.text, func(id int32, end int) {
-		v.seen[id] = true
-		if h := v.hits[id]; len(h) <= maxHits {
-			v.hits[id] = append(h, int32(end))
-		}
-	})
+	j.s.ac.findAll(v.text, v.seen, v.hits)
 }
 
-// anySeen reports whether one of ids occurred in the view (true for nil:
-// unknown atoms).
-func anySeen(v *view, ids []int32) bool {
-	if ids == nil {
-		return true
-	}
-	for _, id := range ids {
-		if v.seen[id] {
-			return true
+// seen reports whether the view holds an atom of each set of pf (true when
+// pf knows none).
+func (pf prefilter) seen(v *view) bool {
+	for _, set := range pf.sets {
+		found := false
+		for _, id := range set {
+			if v.seen[id] {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
-// windows returns the merged spans of v around the occurrences of ids; nil
-// and true mean "the whole text" (unknown atoms, or too many occurrences).
-func (j *job) windows(v *view, ids []int32) ([][2]int, bool) {
-	if ids == nil {
+// windows returns the merged spans of v around the occurrences of the atoms
+// of pf's set that occurs least in v; nil and true mean "the whole text"
+// (no atoms known, or too many occurrences).
+func (j *job) windows(v *view, pf prefilter) ([][2]int, bool) {
+	if pf.sets == nil {
+		return nil, true
+	}
+	var best []int32
+	bestHits := -1
+	for _, set := range pf.sets {
+		n := 0
+		over := false
+		for _, id := range set {
+			n += len(v.hits[id])
+			if len(v.hits[id]) > maxHits {
+				over = true
+			}
+		}
+		if over {
+			continue
+		}
+		if bestHits < 0 || n < bestHits {
+			best, bestHits = set, n
+		}
+	}
+	if bestHits < 0 {
 		return nil, true
 	}
 	var ends []int
-	for _, id := range ids {
-		if len(v.hits[id]) > maxHits {
-			return nil, true
-		}
+	for _, id := range best {
 		for _, e := range v.hits[id] {
 			ends = append(ends, int(e))
 		}
@@ -679,8 +720,8 @@ func (j *job) windows(v *view, ids []int32) ([][2]int, bool) {
 
 // find returns up to limit matches of re in v (offsets into v.text), looking
 // only around the occurrences of ids.
-func (j *job) find(v *view, re *regexp.Regexp, ids []int32, limit int) [][]int {
-	wins, whole := j.windows(v, ids)
+func (j *job) find(v *view, re *regexp.Regexp, pf prefilter, limit int) [][]int {
+	wins, whole := j.windows(v, pf)
 	if whole {
 		return re.FindAllStringIndex(v.text, limit)
 	}
@@ -710,18 +751,18 @@ func (v *view) lineIndex() lineIndex {
 }
 
 func (j *job) matchRule(v *view, ri int, r *Rule) {
-	for ai := range r.also {
-		if !anySeen(v, j.s.alsoAtoms[ri][ai]) {
+	for _, pf := range j.s.alsoAtoms[ri] {
+		if !pf.seen(v) {
 			return
 		}
 	}
 	alsoWhole := -1 // unknown; 0 false, 1 true
 	for pi, re := range r.match {
-		ids := j.s.ruleAtoms[ri][pi]
-		if !anySeen(v, ids) {
+		pf := j.s.ruleAtoms[ri][pi]
+		if !pf.seen(v) {
 			continue
 		}
-		for _, loc := range j.find(v, re, ids, maxPerRuleFile*4) {
+		for _, loc := range j.find(v, re, pf, maxPerRuleFile*4) {
 			lines := v.lineIndex()
 			ln := lines.line(loc[0])
 			lineText := lines.text(v.text, ln)

@@ -170,6 +170,23 @@ func foldWords(s string) string {
 	return b.String()
 }
 
+// suspicious reports whether s holds an invisible character or a letter
+// that looks Latin.
+func suspicious(s string) bool {
+	for _, r := range s {
+		if r < utf8.RuneSelf {
+			continue
+		}
+		if invisible(r) {
+			return true
+		}
+		if _, ok := confusables[r]; ok {
+			return true
+		}
+	}
+	return false
+}
+
 // skeleton is normalize for a name: lower case, every look-alike folded.
 func skeleton(s string) string { return strings.ToLower(normalize(s)) }
 
@@ -220,6 +237,9 @@ func (l lineIndex) text(s string, n int) string {
 // invisible or marked hidden. Fenced code blocks are shown as written, so
 // nothing inside them is hidden.
 func hiddenView(s string) (string, bool) {
+	if !strings.Contains(s, "<!--") && !strings.Contains(s, "]:") && !strings.Contains(s, "<") {
+		return "", false
+	}
 	lower := strings.ToLower(s)
 	if !strings.Contains(lower, "<!--") && !strings.Contains(lower, "<details") && !strings.Contains(lower, "]: #") &&
 		!strings.Contains(lower, "]: <>") && !strings.Contains(lower, "hidden") && !strings.Contains(lower, "display") &&
