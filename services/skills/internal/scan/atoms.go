@@ -290,7 +290,11 @@ func atomSets(re *regexp.Regexp) [][]string {
 	if err != nil {
 		return nil
 	}
-	p := prog.Simplify()
+	return atomSetsOf(prog.Simplify())
+}
+
+// atomSetsOf is atomSets for a parsed, simplified pattern.
+func atomSetsOf(p *syntax.Regexp) [][]string {
 	for p.Op == syntax.OpCapture {
 		p = p.Sub[0]
 	}

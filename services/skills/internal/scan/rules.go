@@ -133,6 +133,8 @@ type docContext struct {
 type ruleSet struct {
 	rules []*Rule
 	docs  docContext
+	// syntax holds each pattern's parsed, simplified form (for its atoms).
+	syntax map[*regexp.Regexp]*syntax.Regexp
 }
 
 // maxRuleFileSize bounds a rule file.
@@ -347,11 +349,20 @@ func (p *ruleParser) compile(expr string) (*regexp.Regexp, error) {
 	if err != nil {
 		return nil, p.errorf("pattern %s: %v", expr, err)
 	}
-	if prog, err := syntax.Parse(expr, syntax.Perl); err == nil {
-		if c, err := syntax.Compile(prog.Simplify()); err == nil && len(c.Inst) > 20000 {
+	prog, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return nil, p.errorf("pattern %s: %v", expr, err)
+	}
+	prog = prog.Simplify()
+	if !strings.HasPrefix(p.file, builtinPrefix) { // the built-in ones are tested
+		if c, err := syntax.Compile(prog); err == nil && len(c.Inst) > 20000 {
 			return nil, p.errorf("pattern %s compiles to %d instructions; simplify it (bounded repeats such as {0,500} multiply)", expr, len(c.Inst))
 		}
 	}
+	if p.set.syntax == nil {
+		p.set.syntax = map[*regexp.Regexp]*syntax.Regexp{}
+	}
+	p.set.syntax[re] = prog
 	return re, nil
 }
 

@@ -231,7 +231,11 @@ func (s *Scanner) compile() error {
 	}
 	filter := func(re *regexp.Regexp) prefilter {
 		var pf prefilter
-		for _, set := range atomSets(re) {
+		sets := atomSets
+		if prog, ok := s.set.syntax[re]; ok {
+			sets = func(*regexp.Regexp) [][]string { return atomSetsOf(prog) }
+		}
+		for _, set := range sets(re) {
 			pf.sets = append(pf.sets, idsOf(set))
 		}
 		return pf
