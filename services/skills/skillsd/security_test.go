@@ -60,7 +60,7 @@ func errorReason(err error) string {
 // refused as quarantined, and whether diagnostics list it as quarantined.
 type probe struct {
 	searched, loaded, refused, listed bool
-	digest                           string
+	digest                            string
 }
 
 func look(t *testing.T, conn grpc.ClientConnInterface, path, query string) probe {
