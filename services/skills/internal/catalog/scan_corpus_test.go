@@ -109,6 +109,15 @@ func BenchmarkScanRestart(b *testing.B) {
 	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 }
 
+// BenchmarkScanRestartBuild is BenchmarkScanRestart with the scanner made
+// outside the timing: what scanning adds to the build itself, apart from
+// reading the rules at start.
+func BenchmarkScanRestartBuild(b *testing.B) {
+	BenchmarkScanRestart(b) // writes the cache file once
+	b.ResetTimer()
+	benchBuilds(b, func() *scan.Scanner { return newBenchScanner(b, restartCache.file) }, nil)
+}
+
 func BenchmarkScanRebuild(b *testing.B) {
 	sc := newBenchScanner(b, "")
 	snap, err := Build(b.Context(), []*source.Root{corpusRoot(b)}, Options{Scan: sc})

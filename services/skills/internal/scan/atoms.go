@@ -1,7 +1,6 @@
 package scan
 
 import (
-	"regexp"
 	"regexp/syntax"
 	"slices"
 	"strings"
@@ -30,13 +29,10 @@ const (
 	maxUnion = 512
 )
 
-// atomsOf returns the atoms of a compiled pattern; nil when none are known.
-func atomsOf(re *regexp.Regexp) []string {
-	prog, err := syntax.Parse(re.String(), syntax.Perl)
-	if err != nil {
-		return nil
-	}
-	set := required(prog.Simplify())
+// atomsOf returns the best atom set of a parsed, simplified pattern; nil
+// when none is known.
+func atomsOf(p *syntax.Regexp) []string {
+	set := required(p)
 	if set == nil {
 		return nil
 	}
@@ -280,20 +276,11 @@ const (
 	maxAtomLen = 8
 )
 
-// atomSets returns the sets of atoms a pattern requires all of (one string
-// of each set occurs in anything it matches), best first; nil when none is
-// known. Every match holds a string of each set, so a text missing one set
-// cannot match, and the set with the fewest occurrences in a text gives the
-// fewest places to run the pattern.
-func atomSets(re *regexp.Regexp) [][]string {
-	prog, err := syntax.Parse(re.String(), syntax.Perl)
-	if err != nil {
-		return nil
-	}
-	return atomSetsOf(prog.Simplify())
-}
-
-// atomSetsOf is atomSets for a parsed, simplified pattern.
+// atomSetsOf returns the sets of atoms a parsed, simplified pattern
+// requires all of (one string of each set occurs in anything it matches),
+// best first; nil when none is known. Every match holds a string of each
+// set, so a text missing one set cannot match, and the set with the fewest
+// occurrences in a text gives the fewest places to run the pattern.
 func atomSetsOf(p *syntax.Regexp) [][]string {
 	for p.Op == syntax.OpCapture {
 		p = p.Sub[0]

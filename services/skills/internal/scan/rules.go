@@ -8,6 +8,7 @@ import (
 	"regexp/syntax"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -113,7 +114,7 @@ type Rule struct {
 	File string
 	Line int
 
-	match, also, unless []*regexp.Regexp
+	match, also, unless []*pattern
 	near                int
 	examples, counters  []example
 }
@@ -126,16 +127,41 @@ type example struct {
 // docContext is the "context docs" block.
 type docContext struct {
 	within int
-	match  []*regexp.Regexp
+	match  []*pattern
 }
 
 // ruleSet is the rules of every loaded file.
 type ruleSet struct {
 	rules []*Rule
 	docs  docContext
-	// syntax holds each pattern's parsed, simplified form (for its atoms).
-	syntax map[*regexp.Regexp]*syntax.Regexp
 }
+
+// pattern is one regular expression of a rule: parsed when the rule file is
+// loaded (which checks it and gives its atoms), compiled the first time it
+// runs (a restart whose skills are all in the scan cache compiles none).
+type pattern struct {
+	src  string
+	syn  *syntax.Regexp // simplified
+	once sync.Once
+	re   *regexp.Regexp
+}
+
+func (p *pattern) compiled() *regexp.Regexp {
+	p.once.Do(func() {
+		if p.re == nil {
+			p.re = regexp.MustCompile(p.src) // parsed at load: cannot fail
+		}
+	})
+	return p.re
+}
+
+func (p *pattern) MatchString(s string) bool { return p.compiled().MatchString(s) }
+
+func (p *pattern) FindAllStringIndex(s string, n int) [][]int {
+	return p.compiled().FindAllStringIndex(s, n)
+}
+
+func (p *pattern) String() string { return p.src }
 
 // maxRuleFileSize bounds a rule file.
 const maxRuleFileSize = 4 << 20
@@ -341,29 +367,28 @@ func (p *ruleParser) ruleKey(key, value string) error {
 // rule file cannot make scanning slow.
 const maxPattern = 2000
 
-func (p *ruleParser) compile(expr string) (*regexp.Regexp, error) {
+func (p *ruleParser) compile(expr string) (*pattern, error) {
 	if len(expr) > maxPattern {
 		return nil, p.errorf("pattern longer than %d characters", maxPattern)
-	}
-	re, err := regexp.Compile(expr)
-	if err != nil {
-		return nil, p.errorf("pattern %s: %v", expr, err)
 	}
 	prog, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil {
 		return nil, p.errorf("pattern %s: %v", expr, err)
 	}
-	prog = prog.Simplify()
-	if !strings.HasPrefix(p.file, builtinPrefix) { // the built-in ones are tested
-		if c, err := syntax.Compile(prog); err == nil && len(c.Inst) > 20000 {
+	pat := &pattern{src: expr, syn: prog.Simplify()}
+	if !strings.HasPrefix(p.file, builtinPrefix) {
+		// A company's patterns are compiled now, so that any problem stops
+		// the load; the built-in ones are compiled by the tests.
+		re, err := regexp.Compile(expr)
+		if err != nil {
+			return nil, p.errorf("pattern %s: %v", expr, err)
+		}
+		if c, err := syntax.Compile(pat.syn); err == nil && len(c.Inst) > 20000 {
 			return nil, p.errorf("pattern %s compiles to %d instructions; simplify it (bounded repeats such as {0,500} multiply)", expr, len(c.Inst))
 		}
+		pat.re = re
 	}
-	if p.set.syntax == nil {
-		p.set.syntax = map[*regexp.Regexp]*syntax.Regexp{}
-	}
-	p.set.syntax[re] = prog
-	return re, nil
+	return pat, nil
 }
 
 // flush finishes the rule being read and adds it to the set.

@@ -35,7 +35,6 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -229,13 +228,9 @@ func (s *Scanner) compile() error {
 		}
 		return out
 	}
-	filter := func(re *regexp.Regexp) prefilter {
+	filter := func(pat *pattern) prefilter {
 		var pf prefilter
-		sets := atomSets
-		if prog, ok := s.set.syntax[re]; ok {
-			sets = func(*regexp.Regexp) [][]string { return atomSetsOf(prog) }
-		}
-		for _, set := range sets(re) {
+		for _, set := range atomSetsOf(pat.syn) {
 			pf.sets = append(pf.sets, idsOf(set))
 		}
 		return pf
@@ -724,7 +719,7 @@ func (j *job) windows(v *view, pf prefilter) ([][2]int, bool) {
 
 // find returns up to limit matches of re in v (offsets into v.text), looking
 // only around the occurrences of ids.
-func (j *job) find(v *view, re *regexp.Regexp, pf prefilter, limit int) [][]int {
+func (j *job) find(v *view, re *pattern, pf prefilter, limit int) [][]int {
 	wins, whole := j.windows(v, pf)
 	if whole {
 		return re.FindAllStringIndex(v.text, limit)
@@ -770,7 +765,7 @@ func (j *job) matchRule(v *view, ri int, r *Rule) {
 			lines := v.lineIndex()
 			ln := lines.line(loc[0])
 			lineText := lines.text(v.text, ln)
-			if slices.ContainsFunc(r.unless, func(u *regexp.Regexp) bool { return u.MatchString(lineText) }) {
+			if slices.ContainsFunc(r.unless, func(u *pattern) bool { return u.MatchString(lineText) }) {
 				continue
 			}
 			if !j.alsoHolds(v, ri, r, ln, &alsoWhole) {
@@ -932,7 +927,7 @@ func (j *job) docsContext(ft *fileText, ln int) bool {
 	return false
 }
 
-func matchAny(res []*regexp.Regexp, s string) bool {
+func matchAny(res []*pattern, s string) bool {
 	for _, re := range res {
 		if re.MatchString(s) {
 			return true
