@@ -183,8 +183,6 @@ func neighbour(rs []rune, i, dir int) rune {
 	return 0
 }
 
-func isASCIIGraphic(r rune) bool { return r > ' ' && r < utf8.RuneSelf }
-
 func checkBidi(j *job, r *Rule, ft *fileText) {
 	if ft.binary != nil || ft.plain {
 		return

@@ -541,8 +541,6 @@ func joinLine(line string) string {
 	return string(b)
 }
 
-func isWordOrPath(c byte) bool { return isWordByte(c) || c == '/' || c == ':' || c == '-' || c == '.' }
-
 func rot13(r rune) rune {
 	switch {
 	case r >= 'a' && r <= 'z':

@@ -61,8 +61,5 @@ func ParseSeverity(s string) (Severity, error) {
 // Severities lists the severity names, lowest first.
 func Severities() []string { return append([]string(nil), severityNames[Info:]...) }
 
-// lower returns s lowered by n levels, never below Info.
-func (s Severity) lower(n int) Severity { return max(Info, s-Severity(n)) }
-
 // raise returns s raised by n levels, never above Critical.
 func (s Severity) raise(n int) Severity { return min(Critical, s+Severity(n)) }

@@ -70,16 +70,6 @@ var confusables = map[rune]rune{
 	'Ꭲ': 'T', 'Ꮃ': 'W', 'Ꮓ': 'Z',
 }
 
-// isASCII reports whether b holds only ASCII.
-func isASCII(b []byte) bool {
-	for _, c := range b {
-		if c >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
 // normalize is the text patterns match: invisible characters removed, NFKC,
 // and letters that look Latin folded to Latin. Line breaks are kept, so line
 // numbers do not move. ASCII text is returned as is.
