@@ -701,10 +701,18 @@ func TestConfigAudit(t *testing.T) {
 	for _, key := range keys {
 		check, ok := configAudit[key]
 		if !ok {
+			check, ok = securityAudit[key]
+		}
+		if !ok {
 			t.Errorf("config key %s has no case in configAudit (audit_test.go): add one that proves what it changes", key)
 			continue
 		}
 		t.Run(key, func(t *testing.T) { check(t, a) })
+	}
+	for key := range securityAudit {
+		if !slices.Contains(keys, key) {
+			t.Errorf("securityAudit has a case for %s, which is not a key of config.Config", key)
+		}
 	}
 	for key := range configAudit {
 		if !slices.Contains(keys, key) {

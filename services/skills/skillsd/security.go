@@ -35,7 +35,7 @@ func newScanner(cfg config.Config, cwd, home string, getenv func(string) string)
 		}
 		rules = append(rules, p)
 	}
-	opts := scan.Options{RuleFiles: rules, Policy: policy, Open: source.Open}
+	opts := scan.Options{RuleFiles: rules, Policy: policy}
 	if state := config.StateDir(cfg, getenv, home); state != "" {
 		opts.CacheFile = filepath.Join(state, scan.CacheFileName())
 	}
@@ -76,7 +76,7 @@ func trustedKeys(cfg config.Config, required bool, own []string, key, cwd, home 
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(cwd, p)
 		}
-		r, err := source.Open(p)
+		r, err := scan.OpenResolved(p)
 		if err != nil {
 			return "", fmt.Errorf("%s: %w", name, err)
 		}

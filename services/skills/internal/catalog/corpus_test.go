@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/skillsd/skillsd/services/skills/internal/scan"
 	"github.com/skillsd/skillsd/services/skills/internal/skill"
 	"github.com/skillsd/skillsd/services/skills/internal/source"
 )
@@ -109,52 +108,6 @@ func BenchmarkRebuild(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		if _, err := Build(ctx, []*source.Root{root}, Options{Previous: prev}); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkBuildScan builds the corpus cold, as BenchmarkBuild does, with
-// every skill scanned by a scanner whose cache is empty (one new scanner per
-// build, made outside the timing: making one is start-up work, measured by
-// BenchmarkScannerNew in package scan). Compare with BenchmarkBuild for the
-// cost of scanning.
-func BenchmarkBuildScan(b *testing.B) {
-	root := corpusRoot(b)
-	ctx := b.Context()
-	if _, err := Build(ctx, []*source.Root{root}, Options{}); err != nil {
-		b.Fatal(err)
-	}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		sc, err := scan.New(scan.Options{Open: source.Open})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
-		if _, err := Build(ctx, []*source.Root{root}, Options{Scan: sc}); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkRebuildScan rebuilds the scanned corpus when nothing changed: the
-// scans come from the cache.
-func BenchmarkRebuildScan(b *testing.B) {
-	root := corpusRoot(b)
-	ctx := b.Context()
-	sc, err := scan.New(scan.Options{Open: source.Open})
-	if err != nil {
-		b.Fatal(err)
-	}
-	prev, err := Build(ctx, []*source.Root{root}, Options{Scan: sc})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ResetTimer()
-	for b.Loop() {
-		if _, err := Build(ctx, []*source.Root{root}, Options{Previous: prev, Scan: sc}); err != nil {
 			b.Fatal(err)
 		}
 	}

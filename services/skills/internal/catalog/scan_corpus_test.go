@@ -56,7 +56,7 @@ func benchBuilds(b *testing.B, scanner func() *scan.Scanner, prev func() *Snapsh
 }
 
 func newBenchScanner(b *testing.B, cacheFile string) *scan.Scanner {
-	sc, err := scan.New(scan.Options{Open: source.Open, CacheFile: cacheFile})
+	sc, err := scan.New(scan.Options{CacheFile: cacheFile})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestCorpusScanDump(t *testing.T) {
 		t.Skip("set SCAN_DUMP to a severity")
 	}
 	root := corpusRoot(t)
-	sc, err := scan.New(scan.Options{Open: source.Open, Policy: scan.Policy{Quarantine: scan.Off}})
+	sc, err := scan.New(scan.Options{Policy: scan.Policy{Quarantine: scan.Off}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +180,7 @@ func TestCorpusScanDump(t *testing.T) {
 // critical finding, and none is quarantined at the default threshold.
 func TestCorpusScan(t *testing.T) {
 	root := corpusRoot(t)
-	sc, err := scan.New(scan.Options{Open: source.Open})
+	sc, err := scan.New(scan.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

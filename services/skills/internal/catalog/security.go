@@ -12,9 +12,9 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/skillsd/skillsd/services/skills/internal/confine"
 	"github.com/skillsd/skillsd/services/skills/internal/scan"
 	"github.com/skillsd/skillsd/services/skills/internal/skill"
-	"github.com/skillsd/skillsd/services/skills/internal/source"
 )
 
 // Diagnostic codes of the security scan (each finding's code is its rule id).
@@ -188,7 +188,7 @@ func scanInput(sk *Skill) *scan.Skill {
 // readAll reads a skill file that the build did not read itself (its parse
 // was reused from the previous snapshot).
 func readAll(name string) ([]byte, error) {
-	f, err := source.Open(name)
+	f, err := confine.OpenResolved(name)
 	if err != nil {
 		return nil, err
 	}

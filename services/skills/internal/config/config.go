@@ -519,9 +519,9 @@ func Default() Config {
 			GitHubAPIURL: "https://api.github.com",
 			GitHubRepos:  []string{}, // the content repositories on GitHub
 		},
-		TLS:      TLS{}, // plaintext
-		Network:  Network{HidePaths: HidePathsAuto},
-		Log:      Log{Level: "info"},
+		TLS:     TLS{}, // plaintext
+		Network: Network{HidePaths: HidePathsAuto},
+		Log:     Log{Level: "info"},
 		Security: Security{
 			Quarantine:  "critical",
 			Rules:       []string{},

@@ -39,6 +39,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/skillsd/skillsd/services/skills/internal/confine"
 )
 
 // Finding is one problem found in a skill.
@@ -103,7 +105,8 @@ type Options struct {
 	RuleFiles []string
 	// Policy decides what findings mean.
 	Policy Policy
-	// Open opens a file for reading; nil means os.Open.
+	// Open opens a file for reading; nil means OpenResolved (the service's
+	// confined opener).
 	Open func(name string) (io.ReadCloser, error)
 	// CacheFile, when set, keeps scans across restarts: New reads it, Flush
 	// writes it (normally <state folder>/scan-cache-N.jsonl). Scans made
@@ -113,6 +116,16 @@ type Options struct {
 	// DefaultMaxFileBytes. A larger file gets a finding saying its end was
 	// not scanned.
 	MaxFileBytes int64
+}
+
+// OpenResolved opens a file the catalog listed (its path already resolved)
+// with the service's confined opener, which never blocks on a FIFO.
+func OpenResolved(name string) (io.ReadCloser, error) {
+	f, err := confine.OpenResolved(name)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
 // DefaultMaxFileBytes is how much of a file is scanned by default.
@@ -156,7 +169,7 @@ type Scanner struct {
 func New(opts Options) (*Scanner, error) {
 	s := &Scanner{policy: opts.Policy, open: opts.Open, max: opts.MaxFileBytes, cacheFile: opts.CacheFile}
 	if s.open == nil {
-		s.open = func(name string) (io.ReadCloser, error) { return os.Open(name) }
+		s.open = OpenResolved
 	}
 	if s.max <= 0 {
 		s.max = DefaultMaxFileBytes

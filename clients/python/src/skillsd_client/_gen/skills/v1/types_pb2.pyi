@@ -27,9 +27,16 @@ ERROR_REASON_SCRIPT_NOT_DECLARED: ErrorReason
 ERROR_REASON_SCRIPT_NOT_SERVER: ErrorReason
 ERROR_REASON_SKILL_DISABLED: ErrorReason
 ERROR_REASON_SKILL_NOT_FOUND: ErrorReason
+ERROR_REASON_SKILL_QUARANTINED: ErrorReason
 ERROR_REASON_UNAUTHORIZED: ErrorReason
 ERROR_REASON_UNSPECIFIED: ErrorReason
 ERROR_REASON_UPSTREAM_ERROR: ErrorReason
+FINDING_SEVERITY_CRITICAL: FindingSeverity
+FINDING_SEVERITY_HIGH: FindingSeverity
+FINDING_SEVERITY_INFO: FindingSeverity
+FINDING_SEVERITY_LOW: FindingSeverity
+FINDING_SEVERITY_MEDIUM: FindingSeverity
+FINDING_SEVERITY_UNSPECIFIED: FindingSeverity
 LAYOUT_FOLDER: Layout
 LAYOUT_TREE: Layout
 LAYOUT_UNSPECIFIED: Layout
@@ -64,6 +71,42 @@ class Diagnostic(_message.Message):
     severity: Severity
     source: str
     def __init__(self, source: _Optional[str] = ..., file: _Optional[str] = ..., line: _Optional[int] = ..., severity: _Optional[_Union[Severity, str]] = ..., code: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
+
+class Finding(_message.Message):
+    __slots__ = ["accepted", "accepted_reason", "blocking", "file", "line", "message", "rule", "severity", "skill_path", "source"]
+    ACCEPTED_FIELD_NUMBER: _ClassVar[int]
+    ACCEPTED_REASON_FIELD_NUMBER: _ClassVar[int]
+    BLOCKING_FIELD_NUMBER: _ClassVar[int]
+    FILE_FIELD_NUMBER: _ClassVar[int]
+    LINE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    RULE_FIELD_NUMBER: _ClassVar[int]
+    SEVERITY_FIELD_NUMBER: _ClassVar[int]
+    SKILL_PATH_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    accepted: bool
+    accepted_reason: str
+    blocking: bool
+    file: str
+    line: int
+    message: str
+    rule: str
+    severity: FindingSeverity
+    skill_path: str
+    source: str
+    def __init__(self, source: _Optional[str] = ..., skill_path: _Optional[str] = ..., file: _Optional[str] = ..., line: _Optional[int] = ..., rule: _Optional[str] = ..., severity: _Optional[_Union[FindingSeverity, str]] = ..., message: _Optional[str] = ..., accepted: bool = ..., accepted_reason: _Optional[str] = ..., blocking: bool = ...) -> None: ...
+
+class QuarantinedSkill(_message.Message):
+    __slots__ = ["content_digest", "reason", "skill_path", "source"]
+    CONTENT_DIGEST_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    SKILL_PATH_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    content_digest: str
+    reason: str
+    skill_path: str
+    source: str
+    def __init__(self, skill_path: _Optional[str] = ..., source: _Optional[str] = ..., reason: _Optional[str] = ..., content_digest: _Optional[str] = ...) -> None: ...
 
 class Script(_message.Message):
     __slots__ = ["args", "description", "execution", "file", "network"]
@@ -237,4 +280,7 @@ class Severity(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
 
 class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class FindingSeverity(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
