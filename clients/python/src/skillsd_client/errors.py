@@ -38,6 +38,7 @@ __all__ = [
     "DocNotFound",
     "IsolationUnavailable",
     "CatalogLoading",
+    "SkillQuarantined",
     "Unauthenticated",
     "PermissionDenied",
     "InvalidArgument",
@@ -170,6 +171,11 @@ class CatalogLoading(SkillsError):
     first time); try again in a moment."""
 
 
+class SkillQuarantined(SkillsError):
+    """The server's security scan quarantined the skill (security.quarantine):
+    it is not served until it is fixed or a reviewer accepts it."""
+
+
 class Unauthenticated(SkillsError):
     """The call needs a token, or the token was refused (no reason given)."""
 
@@ -218,6 +224,7 @@ REASONS: Dict[str, Type[SkillsError]] = {
     "DOC_NOT_FOUND": DocNotFound,
     "ISOLATION_UNAVAILABLE": IsolationUnavailable,
     "CATALOG_LOADING": CatalogLoading,
+    "SKILL_QUARANTINED": SkillQuarantined,
 }
 
 _CODES: Dict[grpc.StatusCode, Type[SkillsError]] = {

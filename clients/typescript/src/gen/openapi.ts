@@ -421,7 +421,7 @@ export interface components {
          * @description The machine-readable reasons of skills.v1.ErrorReason, as they appear in Error.code (the enum value's name without ERROR_REASON_).
          * @enum {string}
          */
-        ErrorReason: "SKILL_NOT_FOUND" | "SKILL_DISABLED" | "FILE_NOT_FOUND" | "INVALID_PATH" | "FILE_TOO_LARGE" | "SCRIPTS_DISABLED" | "SCRIPT_NOT_DECLARED" | "SCRIPT_NOT_SERVER" | "MISSING_ARGUMENTS" | "EXTENSION_NOT_ALLOWED" | "NO_RUNNER" | "REFRESH_IN_PROGRESS" | "UPSTREAM_ERROR" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_SUPPORTED" | "COMMANDS_DISABLED" | "COMMAND_NOT_ALLOWED" | "AGENT_NOT_FOUND" | "DOC_NOT_FOUND" | "ISOLATION_UNAVAILABLE" | "CATALOG_LOADING";
+        ErrorReason: "SKILL_NOT_FOUND" | "SKILL_DISABLED" | "FILE_NOT_FOUND" | "INVALID_PATH" | "FILE_TOO_LARGE" | "SCRIPTS_DISABLED" | "SCRIPT_NOT_DECLARED" | "SCRIPT_NOT_SERVER" | "MISSING_ARGUMENTS" | "EXTENSION_NOT_ALLOWED" | "NO_RUNNER" | "REFRESH_IN_PROGRESS" | "UPSTREAM_ERROR" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_SUPPORTED" | "COMMANDS_DISABLED" | "COMMAND_NOT_ALLOWED" | "AGENT_NOT_FOUND" | "DOC_NOT_FOUND" | "ISOLATION_UNAVAILABLE" | "CATALOG_LOADING" | "SKILL_QUARANTINED";
         /** @description The answer of GET /healthz. */
         Health: {
             /** @description The service's gRPC health status (SERVING, NOT_SERVING, …), or UNREACHABLE when the check itself failed. */
@@ -521,6 +521,45 @@ export interface components {
             /** @description The page's title. */
             title: string;
         };
+        /** @description Finding is one result of the security scan of a skill. */
+        v1Finding: {
+            /** @description Whether a reviewer accepted it (security.allow). */
+            accepted: boolean;
+            /** @description The reviewer's reason, when accepted. */
+            accepted_reason: string;
+            /** @description Whether this finding keeps the skill from being served. */
+            blocking: boolean;
+            /** @description The file, relative to the source root, with '/' separators. */
+            file: string;
+            /**
+             * Format: int32
+             * @description The 1-based line; 0 when the finding is about the whole file or skill.
+             */
+            line: number;
+            /** @description What was found and what to do about it. */
+            message: string;
+            /** @description The id of the rule that found it, such as "script.pipe-to-shell". */
+            rule: string;
+            /** @description How serious it is. */
+            severity: components["schemas"]["v1FindingSeverity"];
+            /** @description The catalog path of the skill the finding is about. */
+            skill_path: string;
+            /** @description The name of the skill's source. */
+            source: string;
+        };
+        /**
+         * @description FindingSeverity ranks a security finding.
+         *
+         *      - FINDING_SEVERITY_UNSPECIFIED: No severity: in a request, every severity.
+         *      - FINDING_SEVERITY_INFO: Worth knowing; nothing is wrong by itself.
+         *      - FINDING_SEVERITY_LOW: A weak signal or a bad habit.
+         *      - FINDING_SEVERITY_MEDIUM: Deserves a reviewer's look before the skill is trusted widely.
+         *      - FINDING_SEVERITY_HIGH: Dangerous behaviour a reviewer must accept explicitly.
+         *      - FINDING_SEVERITY_CRITICAL: What a malicious skill does; quarantined by default.
+         * @default FINDING_SEVERITY_UNSPECIFIED
+         * @enum {string}
+         */
+        v1FindingSeverity: "FINDING_SEVERITY_UNSPECIFIED" | "FINDING_SEVERITY_INFO" | "FINDING_SEVERITY_LOW" | "FINDING_SEVERITY_MEDIUM" | "FINDING_SEVERITY_HIGH" | "FINDING_SEVERITY_CRITICAL";
         /** @description GetAgentResponse is one agent profile. */
         v1GetAgentResponse: {
             /** @description The profile's whole text. */
@@ -562,6 +601,8 @@ export interface components {
              *     lacks (with scripts.require_isolation, runs are then refused).
              */
             script_isolation: components["schemas"]["v1ScriptIsolation"] | null;
+            /** @description The security scan: policy and what it found. */
+            security: components["schemas"]["v1SecurityStatus"] | null;
             /**
              * @description The semantic search's progress; absent when no embedding provider is
              *     configured (embedding.provider none).
@@ -610,6 +651,11 @@ export interface components {
              *     does not inherit or has no parent.
              */
             content: string;
+            /**
+             * @description The content digest of the skill file and its companion files
+             *     ("sha256:…"), which a reviewer's security.allow entry may pin.
+             */
+            content_digest: string;
             /** @description The diagnostics about this skill's file. */
             diagnostics: components["schemas"]["v1Diagnostic"][];
             /**
@@ -626,6 +672,11 @@ export interface components {
             file: string;
             /** @description Every companion file of the skill, sorted by path. */
             files: components["schemas"]["v1SkillFile"][];
+            /**
+             * @description The security findings about this skill (a quarantined skill is not
+             *     served, so these are below the quarantine level or accepted).
+             */
+            findings: components["schemas"]["v1Finding"][];
             /** @description The whole frontmatter, verbatim, as a JSON object. */
             frontmatter: {
                 [key: string]: unknown;
@@ -727,6 +778,13 @@ export interface components {
              * @description The number of error diagnostics in the whole catalog.
              */
             error_count: number;
+            /**
+             * @description The security findings of the skills, quarantined or not, filtered like
+             *     the diagnostics, most severe first.
+             */
+            findings: components["schemas"]["v1Finding"][];
+            /** @description The skills the security policy keeps from being served. */
+            quarantined: components["schemas"]["v1QuarantinedSkill"][];
             /**
              * Format: int32
              * @description The number of warning diagnostics in the whole catalog.
@@ -836,6 +894,17 @@ export interface components {
             skill_path: string;
             /** @description The strategy that decided: "keyword" or "ranked". */
             strategy: string;
+        };
+        /** @description QuarantinedSkill is a skill the security policy keeps from being served. */
+        v1QuarantinedSkill: {
+            /** @description The skill's content digest, for a reviewer's security.allow entry. */
+            content_digest: string;
+            /** @description Why it is quarantined, and what to do. */
+            reason: string;
+            /** @description The skill's catalog path. */
+            skill_path: string;
+            /** @description The name of the skill's source. */
+            source: string;
         };
         /** @description ReadSkillFileResponse is (a page of) one file. */
         v1ReadSkillFileResponse: {
@@ -1140,6 +1209,33 @@ export interface components {
             query: string;
             /** @description The results, best first; empty when nothing applies. */
             results: components["schemas"]["v1SearchHit"][];
+        };
+        /** @description SecurityStatus summarises the security scan of the catalog. */
+        v1SecurityStatus: {
+            /** @description Whether the skills are scanned before they are served. */
+            enabled: boolean;
+            /**
+             * @description The number of findings reviewers have not accepted, by severity name
+             *     ("info", "low", "medium", "high", "critical").
+             */
+            finding_counts: {
+                [key: string]: number;
+            };
+            /**
+             * @description The lowest finding severity that quarantines a skill ("critical" by
+             *     default, "off" when nothing is quarantined).
+             */
+            quarantine: string;
+            /**
+             * Format: int32
+             * @description The number of quarantined skills.
+             */
+            quarantined_count: number;
+            /**
+             * Format: int32
+             * @description The number of rules loaded (built-in and security.rules).
+             */
+            rule_count: number;
         };
         /**
          * @description SemanticStatus is the state of the optional semantic search: how many of

@@ -371,7 +371,13 @@ type GetSkillResponse struct {
 	// this skill; just this skill when it does not inherit.
 	InheritanceChain []string `protobuf:"bytes,12,rep,name=inheritance_chain,json=inheritanceChain,proto3" json:"inheritance_chain,omitempty"`
 	// The diagnostics about this skill's file.
-	Diagnostics   []*Diagnostic `protobuf:"bytes,13,rep,name=diagnostics,proto3" json:"diagnostics,omitempty"`
+	Diagnostics []*Diagnostic `protobuf:"bytes,13,rep,name=diagnostics,proto3" json:"diagnostics,omitempty"`
+	// The security findings about this skill (a quarantined skill is not
+	// served, so these are below the quarantine level or accepted).
+	Findings []*Finding `protobuf:"bytes,14,rep,name=findings,proto3" json:"findings,omitempty"`
+	// The content digest of the skill file and its companion files
+	// ("sha256:…"), which a reviewer's security.allow entry may pin.
+	ContentDigest string `protobuf:"bytes,15,opt,name=content_digest,json=contentDigest,proto3" json:"content_digest,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -497,6 +503,20 @@ func (x *GetSkillResponse) GetDiagnostics() []*Diagnostic {
 	return nil
 }
 
+func (x *GetSkillResponse) GetFindings() []*Finding {
+	if x != nil {
+		return x.Findings
+	}
+	return nil
+}
+
+func (x *GetSkillResponse) GetContentDigest() string {
+	if x != nil {
+		return x.ContentDigest
+	}
+	return ""
+}
+
 // ListDiagnosticsRequest filters the diagnostics to list.
 type ListDiagnosticsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -569,7 +589,12 @@ type ListDiagnosticsResponse struct {
 	// The number of error diagnostics in the whole catalog.
 	ErrorCount int32 `protobuf:"varint,2,opt,name=error_count,json=errorCount,proto3" json:"error_count,omitempty"`
 	// The number of warning diagnostics in the whole catalog.
-	WarningCount  int32 `protobuf:"varint,3,opt,name=warning_count,json=warningCount,proto3" json:"warning_count,omitempty"`
+	WarningCount int32 `protobuf:"varint,3,opt,name=warning_count,json=warningCount,proto3" json:"warning_count,omitempty"`
+	// The security findings of the skills, quarantined or not, filtered like
+	// the diagnostics, most severe first.
+	Findings []*Finding `protobuf:"bytes,4,rep,name=findings,proto3" json:"findings,omitempty"`
+	// The skills the security policy keeps from being served.
+	Quarantined   []*QuarantinedSkill `protobuf:"bytes,5,rep,name=quarantined,proto3" json:"quarantined,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -623,6 +648,20 @@ func (x *ListDiagnosticsResponse) GetWarningCount() int32 {
 		return x.WarningCount
 	}
 	return 0
+}
+
+func (x *ListDiagnosticsResponse) GetFindings() []*Finding {
+	if x != nil {
+		return x.Findings
+	}
+	return nil
+}
+
+func (x *ListDiagnosticsResponse) GetQuarantined() []*QuarantinedSkill {
+	if x != nil {
+		return x.Quarantined
+	}
+	return nil
 }
 
 // GetCatalogStatusRequest asks for the catalog's status.
@@ -690,8 +729,10 @@ type GetCatalogStatusResponse struct {
 	// protections a run without network use gets, and the ones this host
 	// lacks (with scripts.require_isolation, runs are then refused).
 	ScriptIsolation *ScriptIsolation `protobuf:"bytes,11,opt,name=script_isolation,json=scriptIsolation,proto3" json:"script_isolation,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// The security scan: policy and what it found.
+	Security      *SecurityStatus `protobuf:"bytes,12,opt,name=security,proto3" json:"security,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetCatalogStatusResponse) Reset() {
@@ -801,6 +842,97 @@ func (x *GetCatalogStatusResponse) GetScriptIsolation() *ScriptIsolation {
 	return nil
 }
 
+func (x *GetCatalogStatusResponse) GetSecurity() *SecurityStatus {
+	if x != nil {
+		return x.Security
+	}
+	return nil
+}
+
+// SecurityStatus summarises the security scan of the catalog.
+type SecurityStatus struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Whether the skills are scanned before they are served.
+	Enabled bool `protobuf:"varint,1,opt,name=enabled,proto3" json:"enabled,omitempty"`
+	// The lowest finding severity that quarantines a skill ("critical" by
+	// default, "off" when nothing is quarantined).
+	Quarantine string `protobuf:"bytes,2,opt,name=quarantine,proto3" json:"quarantine,omitempty"`
+	// The number of quarantined skills.
+	QuarantinedCount int32 `protobuf:"varint,3,opt,name=quarantined_count,json=quarantinedCount,proto3" json:"quarantined_count,omitempty"`
+	// The number of findings reviewers have not accepted, by severity name
+	// ("info", "low", "medium", "high", "critical").
+	FindingCounts map[string]int32 `protobuf:"bytes,4,rep,name=finding_counts,json=findingCounts,proto3" json:"finding_counts,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	// The number of rules loaded (built-in and security.rules).
+	RuleCount     int32 `protobuf:"varint,5,opt,name=rule_count,json=ruleCount,proto3" json:"rule_count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SecurityStatus) Reset() {
+	*x = SecurityStatus{}
+	mi := &file_skills_v1_catalog_service_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SecurityStatus) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SecurityStatus) ProtoMessage() {}
+
+func (x *SecurityStatus) ProtoReflect() protoreflect.Message {
+	mi := &file_skills_v1_catalog_service_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SecurityStatus.ProtoReflect.Descriptor instead.
+func (*SecurityStatus) Descriptor() ([]byte, []int) {
+	return file_skills_v1_catalog_service_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *SecurityStatus) GetEnabled() bool {
+	if x != nil {
+		return x.Enabled
+	}
+	return false
+}
+
+func (x *SecurityStatus) GetQuarantine() string {
+	if x != nil {
+		return x.Quarantine
+	}
+	return ""
+}
+
+func (x *SecurityStatus) GetQuarantinedCount() int32 {
+	if x != nil {
+		return x.QuarantinedCount
+	}
+	return 0
+}
+
+func (x *SecurityStatus) GetFindingCounts() map[string]int32 {
+	if x != nil {
+		return x.FindingCounts
+	}
+	return nil
+}
+
+func (x *SecurityStatus) GetRuleCount() int32 {
+	if x != nil {
+		return x.RuleCount
+	}
+	return 0
+}
+
 // SemanticStatus is the state of the optional semantic search: how many of
 // the routable skills have a vector. Until every skill has one, search fuses
 // the semantic ranking over those that do.
@@ -824,7 +956,7 @@ type SemanticStatus struct {
 
 func (x *SemanticStatus) Reset() {
 	*x = SemanticStatus{}
-	mi := &file_skills_v1_catalog_service_proto_msgTypes[10]
+	mi := &file_skills_v1_catalog_service_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -836,7 +968,7 @@ func (x *SemanticStatus) String() string {
 func (*SemanticStatus) ProtoMessage() {}
 
 func (x *SemanticStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_skills_v1_catalog_service_proto_msgTypes[10]
+	mi := &file_skills_v1_catalog_service_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -849,7 +981,7 @@ func (x *SemanticStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SemanticStatus.ProtoReflect.Descriptor instead.
 func (*SemanticStatus) Descriptor() ([]byte, []int) {
-	return file_skills_v1_catalog_service_proto_rawDescGZIP(), []int{10}
+	return file_skills_v1_catalog_service_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *SemanticStatus) GetModel() string {
@@ -896,7 +1028,7 @@ type RefreshSkillsRequest struct {
 
 func (x *RefreshSkillsRequest) Reset() {
 	*x = RefreshSkillsRequest{}
-	mi := &file_skills_v1_catalog_service_proto_msgTypes[11]
+	mi := &file_skills_v1_catalog_service_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -908,7 +1040,7 @@ func (x *RefreshSkillsRequest) String() string {
 func (*RefreshSkillsRequest) ProtoMessage() {}
 
 func (x *RefreshSkillsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_skills_v1_catalog_service_proto_msgTypes[11]
+	mi := &file_skills_v1_catalog_service_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -921,7 +1053,7 @@ func (x *RefreshSkillsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RefreshSkillsRequest.ProtoReflect.Descriptor instead.
 func (*RefreshSkillsRequest) Descriptor() ([]byte, []int) {
-	return file_skills_v1_catalog_service_proto_rawDescGZIP(), []int{11}
+	return file_skills_v1_catalog_service_proto_rawDescGZIP(), []int{12}
 }
 
 // RefreshSkillsResponse reports a refresh, in the shapes of seed 000 §8.6.
@@ -952,7 +1084,7 @@ type RefreshSkillsResponse struct {
 
 func (x *RefreshSkillsResponse) Reset() {
 	*x = RefreshSkillsResponse{}
-	mi := &file_skills_v1_catalog_service_proto_msgTypes[12]
+	mi := &file_skills_v1_catalog_service_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -964,7 +1096,7 @@ func (x *RefreshSkillsResponse) String() string {
 func (*RefreshSkillsResponse) ProtoMessage() {}
 
 func (x *RefreshSkillsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_skills_v1_catalog_service_proto_msgTypes[12]
+	mi := &file_skills_v1_catalog_service_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -977,7 +1109,7 @@ func (x *RefreshSkillsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RefreshSkillsResponse.ProtoReflect.Descriptor instead.
 func (*RefreshSkillsResponse) Descriptor() ([]byte, []int) {
-	return file_skills_v1_catalog_service_proto_rawDescGZIP(), []int{12}
+	return file_skills_v1_catalog_service_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *RefreshSkillsResponse) GetSuccess() bool {
@@ -1052,7 +1184,7 @@ type WatchCatalogRequest struct {
 
 func (x *WatchCatalogRequest) Reset() {
 	*x = WatchCatalogRequest{}
-	mi := &file_skills_v1_catalog_service_proto_msgTypes[13]
+	mi := &file_skills_v1_catalog_service_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1064,7 +1196,7 @@ func (x *WatchCatalogRequest) String() string {
 func (*WatchCatalogRequest) ProtoMessage() {}
 
 func (x *WatchCatalogRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_skills_v1_catalog_service_proto_msgTypes[13]
+	mi := &file_skills_v1_catalog_service_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1077,7 +1209,7 @@ func (x *WatchCatalogRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchCatalogRequest.ProtoReflect.Descriptor instead.
 func (*WatchCatalogRequest) Descriptor() ([]byte, []int) {
-	return file_skills_v1_catalog_service_proto_rawDescGZIP(), []int{13}
+	return file_skills_v1_catalog_service_proto_rawDescGZIP(), []int{14}
 }
 
 // WatchCatalogResponse is one catalog change.
@@ -1102,7 +1234,7 @@ type WatchCatalogResponse struct {
 
 func (x *WatchCatalogResponse) Reset() {
 	*x = WatchCatalogResponse{}
-	mi := &file_skills_v1_catalog_service_proto_msgTypes[14]
+	mi := &file_skills_v1_catalog_service_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1114,7 +1246,7 @@ func (x *WatchCatalogResponse) String() string {
 func (*WatchCatalogResponse) ProtoMessage() {}
 
 func (x *WatchCatalogResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_skills_v1_catalog_service_proto_msgTypes[14]
+	mi := &file_skills_v1_catalog_service_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1127,7 +1259,7 @@ func (x *WatchCatalogResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchCatalogResponse.ProtoReflect.Descriptor instead.
 func (*WatchCatalogResponse) Descriptor() ([]byte, []int) {
-	return file_skills_v1_catalog_service_proto_rawDescGZIP(), []int{14}
+	return file_skills_v1_catalog_service_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *WatchCatalogResponse) GetGeneration() int64 {
@@ -1199,7 +1331,7 @@ const file_skills_v1_catalog_service_proto_rawDesc = "" +
 	"\n" +
 	"skill_path\x18\x01 \x01(\tR\tskillPath\x12\x1d\n" +
 	"\n" +
-	"skip_cache\x18\x02 \x01(\bR\tskipCache\"\xcb\x04\n" +
+	"skip_cache\x18\x02 \x01(\bR\tskipCache\"\xa2\x05\n" +
 	"\x10GetSkillResponse\x12&\n" +
 	"\x05skill\x18\x01 \x01(\v2\x10.skills.v1.SkillR\x05skill\x129\n" +
 	"\vfrontmatter\x18\x02 \x01(\v2\x17.google.protobuf.StructR\vfrontmatter\x12\"\n" +
@@ -1214,18 +1346,22 @@ const file_skills_v1_catalog_service_proto_rawDesc = "" +
 	" \x03(\v2\x10.skills.v1.AssetR\x0finheritedAssets\x12>\n" +
 	"\x11inherited_scripts\x18\v \x03(\v2\x11.skills.v1.ScriptR\x10inheritedScripts\x12+\n" +
 	"\x11inheritance_chain\x18\f \x03(\tR\x10inheritanceChain\x127\n" +
-	"\vdiagnostics\x18\r \x03(\v2\x15.skills.v1.DiagnosticR\vdiagnostics\"\x89\x01\n" +
+	"\vdiagnostics\x18\r \x03(\v2\x15.skills.v1.DiagnosticR\vdiagnostics\x12.\n" +
+	"\bfindings\x18\x0e \x03(\v2\x12.skills.v1.FindingR\bfindings\x12%\n" +
+	"\x0econtent_digest\x18\x0f \x01(\tR\rcontentDigest\"\x89\x01\n" +
 	"\x16ListDiagnosticsRequest\x126\n" +
 	"\fmin_severity\x18\x01 \x01(\x0e2\x13.skills.v1.SeverityR\vminSeverity\x12\x16\n" +
 	"\x06source\x18\x02 \x01(\tR\x06source\x12\x1f\n" +
 	"\vfile_prefix\x18\x03 \x01(\tR\n" +
-	"filePrefix\"\x98\x01\n" +
+	"filePrefix\"\x87\x02\n" +
 	"\x17ListDiagnosticsResponse\x127\n" +
 	"\vdiagnostics\x18\x01 \x03(\v2\x15.skills.v1.DiagnosticR\vdiagnostics\x12\x1f\n" +
 	"\verror_count\x18\x02 \x01(\x05R\n" +
 	"errorCount\x12#\n" +
-	"\rwarning_count\x18\x03 \x01(\x05R\fwarningCount\"\x19\n" +
-	"\x17GetCatalogStatusRequest\"\xf7\x03\n" +
+	"\rwarning_count\x18\x03 \x01(\x05R\fwarningCount\x12.\n" +
+	"\bfindings\x18\x04 \x03(\v2\x12.skills.v1.FindingR\bfindings\x12=\n" +
+	"\vquarantined\x18\x05 \x03(\v2\x1b.skills.v1.QuarantinedSkillR\vquarantined\"\x19\n" +
+	"\x17GetCatalogStatusRequest\"\xae\x04\n" +
 	"\x18GetCatalogStatusResponse\x12\x1e\n" +
 	"\n" +
 	"generation\x18\x01 \x01(\x03R\n" +
@@ -1242,7 +1378,20 @@ const file_skills_v1_catalog_service_proto_rawDesc = "" +
 	"\x11matching_strategy\x18\t \x01(\tR\x10matchingStrategy\x125\n" +
 	"\bsemantic\x18\n" +
 	" \x01(\v2\x19.skills.v1.SemanticStatusR\bsemantic\x12E\n" +
-	"\x10script_isolation\x18\v \x01(\v2\x1a.skills.v1.ScriptIsolationR\x0fscriptIsolation\"\xd1\x01\n" +
+	"\x10script_isolation\x18\v \x01(\v2\x1a.skills.v1.ScriptIsolationR\x0fscriptIsolation\x125\n" +
+	"\bsecurity\x18\f \x01(\v2\x19.skills.v1.SecurityStatusR\bsecurity\"\xad\x02\n" +
+	"\x0eSecurityStatus\x12\x18\n" +
+	"\aenabled\x18\x01 \x01(\bR\aenabled\x12\x1e\n" +
+	"\n" +
+	"quarantine\x18\x02 \x01(\tR\n" +
+	"quarantine\x12+\n" +
+	"\x11quarantined_count\x18\x03 \x01(\x05R\x10quarantinedCount\x12S\n" +
+	"\x0efinding_counts\x18\x04 \x03(\v2,.skills.v1.SecurityStatus.FindingCountsEntryR\rfindingCounts\x12\x1d\n" +
+	"\n" +
+	"rule_count\x18\x05 \x01(\x05R\truleCount\x1a@\n" +
+	"\x12FindingCountsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\x05R\x05value:\x028\x01\"\xd1\x01\n" +
 	"\x0eSemanticStatus\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12%\n" +
 	"\x0eembedded_count\x18\x02 \x01(\x05R\rembeddedCount\x12#\n" +
@@ -1299,7 +1448,7 @@ func file_skills_v1_catalog_service_proto_rawDescGZIP() []byte {
 	return file_skills_v1_catalog_service_proto_rawDescData
 }
 
-var file_skills_v1_catalog_service_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_skills_v1_catalog_service_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
 var file_skills_v1_catalog_service_proto_goTypes = []any{
 	(*ListSkillsRequest)(nil),        // 0: skills.v1.ListSkillsRequest
 	(*ListSkillsResponse)(nil),       // 1: skills.v1.ListSkillsResponse
@@ -1311,63 +1460,72 @@ var file_skills_v1_catalog_service_proto_goTypes = []any{
 	(*ListDiagnosticsResponse)(nil),  // 7: skills.v1.ListDiagnosticsResponse
 	(*GetCatalogStatusRequest)(nil),  // 8: skills.v1.GetCatalogStatusRequest
 	(*GetCatalogStatusResponse)(nil), // 9: skills.v1.GetCatalogStatusResponse
-	(*SemanticStatus)(nil),           // 10: skills.v1.SemanticStatus
-	(*RefreshSkillsRequest)(nil),     // 11: skills.v1.RefreshSkillsRequest
-	(*RefreshSkillsResponse)(nil),    // 12: skills.v1.RefreshSkillsResponse
-	(*WatchCatalogRequest)(nil),      // 13: skills.v1.WatchCatalogRequest
-	(*WatchCatalogResponse)(nil),     // 14: skills.v1.WatchCatalogResponse
-	(*Skill)(nil),                    // 15: skills.v1.Skill
-	(*SkillNode)(nil),                // 16: skills.v1.SkillNode
-	(*structpb.Struct)(nil),          // 17: google.protobuf.Struct
-	(*SkillFile)(nil),                // 18: skills.v1.SkillFile
-	(*Asset)(nil),                    // 19: skills.v1.Asset
-	(*Script)(nil),                   // 20: skills.v1.Script
-	(*Diagnostic)(nil),               // 21: skills.v1.Diagnostic
-	(Severity)(0),                    // 22: skills.v1.Severity
-	(*timestamppb.Timestamp)(nil),    // 23: google.protobuf.Timestamp
-	(*SourceStatus)(nil),             // 24: skills.v1.SourceStatus
-	(*ScriptIsolation)(nil),          // 25: skills.v1.ScriptIsolation
+	(*SecurityStatus)(nil),           // 10: skills.v1.SecurityStatus
+	(*SemanticStatus)(nil),           // 11: skills.v1.SemanticStatus
+	(*RefreshSkillsRequest)(nil),     // 12: skills.v1.RefreshSkillsRequest
+	(*RefreshSkillsResponse)(nil),    // 13: skills.v1.RefreshSkillsResponse
+	(*WatchCatalogRequest)(nil),      // 14: skills.v1.WatchCatalogRequest
+	(*WatchCatalogResponse)(nil),     // 15: skills.v1.WatchCatalogResponse
+	nil,                              // 16: skills.v1.SecurityStatus.FindingCountsEntry
+	(*Skill)(nil),                    // 17: skills.v1.Skill
+	(*SkillNode)(nil),                // 18: skills.v1.SkillNode
+	(*structpb.Struct)(nil),          // 19: google.protobuf.Struct
+	(*SkillFile)(nil),                // 20: skills.v1.SkillFile
+	(*Asset)(nil),                    // 21: skills.v1.Asset
+	(*Script)(nil),                   // 22: skills.v1.Script
+	(*Diagnostic)(nil),               // 23: skills.v1.Diagnostic
+	(*Finding)(nil),                  // 24: skills.v1.Finding
+	(Severity)(0),                    // 25: skills.v1.Severity
+	(*QuarantinedSkill)(nil),         // 26: skills.v1.QuarantinedSkill
+	(*timestamppb.Timestamp)(nil),    // 27: google.protobuf.Timestamp
+	(*SourceStatus)(nil),             // 28: skills.v1.SourceStatus
+	(*ScriptIsolation)(nil),          // 29: skills.v1.ScriptIsolation
 }
 var file_skills_v1_catalog_service_proto_depIdxs = []int32{
-	15, // 0: skills.v1.ListSkillsResponse.skills:type_name -> skills.v1.Skill
-	16, // 1: skills.v1.GetSkillTreeResponse.skills:type_name -> skills.v1.SkillNode
-	15, // 2: skills.v1.GetSkillResponse.skill:type_name -> skills.v1.Skill
-	17, // 3: skills.v1.GetSkillResponse.frontmatter:type_name -> google.protobuf.Struct
-	18, // 4: skills.v1.GetSkillResponse.files:type_name -> skills.v1.SkillFile
-	19, // 5: skills.v1.GetSkillResponse.assets:type_name -> skills.v1.Asset
-	20, // 6: skills.v1.GetSkillResponse.scripts:type_name -> skills.v1.Script
-	19, // 7: skills.v1.GetSkillResponse.inherited_assets:type_name -> skills.v1.Asset
-	20, // 8: skills.v1.GetSkillResponse.inherited_scripts:type_name -> skills.v1.Script
-	21, // 9: skills.v1.GetSkillResponse.diagnostics:type_name -> skills.v1.Diagnostic
-	22, // 10: skills.v1.ListDiagnosticsRequest.min_severity:type_name -> skills.v1.Severity
-	21, // 11: skills.v1.ListDiagnosticsResponse.diagnostics:type_name -> skills.v1.Diagnostic
-	23, // 12: skills.v1.GetCatalogStatusResponse.built_at:type_name -> google.protobuf.Timestamp
-	24, // 13: skills.v1.GetCatalogStatusResponse.sources:type_name -> skills.v1.SourceStatus
-	10, // 14: skills.v1.GetCatalogStatusResponse.semantic:type_name -> skills.v1.SemanticStatus
-	25, // 15: skills.v1.GetCatalogStatusResponse.script_isolation:type_name -> skills.v1.ScriptIsolation
-	23, // 16: skills.v1.SemanticStatus.last_error_at:type_name -> google.protobuf.Timestamp
-	23, // 17: skills.v1.RefreshSkillsResponse.last_sync:type_name -> google.protobuf.Timestamp
-	24, // 18: skills.v1.RefreshSkillsResponse.sources:type_name -> skills.v1.SourceStatus
-	23, // 19: skills.v1.WatchCatalogResponse.changed_at:type_name -> google.protobuf.Timestamp
-	0,  // 20: skills.v1.CatalogService.ListSkills:input_type -> skills.v1.ListSkillsRequest
-	2,  // 21: skills.v1.CatalogService.GetSkillTree:input_type -> skills.v1.GetSkillTreeRequest
-	4,  // 22: skills.v1.CatalogService.GetSkill:input_type -> skills.v1.GetSkillRequest
-	6,  // 23: skills.v1.CatalogService.ListDiagnostics:input_type -> skills.v1.ListDiagnosticsRequest
-	8,  // 24: skills.v1.CatalogService.GetCatalogStatus:input_type -> skills.v1.GetCatalogStatusRequest
-	11, // 25: skills.v1.CatalogService.RefreshSkills:input_type -> skills.v1.RefreshSkillsRequest
-	13, // 26: skills.v1.CatalogService.WatchCatalog:input_type -> skills.v1.WatchCatalogRequest
-	1,  // 27: skills.v1.CatalogService.ListSkills:output_type -> skills.v1.ListSkillsResponse
-	3,  // 28: skills.v1.CatalogService.GetSkillTree:output_type -> skills.v1.GetSkillTreeResponse
-	5,  // 29: skills.v1.CatalogService.GetSkill:output_type -> skills.v1.GetSkillResponse
-	7,  // 30: skills.v1.CatalogService.ListDiagnostics:output_type -> skills.v1.ListDiagnosticsResponse
-	9,  // 31: skills.v1.CatalogService.GetCatalogStatus:output_type -> skills.v1.GetCatalogStatusResponse
-	12, // 32: skills.v1.CatalogService.RefreshSkills:output_type -> skills.v1.RefreshSkillsResponse
-	14, // 33: skills.v1.CatalogService.WatchCatalog:output_type -> skills.v1.WatchCatalogResponse
-	27, // [27:34] is the sub-list for method output_type
-	20, // [20:27] is the sub-list for method input_type
-	20, // [20:20] is the sub-list for extension type_name
-	20, // [20:20] is the sub-list for extension extendee
-	0,  // [0:20] is the sub-list for field type_name
+	17, // 0: skills.v1.ListSkillsResponse.skills:type_name -> skills.v1.Skill
+	18, // 1: skills.v1.GetSkillTreeResponse.skills:type_name -> skills.v1.SkillNode
+	17, // 2: skills.v1.GetSkillResponse.skill:type_name -> skills.v1.Skill
+	19, // 3: skills.v1.GetSkillResponse.frontmatter:type_name -> google.protobuf.Struct
+	20, // 4: skills.v1.GetSkillResponse.files:type_name -> skills.v1.SkillFile
+	21, // 5: skills.v1.GetSkillResponse.assets:type_name -> skills.v1.Asset
+	22, // 6: skills.v1.GetSkillResponse.scripts:type_name -> skills.v1.Script
+	21, // 7: skills.v1.GetSkillResponse.inherited_assets:type_name -> skills.v1.Asset
+	22, // 8: skills.v1.GetSkillResponse.inherited_scripts:type_name -> skills.v1.Script
+	23, // 9: skills.v1.GetSkillResponse.diagnostics:type_name -> skills.v1.Diagnostic
+	24, // 10: skills.v1.GetSkillResponse.findings:type_name -> skills.v1.Finding
+	25, // 11: skills.v1.ListDiagnosticsRequest.min_severity:type_name -> skills.v1.Severity
+	23, // 12: skills.v1.ListDiagnosticsResponse.diagnostics:type_name -> skills.v1.Diagnostic
+	24, // 13: skills.v1.ListDiagnosticsResponse.findings:type_name -> skills.v1.Finding
+	26, // 14: skills.v1.ListDiagnosticsResponse.quarantined:type_name -> skills.v1.QuarantinedSkill
+	27, // 15: skills.v1.GetCatalogStatusResponse.built_at:type_name -> google.protobuf.Timestamp
+	28, // 16: skills.v1.GetCatalogStatusResponse.sources:type_name -> skills.v1.SourceStatus
+	11, // 17: skills.v1.GetCatalogStatusResponse.semantic:type_name -> skills.v1.SemanticStatus
+	29, // 18: skills.v1.GetCatalogStatusResponse.script_isolation:type_name -> skills.v1.ScriptIsolation
+	10, // 19: skills.v1.GetCatalogStatusResponse.security:type_name -> skills.v1.SecurityStatus
+	16, // 20: skills.v1.SecurityStatus.finding_counts:type_name -> skills.v1.SecurityStatus.FindingCountsEntry
+	27, // 21: skills.v1.SemanticStatus.last_error_at:type_name -> google.protobuf.Timestamp
+	27, // 22: skills.v1.RefreshSkillsResponse.last_sync:type_name -> google.protobuf.Timestamp
+	28, // 23: skills.v1.RefreshSkillsResponse.sources:type_name -> skills.v1.SourceStatus
+	27, // 24: skills.v1.WatchCatalogResponse.changed_at:type_name -> google.protobuf.Timestamp
+	0,  // 25: skills.v1.CatalogService.ListSkills:input_type -> skills.v1.ListSkillsRequest
+	2,  // 26: skills.v1.CatalogService.GetSkillTree:input_type -> skills.v1.GetSkillTreeRequest
+	4,  // 27: skills.v1.CatalogService.GetSkill:input_type -> skills.v1.GetSkillRequest
+	6,  // 28: skills.v1.CatalogService.ListDiagnostics:input_type -> skills.v1.ListDiagnosticsRequest
+	8,  // 29: skills.v1.CatalogService.GetCatalogStatus:input_type -> skills.v1.GetCatalogStatusRequest
+	12, // 30: skills.v1.CatalogService.RefreshSkills:input_type -> skills.v1.RefreshSkillsRequest
+	14, // 31: skills.v1.CatalogService.WatchCatalog:input_type -> skills.v1.WatchCatalogRequest
+	1,  // 32: skills.v1.CatalogService.ListSkills:output_type -> skills.v1.ListSkillsResponse
+	3,  // 33: skills.v1.CatalogService.GetSkillTree:output_type -> skills.v1.GetSkillTreeResponse
+	5,  // 34: skills.v1.CatalogService.GetSkill:output_type -> skills.v1.GetSkillResponse
+	7,  // 35: skills.v1.CatalogService.ListDiagnostics:output_type -> skills.v1.ListDiagnosticsResponse
+	9,  // 36: skills.v1.CatalogService.GetCatalogStatus:output_type -> skills.v1.GetCatalogStatusResponse
+	13, // 37: skills.v1.CatalogService.RefreshSkills:output_type -> skills.v1.RefreshSkillsResponse
+	15, // 38: skills.v1.CatalogService.WatchCatalog:output_type -> skills.v1.WatchCatalogResponse
+	32, // [32:39] is the sub-list for method output_type
+	25, // [25:32] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_skills_v1_catalog_service_proto_init() }
@@ -1382,7 +1540,7 @@ func file_skills_v1_catalog_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_skills_v1_catalog_service_proto_rawDesc), len(file_skills_v1_catalog_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   15,
+			NumMessages:   17,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

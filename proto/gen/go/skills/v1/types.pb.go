@@ -190,6 +190,10 @@ const (
 	// The first catalog is still loading (a git source is being cloned for the
 	// first time): the call is answered UNAVAILABLE; try again in a moment.
 	ErrorReason_ERROR_REASON_CATALOG_LOADING ErrorReason = 22
+	// The skill exists but its security scan quarantined it (security.quarantine):
+	// it is not served until it is fixed or a reviewer accepts it (security.allow).
+	// The message and metadata "rules" say which findings.
+	ErrorReason_ERROR_REASON_SKILL_QUARANTINED ErrorReason = 23
 )
 
 // Enum value maps for ErrorReason.
@@ -218,6 +222,7 @@ var (
 		20: "ERROR_REASON_DOC_NOT_FOUND",
 		21: "ERROR_REASON_ISOLATION_UNAVAILABLE",
 		22: "ERROR_REASON_CATALOG_LOADING",
+		23: "ERROR_REASON_SKILL_QUARANTINED",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":           0,
@@ -243,6 +248,7 @@ var (
 		"ERROR_REASON_DOC_NOT_FOUND":         20,
 		"ERROR_REASON_ISOLATION_UNAVAILABLE": 21,
 		"ERROR_REASON_CATALOG_LOADING":       22,
+		"ERROR_REASON_SKILL_QUARANTINED":     23,
 	}
 )
 
@@ -271,6 +277,271 @@ func (x ErrorReason) Number() protoreflect.EnumNumber {
 // Deprecated: Use ErrorReason.Descriptor instead.
 func (ErrorReason) EnumDescriptor() ([]byte, []int) {
 	return file_skills_v1_types_proto_rawDescGZIP(), []int{2}
+}
+
+// FindingSeverity ranks a security finding.
+type FindingSeverity int32
+
+const (
+	// No severity: in a request, every severity.
+	FindingSeverity_FINDING_SEVERITY_UNSPECIFIED FindingSeverity = 0
+	// Worth knowing; nothing is wrong by itself.
+	FindingSeverity_FINDING_SEVERITY_INFO FindingSeverity = 1
+	// A weak signal or a bad habit.
+	FindingSeverity_FINDING_SEVERITY_LOW FindingSeverity = 2
+	// Deserves a reviewer's look before the skill is trusted widely.
+	FindingSeverity_FINDING_SEVERITY_MEDIUM FindingSeverity = 3
+	// Dangerous behaviour a reviewer must accept explicitly.
+	FindingSeverity_FINDING_SEVERITY_HIGH FindingSeverity = 4
+	// What a malicious skill does; quarantined by default.
+	FindingSeverity_FINDING_SEVERITY_CRITICAL FindingSeverity = 5
+)
+
+// Enum value maps for FindingSeverity.
+var (
+	FindingSeverity_name = map[int32]string{
+		0: "FINDING_SEVERITY_UNSPECIFIED",
+		1: "FINDING_SEVERITY_INFO",
+		2: "FINDING_SEVERITY_LOW",
+		3: "FINDING_SEVERITY_MEDIUM",
+		4: "FINDING_SEVERITY_HIGH",
+		5: "FINDING_SEVERITY_CRITICAL",
+	}
+	FindingSeverity_value = map[string]int32{
+		"FINDING_SEVERITY_UNSPECIFIED": 0,
+		"FINDING_SEVERITY_INFO":        1,
+		"FINDING_SEVERITY_LOW":         2,
+		"FINDING_SEVERITY_MEDIUM":      3,
+		"FINDING_SEVERITY_HIGH":        4,
+		"FINDING_SEVERITY_CRITICAL":    5,
+	}
+)
+
+func (x FindingSeverity) Enum() *FindingSeverity {
+	p := new(FindingSeverity)
+	*p = x
+	return p
+}
+
+func (x FindingSeverity) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (FindingSeverity) Descriptor() protoreflect.EnumDescriptor {
+	return file_skills_v1_types_proto_enumTypes[3].Descriptor()
+}
+
+func (FindingSeverity) Type() protoreflect.EnumType {
+	return &file_skills_v1_types_proto_enumTypes[3]
+}
+
+func (x FindingSeverity) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use FindingSeverity.Descriptor instead.
+func (FindingSeverity) EnumDescriptor() ([]byte, []int) {
+	return file_skills_v1_types_proto_rawDescGZIP(), []int{3}
+}
+
+// Finding is one result of the security scan of a skill.
+type Finding struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The name of the skill's source.
+	Source string `protobuf:"bytes,1,opt,name=source,proto3" json:"source,omitempty"`
+	// The catalog path of the skill the finding is about.
+	SkillPath string `protobuf:"bytes,2,opt,name=skill_path,json=skillPath,proto3" json:"skill_path,omitempty"`
+	// The file, relative to the source root, with '/' separators.
+	File string `protobuf:"bytes,3,opt,name=file,proto3" json:"file,omitempty"`
+	// The 1-based line; 0 when the finding is about the whole file or skill.
+	Line int32 `protobuf:"varint,4,opt,name=line,proto3" json:"line,omitempty"`
+	// The id of the rule that found it, such as "script.pipe-to-shell".
+	Rule string `protobuf:"bytes,5,opt,name=rule,proto3" json:"rule,omitempty"`
+	// How serious it is.
+	Severity FindingSeverity `protobuf:"varint,6,opt,name=severity,proto3,enum=skills.v1.FindingSeverity" json:"severity,omitempty"`
+	// What was found and what to do about it.
+	Message string `protobuf:"bytes,7,opt,name=message,proto3" json:"message,omitempty"`
+	// Whether a reviewer accepted it (security.allow).
+	Accepted bool `protobuf:"varint,8,opt,name=accepted,proto3" json:"accepted,omitempty"`
+	// The reviewer's reason, when accepted.
+	AcceptedReason string `protobuf:"bytes,9,opt,name=accepted_reason,json=acceptedReason,proto3" json:"accepted_reason,omitempty"`
+	// Whether this finding keeps the skill from being served.
+	Blocking      bool `protobuf:"varint,10,opt,name=blocking,proto3" json:"blocking,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Finding) Reset() {
+	*x = Finding{}
+	mi := &file_skills_v1_types_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Finding) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Finding) ProtoMessage() {}
+
+func (x *Finding) ProtoReflect() protoreflect.Message {
+	mi := &file_skills_v1_types_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Finding.ProtoReflect.Descriptor instead.
+func (*Finding) Descriptor() ([]byte, []int) {
+	return file_skills_v1_types_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *Finding) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
+}
+
+func (x *Finding) GetSkillPath() string {
+	if x != nil {
+		return x.SkillPath
+	}
+	return ""
+}
+
+func (x *Finding) GetFile() string {
+	if x != nil {
+		return x.File
+	}
+	return ""
+}
+
+func (x *Finding) GetLine() int32 {
+	if x != nil {
+		return x.Line
+	}
+	return 0
+}
+
+func (x *Finding) GetRule() string {
+	if x != nil {
+		return x.Rule
+	}
+	return ""
+}
+
+func (x *Finding) GetSeverity() FindingSeverity {
+	if x != nil {
+		return x.Severity
+	}
+	return FindingSeverity_FINDING_SEVERITY_UNSPECIFIED
+}
+
+func (x *Finding) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *Finding) GetAccepted() bool {
+	if x != nil {
+		return x.Accepted
+	}
+	return false
+}
+
+func (x *Finding) GetAcceptedReason() string {
+	if x != nil {
+		return x.AcceptedReason
+	}
+	return ""
+}
+
+func (x *Finding) GetBlocking() bool {
+	if x != nil {
+		return x.Blocking
+	}
+	return false
+}
+
+// QuarantinedSkill is a skill the security policy keeps from being served.
+type QuarantinedSkill struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The skill's catalog path.
+	SkillPath string `protobuf:"bytes,1,opt,name=skill_path,json=skillPath,proto3" json:"skill_path,omitempty"`
+	// The name of the skill's source.
+	Source string `protobuf:"bytes,2,opt,name=source,proto3" json:"source,omitempty"`
+	// Why it is quarantined, and what to do.
+	Reason string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	// The skill's content digest, for a reviewer's security.allow entry.
+	ContentDigest string `protobuf:"bytes,4,opt,name=content_digest,json=contentDigest,proto3" json:"content_digest,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *QuarantinedSkill) Reset() {
+	*x = QuarantinedSkill{}
+	mi := &file_skills_v1_types_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *QuarantinedSkill) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*QuarantinedSkill) ProtoMessage() {}
+
+func (x *QuarantinedSkill) ProtoReflect() protoreflect.Message {
+	mi := &file_skills_v1_types_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use QuarantinedSkill.ProtoReflect.Descriptor instead.
+func (*QuarantinedSkill) Descriptor() ([]byte, []int) {
+	return file_skills_v1_types_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *QuarantinedSkill) GetSkillPath() string {
+	if x != nil {
+		return x.SkillPath
+	}
+	return ""
+}
+
+func (x *QuarantinedSkill) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
+}
+
+func (x *QuarantinedSkill) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *QuarantinedSkill) GetContentDigest() string {
+	if x != nil {
+		return x.ContentDigest
+	}
+	return ""
 }
 
 // Skill is one skill of the catalog, as listed.
@@ -324,7 +595,7 @@ type Skill struct {
 
 func (x *Skill) Reset() {
 	*x = Skill{}
-	mi := &file_skills_v1_types_proto_msgTypes[0]
+	mi := &file_skills_v1_types_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -336,7 +607,7 @@ func (x *Skill) String() string {
 func (*Skill) ProtoMessage() {}
 
 func (x *Skill) ProtoReflect() protoreflect.Message {
-	mi := &file_skills_v1_types_proto_msgTypes[0]
+	mi := &file_skills_v1_types_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -349,7 +620,7 @@ func (x *Skill) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Skill.ProtoReflect.Descriptor instead.
 func (*Skill) Descriptor() ([]byte, []int) {
-	return file_skills_v1_types_proto_rawDescGZIP(), []int{0}
+	return file_skills_v1_types_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *Skill) GetSkillPath() string {
@@ -497,7 +768,7 @@ type SkillFile struct {
 
 func (x *SkillFile) Reset() {
 	*x = SkillFile{}
-	mi := &file_skills_v1_types_proto_msgTypes[1]
+	mi := &file_skills_v1_types_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -509,7 +780,7 @@ func (x *SkillFile) String() string {
 func (*SkillFile) ProtoMessage() {}
 
 func (x *SkillFile) ProtoReflect() protoreflect.Message {
-	mi := &file_skills_v1_types_proto_msgTypes[1]
+	mi := &file_skills_v1_types_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -522,7 +793,7 @@ func (x *SkillFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SkillFile.ProtoReflect.Descriptor instead.
 func (*SkillFile) Descriptor() ([]byte, []int) {
-	return file_skills_v1_types_proto_rawDescGZIP(), []int{1}
+	return file_skills_v1_types_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *SkillFile) GetPath() string {
@@ -578,7 +849,7 @@ type Asset struct {
 
 func (x *Asset) Reset() {
 	*x = Asset{}
-	mi := &file_skills_v1_types_proto_msgTypes[2]
+	mi := &file_skills_v1_types_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -590,7 +861,7 @@ func (x *Asset) String() string {
 func (*Asset) ProtoMessage() {}
 
 func (x *Asset) ProtoReflect() protoreflect.Message {
-	mi := &file_skills_v1_types_proto_msgTypes[2]
+	mi := &file_skills_v1_types_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -603,7 +874,7 @@ func (x *Asset) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Asset.ProtoReflect.Descriptor instead.
 func (*Asset) Descriptor() ([]byte, []int) {
-	return file_skills_v1_types_proto_rawDescGZIP(), []int{2}
+	return file_skills_v1_types_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Asset) GetFile() string {
@@ -652,7 +923,7 @@ type ScriptArg struct {
 
 func (x *ScriptArg) Reset() {
 	*x = ScriptArg{}
-	mi := &file_skills_v1_types_proto_msgTypes[3]
+	mi := &file_skills_v1_types_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -664,7 +935,7 @@ func (x *ScriptArg) String() string {
 func (*ScriptArg) ProtoMessage() {}
 
 func (x *ScriptArg) ProtoReflect() protoreflect.Message {
-	mi := &file_skills_v1_types_proto_msgTypes[3]
+	mi := &file_skills_v1_types_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -677,7 +948,7 @@ func (x *ScriptArg) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScriptArg.ProtoReflect.Descriptor instead.
 func (*ScriptArg) Descriptor() ([]byte, []int) {
-	return file_skills_v1_types_proto_rawDescGZIP(), []int{3}
+	return file_skills_v1_types_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ScriptArg) GetName() string {
@@ -732,7 +1003,7 @@ type Script struct {
 
 func (x *Script) Reset() {
 	*x = Script{}
-	mi := &file_skills_v1_types_proto_msgTypes[4]
+	mi := &file_skills_v1_types_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -744,7 +1015,7 @@ func (x *Script) String() string {
 func (*Script) ProtoMessage() {}
 
 func (x *Script) ProtoReflect() protoreflect.Message {
-	mi := &file_skills_v1_types_proto_msgTypes[4]
+	mi := &file_skills_v1_types_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -757,7 +1028,7 @@ func (x *Script) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Script.ProtoReflect.Descriptor instead.
 func (*Script) Descriptor() ([]byte, []int) {
-	return file_skills_v1_types_proto_rawDescGZIP(), []int{4}
+	return file_skills_v1_types_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Script) GetFile() string {
@@ -830,7 +1101,7 @@ type ScriptIsolation struct {
 
 func (x *ScriptIsolation) Reset() {
 	*x = ScriptIsolation{}
-	mi := &file_skills_v1_types_proto_msgTypes[5]
+	mi := &file_skills_v1_types_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -842,7 +1113,7 @@ func (x *ScriptIsolation) String() string {
 func (*ScriptIsolation) ProtoMessage() {}
 
 func (x *ScriptIsolation) ProtoReflect() protoreflect.Message {
-	mi := &file_skills_v1_types_proto_msgTypes[5]
+	mi := &file_skills_v1_types_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -855,7 +1126,7 @@ func (x *ScriptIsolation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScriptIsolation.ProtoReflect.Descriptor instead.
 func (*ScriptIsolation) Descriptor() ([]byte, []int) {
-	return file_skills_v1_types_proto_rawDescGZIP(), []int{5}
+	return file_skills_v1_types_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ScriptIsolation) GetInForce() []string {
@@ -917,7 +1188,7 @@ type SkillNode struct {
 
 func (x *SkillNode) Reset() {
 	*x = SkillNode{}
-	mi := &file_skills_v1_types_proto_msgTypes[6]
+	mi := &file_skills_v1_types_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -929,7 +1200,7 @@ func (x *SkillNode) String() string {
 func (*SkillNode) ProtoMessage() {}
 
 func (x *SkillNode) ProtoReflect() protoreflect.Message {
-	mi := &file_skills_v1_types_proto_msgTypes[6]
+	mi := &file_skills_v1_types_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -942,7 +1213,7 @@ func (x *SkillNode) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SkillNode.ProtoReflect.Descriptor instead.
 func (*SkillNode) Descriptor() ([]byte, []int) {
-	return file_skills_v1_types_proto_rawDescGZIP(), []int{6}
+	return file_skills_v1_types_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *SkillNode) GetName() string {
@@ -1015,7 +1286,7 @@ type Diagnostic struct {
 
 func (x *Diagnostic) Reset() {
 	*x = Diagnostic{}
-	mi := &file_skills_v1_types_proto_msgTypes[7]
+	mi := &file_skills_v1_types_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1027,7 +1298,7 @@ func (x *Diagnostic) String() string {
 func (*Diagnostic) ProtoMessage() {}
 
 func (x *Diagnostic) ProtoReflect() protoreflect.Message {
-	mi := &file_skills_v1_types_proto_msgTypes[7]
+	mi := &file_skills_v1_types_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1040,7 +1311,7 @@ func (x *Diagnostic) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Diagnostic.ProtoReflect.Descriptor instead.
 func (*Diagnostic) Descriptor() ([]byte, []int) {
-	return file_skills_v1_types_proto_rawDescGZIP(), []int{7}
+	return file_skills_v1_types_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Diagnostic) GetSource() string {
@@ -1116,7 +1387,7 @@ type SourceStatus struct {
 
 func (x *SourceStatus) Reset() {
 	*x = SourceStatus{}
-	mi := &file_skills_v1_types_proto_msgTypes[8]
+	mi := &file_skills_v1_types_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1128,7 +1399,7 @@ func (x *SourceStatus) String() string {
 func (*SourceStatus) ProtoMessage() {}
 
 func (x *SourceStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_skills_v1_types_proto_msgTypes[8]
+	mi := &file_skills_v1_types_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1141,7 +1412,7 @@ func (x *SourceStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceStatus.ProtoReflect.Descriptor instead.
 func (*SourceStatus) Descriptor() ([]byte, []int) {
-	return file_skills_v1_types_proto_rawDescGZIP(), []int{8}
+	return file_skills_v1_types_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *SourceStatus) GetName() string {
@@ -1242,7 +1513,7 @@ type WatchStatus struct {
 
 func (x *WatchStatus) Reset() {
 	*x = WatchStatus{}
-	mi := &file_skills_v1_types_proto_msgTypes[9]
+	mi := &file_skills_v1_types_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1254,7 +1525,7 @@ func (x *WatchStatus) String() string {
 func (*WatchStatus) ProtoMessage() {}
 
 func (x *WatchStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_skills_v1_types_proto_msgTypes[9]
+	mi := &file_skills_v1_types_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1267,7 +1538,7 @@ func (x *WatchStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchStatus.ProtoReflect.Descriptor instead.
 func (*WatchStatus) Descriptor() ([]byte, []int) {
-	return file_skills_v1_types_proto_rawDescGZIP(), []int{9}
+	return file_skills_v1_types_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *WatchStatus) GetMode() string {
@@ -1326,7 +1597,7 @@ type UsageEvent struct {
 
 func (x *UsageEvent) Reset() {
 	*x = UsageEvent{}
-	mi := &file_skills_v1_types_proto_msgTypes[10]
+	mi := &file_skills_v1_types_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1338,7 +1609,7 @@ func (x *UsageEvent) String() string {
 func (*UsageEvent) ProtoMessage() {}
 
 func (x *UsageEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_skills_v1_types_proto_msgTypes[10]
+	mi := &file_skills_v1_types_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1351,7 +1622,7 @@ func (x *UsageEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UsageEvent.ProtoReflect.Descriptor instead.
 func (*UsageEvent) Descriptor() ([]byte, []int) {
-	return file_skills_v1_types_proto_rawDescGZIP(), []int{10}
+	return file_skills_v1_types_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *UsageEvent) GetId() string {
@@ -1393,7 +1664,26 @@ var File_skills_v1_types_proto protoreflect.FileDescriptor
 
 const file_skills_v1_types_proto_rawDesc = "" +
 	"\n" +
-	"\x15skills/v1/types.proto\x12\tskills.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc7\x04\n" +
+	"\x15skills/v1/types.proto\x12\tskills.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xaf\x02\n" +
+	"\aFinding\x12\x16\n" +
+	"\x06source\x18\x01 \x01(\tR\x06source\x12\x1d\n" +
+	"\n" +
+	"skill_path\x18\x02 \x01(\tR\tskillPath\x12\x12\n" +
+	"\x04file\x18\x03 \x01(\tR\x04file\x12\x12\n" +
+	"\x04line\x18\x04 \x01(\x05R\x04line\x12\x12\n" +
+	"\x04rule\x18\x05 \x01(\tR\x04rule\x126\n" +
+	"\bseverity\x18\x06 \x01(\x0e2\x1a.skills.v1.FindingSeverityR\bseverity\x12\x18\n" +
+	"\amessage\x18\a \x01(\tR\amessage\x12\x1a\n" +
+	"\baccepted\x18\b \x01(\bR\baccepted\x12'\n" +
+	"\x0faccepted_reason\x18\t \x01(\tR\x0eacceptedReason\x12\x1a\n" +
+	"\bblocking\x18\n" +
+	" \x01(\bR\bblocking\"\x88\x01\n" +
+	"\x10QuarantinedSkill\x12\x1d\n" +
+	"\n" +
+	"skill_path\x18\x01 \x01(\tR\tskillPath\x12\x16\n" +
+	"\x06source\x18\x02 \x01(\tR\x06source\x12\x16\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\x12%\n" +
+	"\x0econtent_digest\x18\x04 \x01(\tR\rcontentDigest\"\xc7\x04\n" +
 	"\x05Skill\x12\x1d\n" +
 	"\n" +
 	"skill_path\x18\x01 \x01(\tR\tskillPath\x12\x12\n" +
@@ -1502,7 +1792,7 @@ const file_skills_v1_types_proto_rawDesc = "" +
 	"\x14SEVERITY_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rSEVERITY_INFO\x10\x01\x12\x14\n" +
 	"\x10SEVERITY_WARNING\x10\x02\x12\x12\n" +
-	"\x0eSEVERITY_ERROR\x10\x03*\x9c\x06\n" +
+	"\x0eSEVERITY_ERROR\x10\x03*\xc0\x06\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x1cERROR_REASON_SKILL_NOT_FOUND\x10\x01\x12\x1f\n" +
@@ -1527,7 +1817,15 @@ const file_skills_v1_types_proto_rawDesc = "" +
 	"\x1cERROR_REASON_AGENT_NOT_FOUND\x10\x13\x12\x1e\n" +
 	"\x1aERROR_REASON_DOC_NOT_FOUND\x10\x14\x12&\n" +
 	"\"ERROR_REASON_ISOLATION_UNAVAILABLE\x10\x15\x12 \n" +
-	"\x1cERROR_REASON_CATALOG_LOADING\x10\x16B\x9c\x01\n" +
+	"\x1cERROR_REASON_CATALOG_LOADING\x10\x16\x12\"\n" +
+	"\x1eERROR_REASON_SKILL_QUARANTINED\x10\x17*\xbf\x01\n" +
+	"\x0fFindingSeverity\x12 \n" +
+	"\x1cFINDING_SEVERITY_UNSPECIFIED\x10\x00\x12\x19\n" +
+	"\x15FINDING_SEVERITY_INFO\x10\x01\x12\x18\n" +
+	"\x14FINDING_SEVERITY_LOW\x10\x02\x12\x1b\n" +
+	"\x17FINDING_SEVERITY_MEDIUM\x10\x03\x12\x19\n" +
+	"\x15FINDING_SEVERITY_HIGH\x10\x04\x12\x1d\n" +
+	"\x19FINDING_SEVERITY_CRITICAL\x10\x05B\x9c\x01\n" +
 	"\rcom.skills.v1B\n" +
 	"TypesProtoP\x01Z:github.com/skillsd/skillsd/proto/gen/go/skills/v1;skillsv1\xa2\x02\x03SXX\xaa\x02\tSkills.V1\xca\x02\tSkills\\V1\xe2\x02\x15Skills\\V1\\GPBMetadata\xea\x02\n" +
 	"Skills::V1b\x06proto3"
@@ -1544,43 +1842,47 @@ func file_skills_v1_types_proto_rawDescGZIP() []byte {
 	return file_skills_v1_types_proto_rawDescData
 }
 
-var file_skills_v1_types_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_skills_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_skills_v1_types_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+var file_skills_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_skills_v1_types_proto_goTypes = []any{
 	(Layout)(0),                   // 0: skills.v1.Layout
 	(Severity)(0),                 // 1: skills.v1.Severity
 	(ErrorReason)(0),              // 2: skills.v1.ErrorReason
-	(*Skill)(nil),                 // 3: skills.v1.Skill
-	(*SkillFile)(nil),             // 4: skills.v1.SkillFile
-	(*Asset)(nil),                 // 5: skills.v1.Asset
-	(*ScriptArg)(nil),             // 6: skills.v1.ScriptArg
-	(*Script)(nil),                // 7: skills.v1.Script
-	(*ScriptIsolation)(nil),       // 8: skills.v1.ScriptIsolation
-	(*SkillNode)(nil),             // 9: skills.v1.SkillNode
-	(*Diagnostic)(nil),            // 10: skills.v1.Diagnostic
-	(*SourceStatus)(nil),          // 11: skills.v1.SourceStatus
-	(*WatchStatus)(nil),           // 12: skills.v1.WatchStatus
-	(*UsageEvent)(nil),            // 13: skills.v1.UsageEvent
-	(*timestamppb.Timestamp)(nil), // 14: google.protobuf.Timestamp
-	(*structpb.Struct)(nil),       // 15: google.protobuf.Struct
+	(FindingSeverity)(0),          // 3: skills.v1.FindingSeverity
+	(*Finding)(nil),               // 4: skills.v1.Finding
+	(*QuarantinedSkill)(nil),      // 5: skills.v1.QuarantinedSkill
+	(*Skill)(nil),                 // 6: skills.v1.Skill
+	(*SkillFile)(nil),             // 7: skills.v1.SkillFile
+	(*Asset)(nil),                 // 8: skills.v1.Asset
+	(*ScriptArg)(nil),             // 9: skills.v1.ScriptArg
+	(*Script)(nil),                // 10: skills.v1.Script
+	(*ScriptIsolation)(nil),       // 11: skills.v1.ScriptIsolation
+	(*SkillNode)(nil),             // 12: skills.v1.SkillNode
+	(*Diagnostic)(nil),            // 13: skills.v1.Diagnostic
+	(*SourceStatus)(nil),          // 14: skills.v1.SourceStatus
+	(*WatchStatus)(nil),           // 15: skills.v1.WatchStatus
+	(*UsageEvent)(nil),            // 16: skills.v1.UsageEvent
+	(*timestamppb.Timestamp)(nil), // 17: google.protobuf.Timestamp
+	(*structpb.Struct)(nil),       // 18: google.protobuf.Struct
 }
 var file_skills_v1_types_proto_depIdxs = []int32{
-	0,  // 0: skills.v1.Skill.layout:type_name -> skills.v1.Layout
-	14, // 1: skills.v1.Skill.loaded_at:type_name -> google.protobuf.Timestamp
-	6,  // 2: skills.v1.Script.args:type_name -> skills.v1.ScriptArg
-	9,  // 3: skills.v1.SkillNode.children:type_name -> skills.v1.SkillNode
-	1,  // 4: skills.v1.Diagnostic.severity:type_name -> skills.v1.Severity
-	14, // 5: skills.v1.SourceStatus.last_sync:type_name -> google.protobuf.Timestamp
-	12, // 6: skills.v1.SourceStatus.watch:type_name -> skills.v1.WatchStatus
-	10, // 7: skills.v1.WatchStatus.diagnostics:type_name -> skills.v1.Diagnostic
-	14, // 8: skills.v1.WatchStatus.next_retry:type_name -> google.protobuf.Timestamp
-	14, // 9: skills.v1.UsageEvent.timestamp:type_name -> google.protobuf.Timestamp
-	15, // 10: skills.v1.UsageEvent.data:type_name -> google.protobuf.Struct
-	11, // [11:11] is the sub-list for method output_type
-	11, // [11:11] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	3,  // 0: skills.v1.Finding.severity:type_name -> skills.v1.FindingSeverity
+	0,  // 1: skills.v1.Skill.layout:type_name -> skills.v1.Layout
+	17, // 2: skills.v1.Skill.loaded_at:type_name -> google.protobuf.Timestamp
+	9,  // 3: skills.v1.Script.args:type_name -> skills.v1.ScriptArg
+	12, // 4: skills.v1.SkillNode.children:type_name -> skills.v1.SkillNode
+	1,  // 5: skills.v1.Diagnostic.severity:type_name -> skills.v1.Severity
+	17, // 6: skills.v1.SourceStatus.last_sync:type_name -> google.protobuf.Timestamp
+	15, // 7: skills.v1.SourceStatus.watch:type_name -> skills.v1.WatchStatus
+	13, // 8: skills.v1.WatchStatus.diagnostics:type_name -> skills.v1.Diagnostic
+	17, // 9: skills.v1.WatchStatus.next_retry:type_name -> google.protobuf.Timestamp
+	17, // 10: skills.v1.UsageEvent.timestamp:type_name -> google.protobuf.Timestamp
+	18, // 11: skills.v1.UsageEvent.data:type_name -> google.protobuf.Struct
+	12, // [12:12] is the sub-list for method output_type
+	12, // [12:12] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_skills_v1_types_proto_init() }
@@ -1588,14 +1890,14 @@ func file_skills_v1_types_proto_init() {
 	if File_skills_v1_types_proto != nil {
 		return
 	}
-	file_skills_v1_types_proto_msgTypes[3].OneofWrappers = []any{}
+	file_skills_v1_types_proto_msgTypes[5].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_skills_v1_types_proto_rawDesc), len(file_skills_v1_types_proto_rawDesc)),
-			NumEnums:      3,
-			NumMessages:   11,
+			NumEnums:      4,
+			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -16,13 +16,15 @@ from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__
 from skillsd_client._gen.skills.v1 import types_pb2 as skills_dot_v1_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fskills/v1/catalog_service.proto\x12\tskills.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15skills/v1/types.proto\"\x96\x01\n\x11ListSkillsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\r\n\x05query\x18\x03 \x01(\t\x12\x14\n\x0cinclude_body\x18\x04 \x01(\x08\x12\x10\n\x08\x63\x61tegory\x18\x05 \x01(\t\x12\x0c\n\x04tags\x18\x06 \x03(\t\x12\x15\n\rroutable_only\x18\x07 \x01(\x08\"c\n\x12ListSkillsResponse\x12 \n\x06skills\x18\x01 \x03(\x0b\x32\x10.skills.v1.Skill\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\x12\x12\n\ntotal_size\x18\x03 \x01(\x05\"#\n\x13GetSkillTreeRequest\x12\x0c\n\x04path\x18\x01 \x01(\t\"<\n\x14GetSkillTreeResponse\x12$\n\x06skills\x18\x01 \x03(\x0b\x32\x14.skills.v1.SkillNode\"9\n\x0fGetSkillRequest\x12\x12\n\nskill_path\x18\x01 \x01(\t\x12\x12\n\nskip_cache\x18\x02 \x01(\x08\"\xb5\x03\n\x10GetSkillResponse\x12\x1f\n\x05skill\x18\x01 \x01(\x0b\x32\x10.skills.v1.Skill\x12,\n\x0b\x66rontmatter\x18\x02 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x14\n\x0cinstructions\x18\x03 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x04 \x01(\t\x12\x11\n\tdirectory\x18\x05 \x01(\t\x12\x0c\n\x04\x66ile\x18\x06 \x01(\t\x12#\n\x05\x66iles\x18\x07 \x03(\x0b\x32\x14.skills.v1.SkillFile\x12 \n\x06\x61ssets\x18\x08 \x03(\x0b\x32\x10.skills.v1.Asset\x12\"\n\x07scripts\x18\t \x03(\x0b\x32\x11.skills.v1.Script\x12*\n\x10inherited_assets\x18\n \x03(\x0b\x32\x10.skills.v1.Asset\x12,\n\x11inherited_scripts\x18\x0b \x03(\x0b\x32\x11.skills.v1.Script\x12\x19\n\x11inheritance_chain\x18\x0c \x03(\t\x12*\n\x0b\x64iagnostics\x18\r \x03(\x0b\x32\x15.skills.v1.Diagnostic\"h\n\x16ListDiagnosticsRequest\x12)\n\x0cmin_severity\x18\x01 \x01(\x0e\x32\x13.skills.v1.Severity\x12\x0e\n\x06source\x18\x02 \x01(\t\x12\x13\n\x0b\x66ile_prefix\x18\x03 \x01(\t\"q\n\x17ListDiagnosticsResponse\x12*\n\x0b\x64iagnostics\x18\x01 \x03(\x0b\x32\x15.skills.v1.Diagnostic\x12\x13\n\x0b\x65rror_count\x18\x02 \x01(\x05\x12\x15\n\rwarning_count\x18\x03 \x01(\x05\"\x19\n\x17GetCatalogStatusRequest\"\xee\x02\n\x18GetCatalogStatusResponse\x12\x12\n\ngeneration\x18\x01 \x01(\x03\x12,\n\x08\x62uilt_at\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x13\n\x0bskill_count\x18\x03 \x01(\x05\x12\x16\n\x0eroutable_count\x18\x04 \x01(\x05\x12\x13\n\x0b\x65rror_count\x18\x05 \x01(\x05\x12\x15\n\rwarning_count\x18\x06 \x01(\x05\x12(\n\x07sources\x18\x07 \x03(\x0b\x32\x17.skills.v1.SourceStatus\x12\x0f\n\x07version\x18\x08 \x01(\t\x12\x19\n\x11matching_strategy\x18\t \x01(\t\x12+\n\x08semantic\x18\n \x01(\x0b\x32\x19.skills.v1.SemanticStatus\x12\x34\n\x10script_isolation\x18\x0b \x01(\x0b\x32\x1a.skills.v1.ScriptIsolation\"\x95\x01\n\x0eSemanticStatus\x12\r\n\x05model\x18\x01 \x01(\t\x12\x16\n\x0e\x65mbedded_count\x18\x02 \x01(\x05\x12\x15\n\rpending_count\x18\x03 \x01(\x05\x12\x12\n\nlast_error\x18\x04 \x01(\t\x12\x31\n\rlast_error_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x16\n\x14RefreshSkillsRequest\"\xfa\x01\n\x15RefreshSkillsResponse\x12\x0f\n\x07success\x18\x01 \x01(\x08\x12\x0c\n\x04mode\x18\x02 \x01(\t\x12\x13\n\x0b\x63ommit_hash\x18\x03 \x01(\t\x12\x15\n\rfiles_changed\x18\x04 \x01(\x05\x12\x18\n\x10skills_reindexed\x18\x05 \x01(\x05\x12-\n\tlast_sync\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07message\x18\x07 \x01(\t\x12\x12\n\ngeneration\x18\x08 \x01(\x03\x12(\n\x07sources\x18\t \x03(\x0b\x32\x17.skills.v1.SourceStatus\"\x15\n\x13WatchCatalogRequest\"\x9c\x01\n\x14WatchCatalogResponse\x12\x12\n\ngeneration\x18\x01 \x01(\x03\x12.\n\nchanged_at\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\r\n\x05\x61\x64\x64\x65\x64\x18\x03 \x03(\t\x12\x0f\n\x07\x63hanged\x18\x04 \x03(\t\x12\x0f\n\x07removed\x18\x05 \x03(\t\x12\x0f\n\x07initial\x18\x06 \x01(\x08\x32\xcf\x04\n\x0e\x43\x61talogService\x12I\n\nListSkills\x12\x1c.skills.v1.ListSkillsRequest\x1a\x1d.skills.v1.ListSkillsResponse\x12O\n\x0cGetSkillTree\x12\x1e.skills.v1.GetSkillTreeRequest\x1a\x1f.skills.v1.GetSkillTreeResponse\x12\x43\n\x08GetSkill\x12\x1a.skills.v1.GetSkillRequest\x1a\x1b.skills.v1.GetSkillResponse\x12X\n\x0fListDiagnostics\x12!.skills.v1.ListDiagnosticsRequest\x1a\".skills.v1.ListDiagnosticsResponse\x12[\n\x10GetCatalogStatus\x12\".skills.v1.GetCatalogStatusRequest\x1a#.skills.v1.GetCatalogStatusResponse\x12R\n\rRefreshSkills\x12\x1f.skills.v1.RefreshSkillsRequest\x1a .skills.v1.RefreshSkillsResponse\x12Q\n\x0cWatchCatalog\x12\x1e.skills.v1.WatchCatalogRequest\x1a\x1f.skills.v1.WatchCatalogResponse0\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fskills/v1/catalog_service.proto\x12\tskills.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15skills/v1/types.proto\"\x96\x01\n\x11ListSkillsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\r\n\x05query\x18\x03 \x01(\t\x12\x14\n\x0cinclude_body\x18\x04 \x01(\x08\x12\x10\n\x08\x63\x61tegory\x18\x05 \x01(\t\x12\x0c\n\x04tags\x18\x06 \x03(\t\x12\x15\n\rroutable_only\x18\x07 \x01(\x08\"c\n\x12ListSkillsResponse\x12 \n\x06skills\x18\x01 \x03(\x0b\x32\x10.skills.v1.Skill\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\x12\x12\n\ntotal_size\x18\x03 \x01(\x05\"#\n\x13GetSkillTreeRequest\x12\x0c\n\x04path\x18\x01 \x01(\t\"<\n\x14GetSkillTreeResponse\x12$\n\x06skills\x18\x01 \x03(\x0b\x32\x14.skills.v1.SkillNode\"9\n\x0fGetSkillRequest\x12\x12\n\nskill_path\x18\x01 \x01(\t\x12\x12\n\nskip_cache\x18\x02 \x01(\x08\"\xf3\x03\n\x10GetSkillResponse\x12\x1f\n\x05skill\x18\x01 \x01(\x0b\x32\x10.skills.v1.Skill\x12,\n\x0b\x66rontmatter\x18\x02 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x14\n\x0cinstructions\x18\x03 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x04 \x01(\t\x12\x11\n\tdirectory\x18\x05 \x01(\t\x12\x0c\n\x04\x66ile\x18\x06 \x01(\t\x12#\n\x05\x66iles\x18\x07 \x03(\x0b\x32\x14.skills.v1.SkillFile\x12 \n\x06\x61ssets\x18\x08 \x03(\x0b\x32\x10.skills.v1.Asset\x12\"\n\x07scripts\x18\t \x03(\x0b\x32\x11.skills.v1.Script\x12*\n\x10inherited_assets\x18\n \x03(\x0b\x32\x10.skills.v1.Asset\x12,\n\x11inherited_scripts\x18\x0b \x03(\x0b\x32\x11.skills.v1.Script\x12\x19\n\x11inheritance_chain\x18\x0c \x03(\t\x12*\n\x0b\x64iagnostics\x18\r \x03(\x0b\x32\x15.skills.v1.Diagnostic\x12$\n\x08\x66indings\x18\x0e \x03(\x0b\x32\x12.skills.v1.Finding\x12\x16\n\x0e\x63ontent_digest\x18\x0f \x01(\t\"h\n\x16ListDiagnosticsRequest\x12)\n\x0cmin_severity\x18\x01 \x01(\x0e\x32\x13.skills.v1.Severity\x12\x0e\n\x06source\x18\x02 \x01(\t\x12\x13\n\x0b\x66ile_prefix\x18\x03 \x01(\t\"\xc9\x01\n\x17ListDiagnosticsResponse\x12*\n\x0b\x64iagnostics\x18\x01 \x03(\x0b\x32\x15.skills.v1.Diagnostic\x12\x13\n\x0b\x65rror_count\x18\x02 \x01(\x05\x12\x15\n\rwarning_count\x18\x03 \x01(\x05\x12$\n\x08\x66indings\x18\x04 \x03(\x0b\x32\x12.skills.v1.Finding\x12\x30\n\x0bquarantined\x18\x05 \x03(\x0b\x32\x1b.skills.v1.QuarantinedSkill\"\x19\n\x17GetCatalogStatusRequest\"\x9b\x03\n\x18GetCatalogStatusResponse\x12\x12\n\ngeneration\x18\x01 \x01(\x03\x12,\n\x08\x62uilt_at\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x13\n\x0bskill_count\x18\x03 \x01(\x05\x12\x16\n\x0eroutable_count\x18\x04 \x01(\x05\x12\x13\n\x0b\x65rror_count\x18\x05 \x01(\x05\x12\x15\n\rwarning_count\x18\x06 \x01(\x05\x12(\n\x07sources\x18\x07 \x03(\x0b\x32\x17.skills.v1.SourceStatus\x12\x0f\n\x07version\x18\x08 \x01(\t\x12\x19\n\x11matching_strategy\x18\t \x01(\t\x12+\n\x08semantic\x18\n \x01(\x0b\x32\x19.skills.v1.SemanticStatus\x12\x34\n\x10script_isolation\x18\x0b \x01(\x0b\x32\x1a.skills.v1.ScriptIsolation\x12+\n\x08security\x18\x0c \x01(\x0b\x32\x19.skills.v1.SecurityStatus\"\xe0\x01\n\x0eSecurityStatus\x12\x0f\n\x07\x65nabled\x18\x01 \x01(\x08\x12\x12\n\nquarantine\x18\x02 \x01(\t\x12\x19\n\x11quarantined_count\x18\x03 \x01(\x05\x12\x44\n\x0e\x66inding_counts\x18\x04 \x03(\x0b\x32,.skills.v1.SecurityStatus.FindingCountsEntry\x12\x12\n\nrule_count\x18\x05 \x01(\x05\x1a\x34\n\x12\x46indingCountsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\"\x95\x01\n\x0eSemanticStatus\x12\r\n\x05model\x18\x01 \x01(\t\x12\x16\n\x0e\x65mbedded_count\x18\x02 \x01(\x05\x12\x15\n\rpending_count\x18\x03 \x01(\x05\x12\x12\n\nlast_error\x18\x04 \x01(\t\x12\x31\n\rlast_error_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x16\n\x14RefreshSkillsRequest\"\xfa\x01\n\x15RefreshSkillsResponse\x12\x0f\n\x07success\x18\x01 \x01(\x08\x12\x0c\n\x04mode\x18\x02 \x01(\t\x12\x13\n\x0b\x63ommit_hash\x18\x03 \x01(\t\x12\x15\n\rfiles_changed\x18\x04 \x01(\x05\x12\x18\n\x10skills_reindexed\x18\x05 \x01(\x05\x12-\n\tlast_sync\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07message\x18\x07 \x01(\t\x12\x12\n\ngeneration\x18\x08 \x01(\x03\x12(\n\x07sources\x18\t \x03(\x0b\x32\x17.skills.v1.SourceStatus\"\x15\n\x13WatchCatalogRequest\"\x9c\x01\n\x14WatchCatalogResponse\x12\x12\n\ngeneration\x18\x01 \x01(\x03\x12.\n\nchanged_at\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\r\n\x05\x61\x64\x64\x65\x64\x18\x03 \x03(\t\x12\x0f\n\x07\x63hanged\x18\x04 \x03(\t\x12\x0f\n\x07removed\x18\x05 \x03(\t\x12\x0f\n\x07initial\x18\x06 \x01(\x08\x32\xcf\x04\n\x0e\x43\x61talogService\x12I\n\nListSkills\x12\x1c.skills.v1.ListSkillsRequest\x1a\x1d.skills.v1.ListSkillsResponse\x12O\n\x0cGetSkillTree\x12\x1e.skills.v1.GetSkillTreeRequest\x1a\x1f.skills.v1.GetSkillTreeResponse\x12\x43\n\x08GetSkill\x12\x1a.skills.v1.GetSkillRequest\x1a\x1b.skills.v1.GetSkillResponse\x12X\n\x0fListDiagnostics\x12!.skills.v1.ListDiagnosticsRequest\x1a\".skills.v1.ListDiagnosticsResponse\x12[\n\x10GetCatalogStatus\x12\".skills.v1.GetCatalogStatusRequest\x1a#.skills.v1.GetCatalogStatusResponse\x12R\n\rRefreshSkills\x12\x1f.skills.v1.RefreshSkillsRequest\x1a .skills.v1.RefreshSkillsResponse\x12Q\n\x0cWatchCatalog\x12\x1e.skills.v1.WatchCatalogRequest\x1a\x1f.skills.v1.WatchCatalogResponse0\x01\x62\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'skills.v1.catalog_service_pb2', globals())
 if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
+  _SECURITYSTATUS_FINDINGCOUNTSENTRY._options = None
+  _SECURITYSTATUS_FINDINGCOUNTSENTRY._serialized_options = b'8\001'
   _LISTSKILLSREQUEST._serialized_start=133
   _LISTSKILLSREQUEST._serialized_end=283
   _LISTSKILLSRESPONSE._serialized_start=285
@@ -34,25 +36,29 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _GETSKILLREQUEST._serialized_start=485
   _GETSKILLREQUEST._serialized_end=542
   _GETSKILLRESPONSE._serialized_start=545
-  _GETSKILLRESPONSE._serialized_end=982
-  _LISTDIAGNOSTICSREQUEST._serialized_start=984
-  _LISTDIAGNOSTICSREQUEST._serialized_end=1088
-  _LISTDIAGNOSTICSRESPONSE._serialized_start=1090
-  _LISTDIAGNOSTICSRESPONSE._serialized_end=1203
-  _GETCATALOGSTATUSREQUEST._serialized_start=1205
-  _GETCATALOGSTATUSREQUEST._serialized_end=1230
-  _GETCATALOGSTATUSRESPONSE._serialized_start=1233
-  _GETCATALOGSTATUSRESPONSE._serialized_end=1599
-  _SEMANTICSTATUS._serialized_start=1602
-  _SEMANTICSTATUS._serialized_end=1751
-  _REFRESHSKILLSREQUEST._serialized_start=1753
-  _REFRESHSKILLSREQUEST._serialized_end=1775
-  _REFRESHSKILLSRESPONSE._serialized_start=1778
-  _REFRESHSKILLSRESPONSE._serialized_end=2028
-  _WATCHCATALOGREQUEST._serialized_start=2030
-  _WATCHCATALOGREQUEST._serialized_end=2051
-  _WATCHCATALOGRESPONSE._serialized_start=2054
-  _WATCHCATALOGRESPONSE._serialized_end=2210
-  _CATALOGSERVICE._serialized_start=2213
-  _CATALOGSERVICE._serialized_end=2804
+  _GETSKILLRESPONSE._serialized_end=1044
+  _LISTDIAGNOSTICSREQUEST._serialized_start=1046
+  _LISTDIAGNOSTICSREQUEST._serialized_end=1150
+  _LISTDIAGNOSTICSRESPONSE._serialized_start=1153
+  _LISTDIAGNOSTICSRESPONSE._serialized_end=1354
+  _GETCATALOGSTATUSREQUEST._serialized_start=1356
+  _GETCATALOGSTATUSREQUEST._serialized_end=1381
+  _GETCATALOGSTATUSRESPONSE._serialized_start=1384
+  _GETCATALOGSTATUSRESPONSE._serialized_end=1795
+  _SECURITYSTATUS._serialized_start=1798
+  _SECURITYSTATUS._serialized_end=2022
+  _SECURITYSTATUS_FINDINGCOUNTSENTRY._serialized_start=1970
+  _SECURITYSTATUS_FINDINGCOUNTSENTRY._serialized_end=2022
+  _SEMANTICSTATUS._serialized_start=2025
+  _SEMANTICSTATUS._serialized_end=2174
+  _REFRESHSKILLSREQUEST._serialized_start=2176
+  _REFRESHSKILLSREQUEST._serialized_end=2198
+  _REFRESHSKILLSRESPONSE._serialized_start=2201
+  _REFRESHSKILLSRESPONSE._serialized_end=2451
+  _WATCHCATALOGREQUEST._serialized_start=2453
+  _WATCHCATALOGREQUEST._serialized_end=2474
+  _WATCHCATALOGRESPONSE._serialized_start=2477
+  _WATCHCATALOGRESPONSE._serialized_end=2633
+  _CATALOGSERVICE._serialized_start=2636
+  _CATALOGSERVICE._serialized_end=3227
 # @@protoc_insertion_point(module_scope)

@@ -13,13 +13,14 @@ class GetCatalogStatusRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class GetCatalogStatusResponse(_message.Message):
-    __slots__ = ["built_at", "error_count", "generation", "matching_strategy", "routable_count", "script_isolation", "semantic", "skill_count", "sources", "version", "warning_count"]
+    __slots__ = ["built_at", "error_count", "generation", "matching_strategy", "routable_count", "script_isolation", "security", "semantic", "skill_count", "sources", "version", "warning_count"]
     BUILT_AT_FIELD_NUMBER: _ClassVar[int]
     ERROR_COUNT_FIELD_NUMBER: _ClassVar[int]
     GENERATION_FIELD_NUMBER: _ClassVar[int]
     MATCHING_STRATEGY_FIELD_NUMBER: _ClassVar[int]
     ROUTABLE_COUNT_FIELD_NUMBER: _ClassVar[int]
     SCRIPT_ISOLATION_FIELD_NUMBER: _ClassVar[int]
+    SECURITY_FIELD_NUMBER: _ClassVar[int]
     SEMANTIC_FIELD_NUMBER: _ClassVar[int]
     SKILL_COUNT_FIELD_NUMBER: _ClassVar[int]
     SOURCES_FIELD_NUMBER: _ClassVar[int]
@@ -31,12 +32,13 @@ class GetCatalogStatusResponse(_message.Message):
     matching_strategy: str
     routable_count: int
     script_isolation: _types_pb2.ScriptIsolation
+    security: SecurityStatus
     semantic: SemanticStatus
     skill_count: int
     sources: _containers.RepeatedCompositeFieldContainer[_types_pb2.SourceStatus]
     version: str
     warning_count: int
-    def __init__(self, generation: _Optional[int] = ..., built_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., skill_count: _Optional[int] = ..., routable_count: _Optional[int] = ..., error_count: _Optional[int] = ..., warning_count: _Optional[int] = ..., sources: _Optional[_Iterable[_Union[_types_pb2.SourceStatus, _Mapping]]] = ..., version: _Optional[str] = ..., matching_strategy: _Optional[str] = ..., semantic: _Optional[_Union[SemanticStatus, _Mapping]] = ..., script_isolation: _Optional[_Union[_types_pb2.ScriptIsolation, _Mapping]] = ...) -> None: ...
+    def __init__(self, generation: _Optional[int] = ..., built_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., skill_count: _Optional[int] = ..., routable_count: _Optional[int] = ..., error_count: _Optional[int] = ..., warning_count: _Optional[int] = ..., sources: _Optional[_Iterable[_Union[_types_pb2.SourceStatus, _Mapping]]] = ..., version: _Optional[str] = ..., matching_strategy: _Optional[str] = ..., semantic: _Optional[_Union[SemanticStatus, _Mapping]] = ..., script_isolation: _Optional[_Union[_types_pb2.ScriptIsolation, _Mapping]] = ..., security: _Optional[_Union[SecurityStatus, _Mapping]] = ...) -> None: ...
 
 class GetSkillRequest(_message.Message):
     __slots__ = ["skill_path", "skip_cache"]
@@ -47,13 +49,15 @@ class GetSkillRequest(_message.Message):
     def __init__(self, skill_path: _Optional[str] = ..., skip_cache: bool = ...) -> None: ...
 
 class GetSkillResponse(_message.Message):
-    __slots__ = ["assets", "content", "diagnostics", "directory", "file", "files", "frontmatter", "inheritance_chain", "inherited_assets", "inherited_scripts", "instructions", "scripts", "skill"]
+    __slots__ = ["assets", "content", "content_digest", "diagnostics", "directory", "file", "files", "findings", "frontmatter", "inheritance_chain", "inherited_assets", "inherited_scripts", "instructions", "scripts", "skill"]
     ASSETS_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_DIGEST_FIELD_NUMBER: _ClassVar[int]
     CONTENT_FIELD_NUMBER: _ClassVar[int]
     DIAGNOSTICS_FIELD_NUMBER: _ClassVar[int]
     DIRECTORY_FIELD_NUMBER: _ClassVar[int]
     FILES_FIELD_NUMBER: _ClassVar[int]
     FILE_FIELD_NUMBER: _ClassVar[int]
+    FINDINGS_FIELD_NUMBER: _ClassVar[int]
     FRONTMATTER_FIELD_NUMBER: _ClassVar[int]
     INHERITANCE_CHAIN_FIELD_NUMBER: _ClassVar[int]
     INHERITED_ASSETS_FIELD_NUMBER: _ClassVar[int]
@@ -63,10 +67,12 @@ class GetSkillResponse(_message.Message):
     SKILL_FIELD_NUMBER: _ClassVar[int]
     assets: _containers.RepeatedCompositeFieldContainer[_types_pb2.Asset]
     content: str
+    content_digest: str
     diagnostics: _containers.RepeatedCompositeFieldContainer[_types_pb2.Diagnostic]
     directory: str
     file: str
     files: _containers.RepeatedCompositeFieldContainer[_types_pb2.SkillFile]
+    findings: _containers.RepeatedCompositeFieldContainer[_types_pb2.Finding]
     frontmatter: _struct_pb2.Struct
     inheritance_chain: _containers.RepeatedScalarFieldContainer[str]
     inherited_assets: _containers.RepeatedCompositeFieldContainer[_types_pb2.Asset]
@@ -74,7 +80,7 @@ class GetSkillResponse(_message.Message):
     instructions: str
     scripts: _containers.RepeatedCompositeFieldContainer[_types_pb2.Script]
     skill: _types_pb2.Skill
-    def __init__(self, skill: _Optional[_Union[_types_pb2.Skill, _Mapping]] = ..., frontmatter: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., instructions: _Optional[str] = ..., content: _Optional[str] = ..., directory: _Optional[str] = ..., file: _Optional[str] = ..., files: _Optional[_Iterable[_Union[_types_pb2.SkillFile, _Mapping]]] = ..., assets: _Optional[_Iterable[_Union[_types_pb2.Asset, _Mapping]]] = ..., scripts: _Optional[_Iterable[_Union[_types_pb2.Script, _Mapping]]] = ..., inherited_assets: _Optional[_Iterable[_Union[_types_pb2.Asset, _Mapping]]] = ..., inherited_scripts: _Optional[_Iterable[_Union[_types_pb2.Script, _Mapping]]] = ..., inheritance_chain: _Optional[_Iterable[str]] = ..., diagnostics: _Optional[_Iterable[_Union[_types_pb2.Diagnostic, _Mapping]]] = ...) -> None: ...
+    def __init__(self, skill: _Optional[_Union[_types_pb2.Skill, _Mapping]] = ..., frontmatter: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., instructions: _Optional[str] = ..., content: _Optional[str] = ..., directory: _Optional[str] = ..., file: _Optional[str] = ..., files: _Optional[_Iterable[_Union[_types_pb2.SkillFile, _Mapping]]] = ..., assets: _Optional[_Iterable[_Union[_types_pb2.Asset, _Mapping]]] = ..., scripts: _Optional[_Iterable[_Union[_types_pb2.Script, _Mapping]]] = ..., inherited_assets: _Optional[_Iterable[_Union[_types_pb2.Asset, _Mapping]]] = ..., inherited_scripts: _Optional[_Iterable[_Union[_types_pb2.Script, _Mapping]]] = ..., inheritance_chain: _Optional[_Iterable[str]] = ..., diagnostics: _Optional[_Iterable[_Union[_types_pb2.Diagnostic, _Mapping]]] = ..., findings: _Optional[_Iterable[_Union[_types_pb2.Finding, _Mapping]]] = ..., content_digest: _Optional[str] = ...) -> None: ...
 
 class GetSkillTreeRequest(_message.Message):
     __slots__ = ["path"]
@@ -99,14 +105,18 @@ class ListDiagnosticsRequest(_message.Message):
     def __init__(self, min_severity: _Optional[_Union[_types_pb2.Severity, str]] = ..., source: _Optional[str] = ..., file_prefix: _Optional[str] = ...) -> None: ...
 
 class ListDiagnosticsResponse(_message.Message):
-    __slots__ = ["diagnostics", "error_count", "warning_count"]
+    __slots__ = ["diagnostics", "error_count", "findings", "quarantined", "warning_count"]
     DIAGNOSTICS_FIELD_NUMBER: _ClassVar[int]
     ERROR_COUNT_FIELD_NUMBER: _ClassVar[int]
+    FINDINGS_FIELD_NUMBER: _ClassVar[int]
+    QUARANTINED_FIELD_NUMBER: _ClassVar[int]
     WARNING_COUNT_FIELD_NUMBER: _ClassVar[int]
     diagnostics: _containers.RepeatedCompositeFieldContainer[_types_pb2.Diagnostic]
     error_count: int
+    findings: _containers.RepeatedCompositeFieldContainer[_types_pb2.Finding]
+    quarantined: _containers.RepeatedCompositeFieldContainer[_types_pb2.QuarantinedSkill]
     warning_count: int
-    def __init__(self, diagnostics: _Optional[_Iterable[_Union[_types_pb2.Diagnostic, _Mapping]]] = ..., error_count: _Optional[int] = ..., warning_count: _Optional[int] = ...) -> None: ...
+    def __init__(self, diagnostics: _Optional[_Iterable[_Union[_types_pb2.Diagnostic, _Mapping]]] = ..., error_count: _Optional[int] = ..., warning_count: _Optional[int] = ..., findings: _Optional[_Iterable[_Union[_types_pb2.Finding, _Mapping]]] = ..., quarantined: _Optional[_Iterable[_Union[_types_pb2.QuarantinedSkill, _Mapping]]] = ...) -> None: ...
 
 class ListSkillsRequest(_message.Message):
     __slots__ = ["category", "include_body", "page_size", "page_token", "query", "routable_only", "tags"]
@@ -161,6 +171,27 @@ class RefreshSkillsResponse(_message.Message):
     sources: _containers.RepeatedCompositeFieldContainer[_types_pb2.SourceStatus]
     success: bool
     def __init__(self, success: bool = ..., mode: _Optional[str] = ..., commit_hash: _Optional[str] = ..., files_changed: _Optional[int] = ..., skills_reindexed: _Optional[int] = ..., last_sync: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., message: _Optional[str] = ..., generation: _Optional[int] = ..., sources: _Optional[_Iterable[_Union[_types_pb2.SourceStatus, _Mapping]]] = ...) -> None: ...
+
+class SecurityStatus(_message.Message):
+    __slots__ = ["enabled", "finding_counts", "quarantine", "quarantined_count", "rule_count"]
+    class FindingCountsEntry(_message.Message):
+        __slots__ = ["key", "value"]
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    ENABLED_FIELD_NUMBER: _ClassVar[int]
+    FINDING_COUNTS_FIELD_NUMBER: _ClassVar[int]
+    QUARANTINED_COUNT_FIELD_NUMBER: _ClassVar[int]
+    QUARANTINE_FIELD_NUMBER: _ClassVar[int]
+    RULE_COUNT_FIELD_NUMBER: _ClassVar[int]
+    enabled: bool
+    finding_counts: _containers.ScalarMap[str, int]
+    quarantine: str
+    quarantined_count: int
+    rule_count: int
+    def __init__(self, enabled: bool = ..., quarantine: _Optional[str] = ..., quarantined_count: _Optional[int] = ..., finding_counts: _Optional[_Mapping[str, int]] = ..., rule_count: _Optional[int] = ...) -> None: ...
 
 class SemanticStatus(_message.Message):
     __slots__ = ["embedded_count", "last_error", "last_error_at", "model", "pending_count"]
