@@ -22,14 +22,8 @@ func lintCmd(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		if len(dirs) > 0 && e.global.server != "" {
 			return usagef("lint: DIR arguments load folders here; they cannot be used with --server")
 		}
-		// A folder named on the lint command line must exist: linting a typo
-		// would otherwise pass with a mere warning.
-		for _, d := range dirs {
-			if fi, err := os.Stat(d); err != nil {
-				return fmt.Errorf("lint: %w", err)
-			} else if !fi.IsDir() {
-				return fmt.Errorf("lint: %s is not a folder", d)
-			}
+		if err := checkDirs("lint", dirs); err != nil {
+			return err
 		}
 		c, done, err := e.connect(ctx, dirs)
 		if err != nil {
@@ -71,6 +65,19 @@ func lintCmd(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		}
 		return nil
 	}
+}
+
+// checkDirs checks that the folders named on a command line exist: loading a
+// typo would otherwise pass with a mere warning.
+func checkDirs(cmd string, dirs []string) error {
+	for _, d := range dirs {
+		if fi, err := os.Stat(d); err != nil {
+			return fmt.Errorf("%s: %w", cmd, err)
+		} else if !fi.IsDir() {
+			return fmt.Errorf("%s: %s is not a folder", cmd, d)
+		}
+	}
+	return nil
 }
 
 func workingDir() string {

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 
@@ -72,12 +71,8 @@ func scanCmd(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		if len(dirs) > 0 && e.global.server != "" {
 			return usagef("scan: DIR arguments are scanned here; with --server, scan reports the server's own findings (give no DIR)")
 		}
-		for _, d := range dirs {
-			if fi, err := os.Stat(d); err != nil {
-				return fmt.Errorf("scan: %w", err)
-			} else if !fi.IsDir() {
-				return fmt.Errorf("scan: %s is not a folder", d)
-			}
+		if err := checkDirs("scan", dirs); err != nil {
+			return err
 		}
 		c, done, err := e.connect(ctx, dirs)
 		if err != nil {
