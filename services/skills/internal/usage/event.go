@@ -1,8 +1,10 @@
 // Package usage owns the service's usage analytics: the events of seed 000
 // §10.2 (plus search), the durable spool every event is appended to before the
 // call that caused it returns, the publisher that posts batches to a collector
-// and removes them from the spool only after a 2xx, and the embedded store
-// (SQLite) that keeps the aggregates dashboards ask for.
+// and removes them from the spool only after a 2xx, and the store that keeps
+// the events and the aggregates dashboards ask for: SQLite under SKILLSD_HOME
+// (the embedded default) or PostgreSQL (shared by the replicas of a fleet),
+// behind one Store interface.
 //
 // It does not know about gRPC or any transport: package server turns requests
 // into Record calls and Stats into wire messages.
@@ -14,6 +16,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"strings"
 	"time"
@@ -69,11 +72,22 @@ func (e *Event) Validate() error {
 		return fmt.Errorf("type must be valid UTF-8 of at most %d bytes", maxTypeBytes)
 	case e.Timestamp.IsZero():
 		return errors.New("timestamp is required")
+	case e.Timestamp.Before(minEventTime) || e.Timestamp.After(maxEventTime):
+		return fmt.Errorf("timestamp must be between %s and %s", minEventTime.Format(time.RFC3339), maxEventTime.Format(time.RFC3339))
 	case len(e.ServerID) > maxServerIDBytes || !utf8.ValidString(e.ServerID):
 		return fmt.Errorf("server_id must be valid UTF-8 of at most %d bytes", maxServerIDBytes)
+	case strings.ContainsRune(e.ID+e.Type+e.ServerID, 0):
+		return errors.New("id, type and server_id must not contain NUL characters")
 	}
 	return nil
 }
+
+// The times an event may carry: those whose Unix nanoseconds fit an int64
+// (the stores keep nanoseconds).
+var (
+	minEventTime = time.Unix(0, math.MinInt64).UTC()
+	maxEventTime = time.Unix(0, math.MaxInt64).UTC()
+)
 
 // NewID returns a UUIDv7: 48 bits of Unix milliseconds, then random bits, so
 // ids sort by time and never repeat in practice.

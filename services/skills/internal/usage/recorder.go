@@ -38,9 +38,13 @@ const (
 
 // Options configures a Recorder.
 type Options struct {
-	// Dir is the analytics folder (the spool in Dir/spool, the store in
-	// Dir/usage.db), usually SKILLSD_HOME/analytics. Required.
+	// Dir is the analytics folder (the spool in Dir/spool, the SQLite store
+	// in Dir/usage.db), usually SKILLSD_HOME/analytics. Required.
 	Dir string
+	// Store keeps the events and answers Stats; nil means the SQLite store
+	// at Dir/usage.db. The Recorder owns it: Close (or a failed Open)
+	// closes it.
+	Store Store
 	// Endpoint receives {"events": [...]} batches by POST; empty keeps the
 	// events local (the store only).
 	Endpoint string
@@ -76,7 +80,7 @@ type Recorder struct {
 	log   *slog.Logger
 	now   func() time.Time
 	spool *spool
-	store *Store
+	store Store
 	queue chan Event
 	// barrier asks the feeder to store what is queued and answer.
 	barrier chan chan struct{}
@@ -97,12 +101,22 @@ type Recorder struct {
 	dropped     atomic.Int64 // events refused since the last warning
 	droppedAll  atomic.Int64
 	lastDropLog atomic.Int64 // Unix nanoseconds
+	// lastFeedLog is when the feeder last warned that the store refused a
+	// batch (Unix nanoseconds; the feeder's own).
+	lastFeedLog int64
 }
 
 // Open opens the spool and the store under opts.Dir and starts the
 // background work; the first delivery runs at once (what a previous run left
 // in the spool). Close stops it.
-func Open(ctx context.Context, opts Options) (*Recorder, error) {
+func Open(ctx context.Context, opts Options) (r *Recorder, err error) {
+	if opts.Store != nil {
+		defer func() {
+			if err != nil {
+				_ = opts.Store.Close()
+			}
+		}()
+	}
 	if opts.Dir == "" {
 		return nil, errors.New("usage: no folder for the analytics spool and store")
 	}
@@ -127,11 +141,13 @@ func Open(ctx context.Context, opts Options) (*Recorder, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := OpenStore(ctx, filepath.Join(opts.Dir, "usage.db"))
-	if err != nil {
-		return nil, err
+	st := opts.Store
+	if st == nil {
+		if st, err = OpenSQLite(ctx, filepath.Join(opts.Dir, "usage.db"), StoreOptions{Logger: log}); err != nil {
+			return nil, err
+		}
 	}
-	r := &Recorder{opts: opts, log: log, now: now, spool: sp, store: st,
+	r = &Recorder{opts: opts, log: log, now: now, spool: sp, store: st,
 		queue: make(chan Event, opts.QueueSize), barrier: make(chan chan struct{}), stored: map[string]struct{}{}, stop: make(chan struct{}), firstFlush: make(chan struct{})}
 	r.wg.Add(3)
 	go r.feed()
@@ -241,7 +257,12 @@ func (r *Recorder) feed() {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		if _, _, err := r.store.Ingest(ctx, batch); err != nil {
-			r.log.Warn("usage events not stored yet (the next delivery retries from the spool)", "events", len(batch), "err", err)
+			// At most one warning a minute: while the database is down
+			// every batch fails, and the spool keeps them all.
+			if now := r.now().UnixNano(); now-r.lastFeedLog >= int64(dropLogEvery) {
+				r.lastFeedLog = now
+				r.log.Warn("usage events not stored yet (the next delivery retries from the spool)", "events", len(batch), "err", err)
+			}
 		} else {
 			r.remember(batch)
 		}

@@ -2,128 +2,53 @@ package usage
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"net/url"
-	"os"
-	"path/filepath"
+	"log/slog"
+	"math"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
-
-	_ "modernc.org/sqlite" // the pure-Go SQLite driver ("sqlite")
+	"unicode/utf8"
 )
 
-// Store keeps every event it is given, once (by id), in an SQLite database,
-// and answers the aggregate queries of Stats. SQLite (the pure-Go
-// modernc.org/sqlite, so no cgo) because several processes share one
-// SKILLSD_HOME (one skills-mcp per editor window) and WAL lets them all read
-// and write one database, and because the aggregates are GROUP BY queries
-// over an indexed time range. It is safe for concurrent use.
-type Store struct {
-	db *sql.DB
+// Store keeps every event it is given, once (by id), and answers the
+// aggregates of Stats. Two implementations share one schema and one set of
+// queries: SQLite under SKILLSD_HOME (OpenSQLite, the embedded default) and
+// PostgreSQL (OpenPostgres), shared by every replica of a fleet. Both are
+// safe for concurrent use, by goroutines and by processes.
+type Store interface {
+	// Ingest stores the events whose ids the store does not hold yet, in one
+	// transaction, and reports how many it stored and how many it already
+	// had (an id twice in events counts once). Events must be valid
+	// (Event.Validate).
+	Ingest(ctx context.Context, events []Event) (accepted, duplicates int, err error)
+	// Stats aggregates the events of a window.
+	Stats(ctx context.Context, w Window) (*Stats, error)
+	// Close releases the database.
+	Close() error
 }
 
-const schema = `
-CREATE TABLE IF NOT EXISTS events (
-	id         TEXT PRIMARY KEY,
-	type       TEXT NOT NULL,
-	ts         INTEGER NOT NULL, -- Unix nanoseconds
-	server_id  TEXT NOT NULL,
-	skill_path TEXT NOT NULL,    -- data.skill_path, '' when none
-	context    TEXT NOT NULL,    -- data.context, or data.query for search
-	data       TEXT NOT NULL     -- the data fields, JSON
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS events_type_ts ON events (type, ts);
-CREATE INDEX IF NOT EXISTS events_ts ON events (ts);
-`
-
-// OpenStore opens (creating) the database at path.
-func OpenStore(ctx context.Context, path string) (*Store, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("creating the usage store's folder: %w", err)
-	}
-	q := url.Values{}
-	// WAL: readers and one writer at a time across processes; FULL: a
-	// committed batch survives a power loss (the spool segment it came from
-	// may be removed right after).
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(FULL)")
-	q.Add("_pragma", "busy_timeout(10000)")
-	q.Set("_txlock", "immediate")
-	db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(path)+"?"+q.Encode())
-	if err != nil {
-		return nil, fmt.Errorf("opening the usage store %s: %w", path, err)
-	}
-	db.SetMaxOpenConns(4)
-	if _, err := db.ExecContext(ctx, schema); err != nil {
-		_ = db.Close()
-		return nil, fmt.Errorf("preparing the usage store %s: %w", path, err)
-	}
-	return &Store{db: db}, nil
+// StoreOptions configures OpenSQLite and OpenPostgres.
+type StoreOptions struct {
+	// Logger receives the store's log (migrations, an unreachable
+	// database); nil discards it.
+	Logger *slog.Logger
+	// MaxConns caps the store's connections; zero means 4 for SQLite and
+	// 8 for PostgreSQL.
+	MaxConns int
 }
 
-// Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
-
-// Ingest stores the events whose ids it does not hold yet, in one
-// transaction, and reports how many it stored and how many it already had.
-// Events must be valid (Event.Validate).
-func (s *Store) Ingest(ctx context.Context, events []Event) (accepted, duplicates int, err error) {
-	if len(events) == 0 {
-		return 0, 0, nil
+func (o StoreOptions) logger() *slog.Logger {
+	if o.Logger == nil {
+		return slog.New(slog.DiscardHandler)
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, 0, fmt.Errorf("usage store: %w", err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	stmt, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO events (id, type, ts, server_id, skill_path, context, data) VALUES (?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return 0, 0, fmt.Errorf("usage store: %w", err)
-	}
-	defer func() { _ = stmt.Close() }()
-	for i := range events {
-		e := &events[i]
-		data := e.Data
-		if data == nil {
-			data = map[string]any{}
-		}
-		raw, err := json.Marshal(data)
-		if err != nil {
-			return 0, 0, fmt.Errorf("usage store: event %s: %w", e.ID, err)
-		}
-		ctxText := str(data["context"])
-		if e.Type == TypeSearch {
-			ctxText = str(data["query"])
-		}
-		res, err := stmt.ExecContext(ctx, e.ID, e.Type, e.Timestamp.UnixNano(), e.ServerID, str(data["skill_path"]), normContext(ctxText), string(raw))
-		if err != nil {
-			return 0, 0, fmt.Errorf("usage store: %w", err)
-		}
-		if n, _ := res.RowsAffected(); n > 0 {
-			accepted++
-		} else {
-			duplicates++
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return 0, 0, fmt.Errorf("usage store: %w", err)
-	}
-	return accepted, duplicates, nil
-}
-
-// str is v when it is a string, else "".
-func str(v any) string {
-	s, _ := v.(string)
-	return s
-}
-
-// normContext collapses runs of white space, so that the same task typed
-// twice counts once in the top contexts.
-func normContext(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return o.Logger
 }
 
 // Window is the time range of a Stats query: [Start, End).
@@ -168,87 +93,682 @@ type Stats struct {
 	TotalEvents  int64
 }
 
-// Stats aggregates the events of the window. Searches that found nothing
-// count among the no-match contexts (a miss is a miss, whichever tool saw it).
-func (s *Store) Stats(ctx context.Context, w Window) (*Stats, error) {
-	lo, hi := w.Start.UnixNano(), w.End.UnixNano()
-	st := &Stats{Skills: []SkillStats{}, TopNoMatch: []ContextCount{}, TopAmbiguous: []ContextCount{}, ByDay: []DayCount{}}
-	skills := map[string]*SkillStats{}
-	get := func(p string) *SkillStats {
-		if sk, ok := skills[p]; ok {
-			return sk
-		}
-		sk := &SkillStats{SkillPath: p, RecentComments: []string{}}
-		skills[p] = sk
-		return sk
-	}
-	wantSkill := func(p string) bool { return p != "" && (w.SkillPath == "" || p == w.SkillPath) }
+// dayNanos is one UTC day in Unix nanoseconds.
+const dayNanos = int64(24 * time.Hour)
 
-	err := s.query(ctx, `SELECT skill_path, COUNT(*), MAX(ts) FROM events WHERE type = ? AND ts >= ? AND ts < ? GROUP BY skill_path`,
-		[]any{TypeSkillServed, lo, hi}, func(rows *sql.Rows) error {
-			var p string
-			var n, last int64
-			if err := rows.Scan(&p, &n, &last); err != nil {
+// maxKeyBytes bounds a skill path in the day rollups' keys (a PostgreSQL
+// index entry holds at most about 2.7 kB); a longer one is cut there.
+const maxKeyBytes = 1024
+
+// maxParams bounds the parameters of one statement (SQLite allows 32766,
+// PostgreSQL 65535).
+const maxParams = 8192
+
+// sqlStore is the Store over database/sql: the same statements for SQLite
+// and PostgreSQL, but for the placeholders and two function names (dialect).
+//
+// Every event is stored with the fields the aggregates need, derived once in
+// Go (derive), so both databases count alike. Day rollups (usage_days,
+// usage_skill_days, usage_context_days), updated in the transaction that
+// stores the events and only for the events it stored, answer the whole
+// days of a window; the events themselves answer its partial first and last
+// days. So a 30-day window reads about 30 rollup rows per skill and context
+// and one day of events, however many events the store holds.
+type sqlStore struct {
+	db    *sql.DB
+	d     *dialect
+	where string // the database, for messages (never credentials)
+	log   *slog.Logger
+
+	// ready is set once the schema is known to be current; until then
+	// every call first tries to migrate (PostgreSQL, when the database was
+	// unreachable at start).
+	ready   atomic.Bool
+	readyMu sync.Mutex
+	migrate func(ctx context.Context) (applied int, err error)
+	// migrations counts the migrations this store applied (tests).
+	migrations atomic.Int64
+}
+
+// ensureReady migrates the schema if that has not succeeded yet.
+func (s *sqlStore) ensureReady(ctx context.Context) error {
+	if s.ready.Load() {
+		return nil
+	}
+	s.readyMu.Lock()
+	defer s.readyMu.Unlock()
+	if s.ready.Load() {
+		return nil
+	}
+	n, err := s.migrate(ctx)
+	if err != nil {
+		return err
+	}
+	s.migrations.Add(int64(n))
+	if n > 0 {
+		s.log.Info("usage store schema migrated", "store", s.where, "migrations", n)
+	}
+	s.ready.Store(true)
+	return nil
+}
+
+// Close closes the database.
+func (s *sqlStore) Close() error { return s.db.Close() }
+
+// row is an event as stored: its columns, derived once.
+type row struct {
+	id, typ, serverID string
+	ts, day           int64
+	skillPath         string
+	context           string
+	contextKey        string
+	useful, noResult  int64
+	comment           string
+	data              string
+	candidates        []string
+}
+
+// derive computes an event's columns. What counts is decided here, once for
+// both databases:
+//   - skill_path is data.skill_path when it is a string (else ""), cut at
+//     maxKeyBytes;
+//   - the context is data.context (data.query for a search) when a string,
+//     with runs of white space collapsed, so the same task typed twice counts
+//     once; contexts that differ only in ASCII letter case are counted
+//     together (context_key) under their smallest spelling in byte order;
+//   - a feedback is useful when data.useful is true or a non-zero number;
+//   - a search found nothing when data.result_count is the number 0;
+//   - an ambiguous event's candidates are the strings of data.candidates.
+//
+// Text that a database could refuse is made safe: invalid UTF-8 and NUL
+// (which PostgreSQL text cannot hold) become U+FFFD in both stores.
+func derive(e *Event) (row, error) {
+	data := e.Data
+	if data == nil {
+		data = map[string]any{}
+	}
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return row{}, fmt.Errorf("event %s: %w", e.ID, err)
+	}
+	ts := e.Timestamp.UnixNano()
+	r := row{id: e.ID, typ: e.Type, serverID: e.ServerID, ts: ts, day: floorDiv(ts, dayNanos), data: string(raw),
+		skillPath: cutKey(clean(str(data["skill_path"])))}
+	text := str(data["context"])
+	if e.Type == TypeSearch {
+		text = str(data["query"])
+	}
+	r.context = normContext(clean(text))
+	r.contextKey = contextKey(r.context)
+	switch e.Type {
+	case TypeSkillFeedback:
+		if b, ok := data["useful"].(bool); (ok && b) || isNonZero(data["useful"]) {
+			r.useful = 1
+		}
+		r.comment = clean(str(data["comment"]))
+	case TypeSearch:
+		if n, ok := number(data["result_count"]); ok && n == 0 {
+			r.noResult = 1
+		}
+	case TypeAmbiguous:
+		switch cs := data["candidates"].(type) {
+		case []string:
+			for _, c := range cs {
+				r.candidates = append(r.candidates, cutKey(clean(c)))
+			}
+		case []any:
+			for _, c := range cs {
+				if c, ok := c.(string); ok {
+					r.candidates = append(r.candidates, cutKey(clean(c)))
+				}
+			}
+		}
+	}
+	return r, nil
+}
+
+// str is v when it is a string, else "".
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+// number is v as a float64 when it is a JSON or Go number.
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case float64:
+		return n, true
+	case float32:
+		return float64(n), true
+	case int:
+		return float64(n), true
+	case int32:
+		return float64(n), true
+	case int64:
+		return float64(n), true
+	case uint:
+		return float64(n), true
+	case uint32:
+		return float64(n), true
+	case uint64:
+		return float64(n), true
+	case json.Number:
+		f, err := n.Float64()
+		return f, err == nil
+	}
+	return 0, false
+}
+
+func isNonZero(v any) bool {
+	n, ok := number(v)
+	return ok && n != 0
+}
+
+// normContext collapses runs of white space, so that the same task typed
+// twice counts once in the top contexts.
+func normContext(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// clean replaces each invalid UTF-8 byte and each NUL by U+FFFD (as
+// encoding/json does for the invalid bytes).
+func clean(s string) string {
+	if utf8.ValidString(s) && !strings.ContainsRune(s, 0) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == 0 || (r == utf8.RuneError && n == 1) {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// cutKey cuts s to at most maxKeyBytes, on a character boundary.
+func cutKey(s string) string {
+	if len(s) <= maxKeyBytes {
+		return s
+	}
+	n := maxKeyBytes
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// contextKey is the grouping key of a context: a digest of it with ASCII
+// letters in lower case (SQLite's NOCASE folding), short enough for an
+// index however long the context.
+func contextKey(ctx string) string {
+	if ctx == "" {
+		return ""
+	}
+	b := []byte(ctx)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:16])
+}
+
+// floorDiv is a/b rounded down (b > 0).
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && a < 0 {
+		q--
+	}
+	return q
+}
+
+// dayString is the YYYY-MM-DD of a day number.
+func dayString(day int64) string {
+	return time.Unix(day*86400, 0).UTC().Format(time.DateOnly)
+}
+
+// unixNano is t in Unix nanoseconds, clamped to what an int64 holds.
+func unixNano(t time.Time) int64 {
+	switch {
+	case t.Before(minEventTime):
+		return math.MinInt64
+	case t.After(maxEventTime):
+		return math.MaxInt64
+	}
+	return t.UnixNano()
+}
+
+// Ingest implements Store.
+func (s *sqlStore) Ingest(ctx context.Context, events []Event) (accepted, duplicates int, err error) {
+	if len(events) == 0 {
+		return 0, 0, nil
+	}
+	if err := s.ensureReady(ctx); err != nil {
+		return 0, 0, s.d.fail(ctx, "storing usage events", err)
+	}
+	rows := make([]row, 0, len(events))
+	seen := make(map[string]struct{}, len(events))
+	for i := range events {
+		if _, dup := seen[events[i].ID]; dup {
+			continue
+		}
+		seen[events[i].ID] = struct{}{}
+		r, err := derive(&events[i])
+		if err != nil {
+			return 0, 0, fmt.Errorf("usage store: %w", err)
+		}
+		rows = append(rows, r)
+	}
+	// One order for every writer, so that concurrent transactions take
+	// their locks in the same order and never deadlock each other.
+	slices.SortFunc(rows, func(a, b row) int { return strings.Compare(a.id, b.id) })
+	for attempt := 1; ; attempt++ {
+		n, err := s.ingestOnce(ctx, rows)
+		if err == nil {
+			return n, len(events) - n, nil
+		}
+		if attempt < 5 && s.d.retryable(err) && ctx.Err() == nil {
+			continue
+		}
+		return 0, 0, s.d.fail(ctx, "storing usage events", err)
+	}
+}
+
+func (s *sqlStore) ingestOnce(ctx context.Context, rows []row) (int, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = tx.Rollback() }()
+	n, err := s.ingestTx(ctx, tx, rows)
+	if err != nil {
+		return 0, err
+	}
+	return n, tx.Commit()
+}
+
+// ingestTx stores rows (distinct ids, sorted) in tx with their rollups, and
+// returns how many were new.
+func (s *sqlStore) ingestTx(ctx context.Context, tx *sql.Tx, rows []row) (int, error) {
+	stored := make(map[string]struct{}, len(rows))
+	vals := make([][]any, len(rows))
+	for i, r := range rows {
+		vals[i] = []any{r.id, r.typ, r.ts, r.day, r.serverID, r.skillPath, r.context, r.contextKey, r.useful, r.noResult, r.comment, r.data}
+	}
+	err := s.insert(ctx, tx,
+		`INSERT INTO usage_events (id, type, ts, day, server_id, skill_path, context, context_key, useful, no_result, comment, data)`,
+		`ON CONFLICT (id) DO NOTHING RETURNING id`, vals, func(rs *sql.Rows) error {
+			var id string
+			if err := rs.Scan(&id); err != nil {
 				return err
 			}
-			if wantSkill(p) {
-				sk := get(p)
-				sk.Served, sk.LastServed = n, time.Unix(0, last).UTC()
-			}
+			stored[id] = struct{}{}
 			return nil
 		})
+	if err != nil || len(stored) == 0 {
+		return 0, err
+	}
+	newRows := rows[:0:0]
+	for _, r := range rows {
+		if _, ok := stored[r.id]; ok {
+			newRows = append(newRows, r)
+		}
+	}
+	if err := s.writeRollups(ctx, tx, newRows); err != nil {
+		return 0, err
+	}
+	return len(newRows), nil
+}
+
+// writeRollups adds the new rows to the candidates table and the rollups.
+func (s *sqlStore) writeRollups(ctx context.Context, tx *sql.Tx, rows []row) error {
+	type skillKey struct {
+		day  int64
+		path string
+	}
+	type skillAgg struct{ served, last, ambiguous, useful, notUseful int64 }
+	type ctxKey struct {
+		kind string
+		day  int64
+		key  string
+	}
+	type ctxAgg struct {
+		min string
+		n   int64
+	}
+	days := map[int64]*[6]int64{} // served, no_match, ambiguous, searches, feedback, total
+	skills := map[skillKey]*skillAgg{}
+	contexts := map[ctxKey]*ctxAgg{}
+	var cands [][]any
+	skill := func(day int64, p string) *skillAgg {
+		k := skillKey{day, p}
+		a := skills[k]
+		if a == nil {
+			a = &skillAgg{last: math.MinInt64}
+			skills[k] = a
+		}
+		return a
+	}
+	addContext := func(kind string, r *row) {
+		if r.context == "" {
+			return
+		}
+		k := ctxKey{kind, r.day, r.contextKey}
+		if a := contexts[k]; a == nil {
+			contexts[k] = &ctxAgg{min: r.context, n: 1}
+		} else {
+			a.n++
+			if r.context < a.min {
+				a.min = r.context
+			}
+		}
+	}
+	for i := range rows {
+		r := &rows[i]
+		d := days[r.day]
+		if d == nil {
+			d = &[6]int64{}
+			days[r.day] = d
+		}
+		d[5]++
+		switch r.typ {
+		case TypeSkillServed:
+			d[0]++
+			a := skill(r.day, r.skillPath)
+			a.served++
+			a.last = max(a.last, r.ts)
+		case TypeNoMatch:
+			d[1]++
+			addContext(TypeNoMatch, r)
+		case TypeAmbiguous:
+			d[2]++
+			addContext(TypeAmbiguous, r)
+			counts := map[string]int64{}
+			for _, c := range r.candidates {
+				counts[c]++
+			}
+			for _, c := range slices.Sorted(mapKeys(counts)) {
+				skill(r.day, c).ambiguous += counts[c]
+				cands = append(cands, []any{r.id, r.ts, c, counts[c]})
+			}
+		case TypeSearch:
+			d[3]++
+			if r.noResult == 1 {
+				addContext(TypeNoMatch, r)
+			}
+		case TypeSkillFeedback:
+			d[4]++
+			a := skill(r.day, r.skillPath)
+			a.useful += r.useful
+			a.notUseful += 1 - r.useful
+		}
+	}
+	if len(cands) > 0 {
+		if err := s.insert(ctx, tx, `INSERT INTO usage_candidates (event_id, ts, skill_path, n)`, ``, cands, nil); err != nil {
+			return err
+		}
+	}
+	// The rollup rows in key order: the same lock order in every writer.
+	var dv [][]any
+	for _, day := range slices.Sorted(mapKeys(days)) {
+		d := days[day]
+		dv = append(dv, []any{day, d[0], d[1], d[2], d[3], d[4], d[5]})
+	}
+	err := s.insert(ctx, tx, `INSERT INTO usage_days (day, served, no_match, ambiguous, searches, feedback, total)`,
+		`ON CONFLICT (day) DO UPDATE SET served = usage_days.served + excluded.served,
+			no_match = usage_days.no_match + excluded.no_match, ambiguous = usage_days.ambiguous + excluded.ambiguous,
+			searches = usage_days.searches + excluded.searches, feedback = usage_days.feedback + excluded.feedback,
+			total = usage_days.total + excluded.total`, dv, nil)
+	if err != nil {
+		return err
+	}
+	if len(skills) > 0 {
+		keys := slices.SortedFunc(mapKeys(skills), func(a, b skillKey) int {
+			if a.day != b.day {
+				return cmpInt(a.day, b.day)
+			}
+			return strings.Compare(a.path, b.path)
+		})
+		sv := make([][]any, 0, len(keys))
+		for _, k := range keys {
+			a := skills[k]
+			sv = append(sv, []any{k.day, k.path, a.served, a.last, a.ambiguous, a.useful, a.notUseful})
+		}
+		err := s.insert(ctx, tx, `INSERT INTO usage_skill_days (day, skill_path, served, last_served, ambiguous, useful, not_useful)`,
+			`ON CONFLICT (day, skill_path) DO UPDATE SET served = usage_skill_days.served + excluded.served,
+				last_served = `+s.d.greatest+`(usage_skill_days.last_served, excluded.last_served),
+				ambiguous = usage_skill_days.ambiguous + excluded.ambiguous,
+				useful = usage_skill_days.useful + excluded.useful, not_useful = usage_skill_days.not_useful + excluded.not_useful`, sv, nil)
+		if err != nil {
+			return err
+		}
+	}
+	if len(contexts) > 0 {
+		keys := slices.SortedFunc(mapKeys(contexts), func(a, b ctxKey) int {
+			if a.kind != b.kind {
+				return strings.Compare(a.kind, b.kind)
+			}
+			if a.day != b.day {
+				return cmpInt(a.day, b.day)
+			}
+			return strings.Compare(a.key, b.key)
+		})
+		cv := make([][]any, 0, len(keys))
+		for _, k := range keys {
+			a := contexts[k]
+			cv = append(cv, []any{k.kind, k.day, k.key, a.min, a.n})
+		}
+		err := s.insert(ctx, tx, `INSERT INTO usage_context_days (kind, day, context_key, context_min, n)`,
+			`ON CONFLICT (kind, day, context_key) DO UPDATE SET n = usage_context_days.n + excluded.n,
+				context_min = `+s.d.least+`(usage_context_days.context_min, excluded.context_min)`, cv, nil)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
+	return func(yield func(K) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// insert runs head VALUES (…), (…) tail over vals, as few statements as
+// the parameter limit allows; each, when set, reads the rows returned.
+func (s *sqlStore) insert(ctx context.Context, tx *sql.Tx, head, tail string, vals [][]any, each func(*sql.Rows) error) error {
+	if len(vals) == 0 {
+		return nil
+	}
+	cols := len(vals[0])
+	tuple := "(" + strings.Repeat("?, ", cols-1) + "?)"
+	per := max(1, maxParams/cols)
+	for len(vals) > 0 {
+		n := min(per, len(vals))
+		chunk := vals[:n]
+		vals = vals[n:]
+		var q strings.Builder
+		q.WriteString(head)
+		q.WriteString(" VALUES ")
+		args := make([]any, 0, n*cols)
+		for i, v := range chunk {
+			if i > 0 {
+				q.WriteString(", ")
+			}
+			q.WriteString(tuple)
+			args = append(args, v...)
+		}
+		q.WriteString(" ")
+		q.WriteString(tail)
+		stmt := s.d.rebind(q.String())
+		if each == nil {
+			if _, err := tx.ExecContext(ctx, stmt, args...); err != nil {
+				return err
+			}
+			continue
+		}
+		rs, err := tx.QueryContext(ctx, stmt, args...)
+		if err != nil {
+			return err
+		}
+		for rs.Next() {
+			if err := each(rs); err != nil {
+				_ = rs.Close()
+				return err
+			}
+		}
+		if err := rs.Close(); err != nil {
+			return err
+		}
+		if err := rs.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// span is a time range [lo, hi) in Unix nanoseconds.
+type span struct{ lo, hi int64 }
+
+// plan splits a window into whole UTC days [dayLo, dayHi), answered by the
+// rollups, and the partial days around them (raw), answered by the events.
+type plan struct {
+	dayLo, dayHi int64
+	raw          []span
+}
+
+func planWindow(lo, hi int64) plan {
+	dayLo, dayHi := -floorDiv(-lo, dayNanos), floorDiv(hi, dayNanos) // ceil(lo), floor(hi) in days
+	if lo < math.MinInt64+dayNanos || hi > math.MaxInt64-dayNanos || dayLo >= dayHi {
+		return plan{raw: []span{{lo, hi}}}
+	}
+	p := plan{dayLo: dayLo, dayHi: dayHi}
+	if lo < dayLo*dayNanos {
+		p.raw = append(p.raw, span{lo, dayLo * dayNanos})
+	}
+	if dayHi*dayNanos < hi {
+		p.raw = append(p.raw, span{dayHi * dayNanos, hi})
+	}
+	return p
+}
+
+// union builds the UNION ALL of the rollup select (over the plan's days,
+// when it has whole days) and one raw select per partial day span. Each
+// select is given with ? for its range: rollup "day >= ? AND day < ?" and
+// raw "ts >= ? AND ts < ?" come first in its arguments, extra after.
+func (p plan) union(rollup, raw string, extra ...any) (string, []any) {
+	var parts []string
+	var args []any
+	if p.dayLo < p.dayHi && rollup != "" {
+		parts = append(parts, rollup)
+		args = append(append(args, p.dayLo, p.dayHi), extra...)
+	}
+	for _, sp := range p.raw {
+		parts = append(parts, raw)
+		args = append(append(args, sp.lo, sp.hi), extra...)
+	}
+	return strings.Join(parts, "\nUNION ALL\n"), args
+}
+
+// Stats implements Store. Its queries run in one read-only transaction, so
+// they see one state of the store. Searches that found nothing count among
+// the no-match contexts (a miss is a miss, whichever tool saw it).
+func (s *sqlStore) Stats(ctx context.Context, w Window) (*Stats, error) {
+	if err := s.ensureReady(ctx); err != nil {
+		return nil, s.d.fail(ctx, "reading usage statistics", err)
+	}
+	st, err := s.stats(ctx, w)
+	if err != nil {
+		return nil, s.d.fail(ctx, "reading usage statistics", err)
+	}
+	return st, nil
+}
+
+func (s *sqlStore) stats(ctx context.Context, w Window) (*Stats, error) {
+	lo, hi := unixNano(w.Start), unixNano(w.End)
+	p := planWindow(lo, hi)
+	st := &Stats{Skills: []SkillStats{}, TopNoMatch: []ContextCount{}, TopAmbiguous: []ContextCount{}, ByDay: []DayCount{}}
+	if lo >= hi {
+		return st, nil
+	}
+	tx, err := s.db.BeginTx(ctx, s.d.readTx)
 	if err != nil {
 		return nil, err
 	}
-	err = s.query(ctx, `SELECT j.value, COUNT(*) FROM events e, json_each(e.data, '$.candidates') j
-		WHERE e.type = ? AND e.ts >= ? AND e.ts < ? AND j.type = 'text' GROUP BY j.value`,
-		[]any{TypeAmbiguous, lo, hi}, func(rows *sql.Rows) error {
-			var p string
-			var n int64
-			if err := rows.Scan(&p, &n); err != nil {
-				return err
-			}
-			if wantSkill(p) {
-				get(p).AmbiguousAppearances = n
-			}
-			return nil
-		})
-	if err != nil {
-		return nil, err
+	defer func() { _ = tx.Rollback() }()
+
+	// Per skill: served, ambiguous appearances, feedback.
+	skillFilter, skillArg := "", []any(nil)
+	if w.SkillPath != "" {
+		skillFilter, skillArg = " AND skill_path = ?", []any{w.SkillPath}
 	}
-	err = s.query(ctx, `SELECT skill_path,
-			SUM(CASE WHEN json_extract(data, '$.useful') THEN 1 ELSE 0 END),
-			SUM(CASE WHEN json_extract(data, '$.useful') THEN 0 ELSE 1 END)
-		FROM events WHERE type = ? AND ts >= ? AND ts < ? GROUP BY skill_path`,
-		[]any{TypeSkillFeedback, lo, hi}, func(rows *sql.Rows) error {
-			var p string
-			var up, down int64
-			if err := rows.Scan(&p, &up, &down); err != nil {
-				return err
-			}
-			if wantSkill(p) {
-				sk := get(p)
-				sk.Useful, sk.NotUseful = up, down
-			}
-			return nil
-		})
+	// A raw feedback or candidate row has no last_served (NULL, which MAX
+	// skips); a rollup row without a serve holds math.MinInt64.
+	all, args := p.union(
+		`SELECT skill_path, served, last_served, ambiguous, useful, not_useful FROM usage_skill_days WHERE day >= ? AND day < ?`+skillFilter,
+		`SELECT skill_path, 1 AS served, ts AS last_served, 0 AS ambiguous, 0 AS useful, 0 AS not_useful FROM usage_events WHERE type = '`+TypeSkillServed+`' AND ts >= ? AND ts < ?`+skillFilter,
+		skillArg...)
+	for _, raw := range []string{
+		`SELECT skill_path, 0 AS served, NULL AS last_served, 0 AS ambiguous, useful, 1 - useful AS not_useful FROM usage_events WHERE type = '` + TypeSkillFeedback + `' AND ts >= ? AND ts < ?` + skillFilter,
+		`SELECT skill_path, 0 AS served, NULL AS last_served, n AS ambiguous, 0 AS useful, 0 AS not_useful FROM usage_candidates WHERE ts >= ? AND ts < ?` + skillFilter,
+	} {
+		if part, pargs := p.union("", raw, skillArg...); part != "" {
+			all += "\nUNION ALL\n" + part
+			args = append(args, pargs...)
+		}
+	}
+	skills := []SkillStats{}
+	index := map[string]int{}
+	err = s.query(ctx, tx, `SELECT skill_path, CAST(SUM(served) AS BIGINT), MAX(last_served), CAST(SUM(ambiguous) AS BIGINT),
+			CAST(SUM(useful) AS BIGINT), CAST(SUM(not_useful) AS BIGINT)
+		FROM (`+all+`) u WHERE skill_path <> '' GROUP BY skill_path`, args, func(rs *sql.Rows) error {
+		var sk SkillStats
+		var last sql.NullInt64
+		if err := rs.Scan(&sk.SkillPath, &sk.Served, &last, &sk.AmbiguousAppearances, &sk.Useful, &sk.NotUseful); err != nil {
+			return err
+		}
+		if sk.Served > 0 && last.Valid {
+			sk.LastServed = time.Unix(0, last.Int64).UTC()
+		}
+		sk.RecentComments = []string{}
+		index[sk.SkillPath] = len(skills)
+		skills = append(skills, sk)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
 	if w.Comments > 0 {
-		err = s.query(ctx, `SELECT skill_path, comment FROM (
-				SELECT skill_path, json_extract(data, '$.comment') AS comment,
-					ROW_NUMBER() OVER (PARTITION BY skill_path ORDER BY ts DESC, id DESC) AS n
-				FROM events WHERE type = ? AND ts >= ? AND ts < ? AND COALESCE(json_extract(data, '$.comment'), '') != '')
+		err = s.query(ctx, tx, `SELECT skill_path, comment FROM (
+				SELECT skill_path, comment, ROW_NUMBER() OVER (PARTITION BY skill_path ORDER BY ts DESC, id DESC) AS n
+				FROM usage_events WHERE type = '`+TypeSkillFeedback+`' AND comment <> '' AND ts >= ? AND ts < ? AND skill_path <> ''`+skillFilter+`) c
 			WHERE n <= ? ORDER BY skill_path, n`,
-			[]any{TypeSkillFeedback, lo, hi, w.Comments}, func(rows *sql.Rows) error {
+			append(append([]any{lo, hi}, skillArg...), w.Comments), func(rs *sql.Rows) error {
 				var p, c string
-				if err := rows.Scan(&p, &c); err != nil {
+				if err := rs.Scan(&p, &c); err != nil {
 					return err
 				}
-				if wantSkill(p) {
-					sk := get(p)
-					sk.RecentComments = append(sk.RecentComments, c)
+				if i, ok := index[p]; ok {
+					skills[i].RecentComments = append(skills[i].RecentComments, c)
 				}
 				return nil
 			})
@@ -256,67 +776,70 @@ func (s *Store) Stats(ctx context.Context, w Window) (*Stats, error) {
 			return nil, err
 		}
 	}
-	for _, sk := range skills {
-		st.Skills = append(st.Skills, *sk)
-	}
-	sortSkills(st.Skills)
+	sortSkills(skills)
+	st.Skills = skills
 
-	top := func(where string, args []any) ([]ContextCount, error) {
+	top := func(kind, rawWhere string) ([]ContextCount, error) {
+		u, args := p.union(
+			`SELECT context_key, context_min, n FROM usage_context_days WHERE kind = '`+kind+`' AND day >= ? AND day < ?`,
+			`SELECT context_key, context AS context_min, 1 AS n FROM usage_events WHERE ts >= ? AND ts < ? AND context <> '' AND `+rawWhere)
 		out := []ContextCount{}
-		err := s.query(ctx, `SELECT MIN(context), COUNT(*) AS n FROM events WHERE ts >= ? AND ts < ? AND context != '' AND (`+where+`)
-			GROUP BY context COLLATE NOCASE ORDER BY n DESC, MIN(context) LIMIT ?`,
-			append(append([]any{lo, hi}, args...), w.TopN), func(rows *sql.Rows) error {
-				var c ContextCount
-				if err := rows.Scan(&c.Context, &c.Count); err != nil {
-					return err
-				}
-				out = append(out, c)
-				return nil
-			})
-		return out, err
-	}
-	if st.TopNoMatch, err = top(`type = ? OR (type = ? AND json_extract(data, '$.result_count') = 0)`, []any{TypeNoMatch, TypeSearch}); err != nil {
-		return nil, err
-	}
-	if st.TopAmbiguous, err = top(`type = ?`, []any{TypeAmbiguous}); err != nil {
-		return nil, err
-	}
-	err = s.query(ctx, `SELECT strftime('%Y-%m-%d', ts / 1000000000, 'unixepoch') AS day,
-			SUM(type = ?), SUM(type = ?), SUM(type = ?), SUM(type = ?), SUM(type = ?)
-		FROM events WHERE ts >= ? AND ts < ? GROUP BY day ORDER BY day`,
-		[]any{TypeSkillServed, TypeNoMatch, TypeAmbiguous, TypeSearch, TypeSkillFeedback, lo, hi}, func(rows *sql.Rows) error {
-			var d DayCount
-			if err := rows.Scan(&d.Day, &d.Served, &d.NoMatch, &d.Ambiguous, &d.Searches, &d.Feedback); err != nil {
+		err := s.query(ctx, tx, `SELECT MIN(context_min), CAST(SUM(n) AS BIGINT) AS total FROM (`+u+`) u
+			GROUP BY context_key ORDER BY total DESC, MIN(context_min) LIMIT ?`, append(args, w.TopN), func(rs *sql.Rows) error {
+			var c ContextCount
+			if err := rs.Scan(&c.Context, &c.Count); err != nil {
 				return err
 			}
-			st.ByDay = append(st.ByDay, d)
+			out = append(out, c)
 			return nil
 		})
+		return out, err
+	}
+	if st.TopNoMatch, err = top(TypeNoMatch, `(type = '`+TypeNoMatch+`' OR (type = '`+TypeSearch+`' AND no_result = 1))`); err != nil {
+		return nil, err
+	}
+	if st.TopAmbiguous, err = top(TypeAmbiguous, `type = '`+TypeAmbiguous+`'`); err != nil {
+		return nil, err
+	}
+
+	is := func(t string) string { return `CASE WHEN type = '` + t + `' THEN 1 ELSE 0 END` }
+	u, args := p.union(
+		`SELECT day, served, no_match, ambiguous, searches, feedback, total FROM usage_days WHERE day >= ? AND day < ?`,
+		`SELECT day, `+is(TypeSkillServed)+` AS served, `+is(TypeNoMatch)+` AS no_match, `+is(TypeAmbiguous)+` AS ambiguous,
+			`+is(TypeSearch)+` AS searches, `+is(TypeSkillFeedback)+` AS feedback, 1 AS total
+			FROM usage_events WHERE ts >= ? AND ts < ?`)
+	err = s.query(ctx, tx, `SELECT day, CAST(SUM(served) AS BIGINT), CAST(SUM(no_match) AS BIGINT), CAST(SUM(ambiguous) AS BIGINT),
+			CAST(SUM(searches) AS BIGINT), CAST(SUM(feedback) AS BIGINT), CAST(SUM(total) AS BIGINT)
+		FROM (`+u+`) u GROUP BY day ORDER BY day`, args, func(rs *sql.Rows) error {
+		var d DayCount
+		var day, total int64
+		if err := rs.Scan(&day, &d.Served, &d.NoMatch, &d.Ambiguous, &d.Searches, &d.Feedback, &total); err != nil {
+			return err
+		}
+		d.Day = dayString(day)
+		st.ByDay = append(st.ByDay, d)
+		st.TotalEvents += total
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM events WHERE ts >= ? AND ts < ?`, lo, hi).Scan(&st.TotalEvents); err != nil {
-		return nil, fmt.Errorf("usage store: %w", err)
-	}
-	return st, nil
+	return st, tx.Commit()
 }
 
-// query runs a query and calls each for every row.
-func (s *Store) query(ctx context.Context, q string, args []any, each func(*sql.Rows) error) error {
-	rows, err := s.db.QueryContext(ctx, q, args...)
+// query runs a query in tx and calls each for every row.
+func (s *sqlStore) query(ctx context.Context, tx *sql.Tx, q string, args []any, each func(*sql.Rows) error) error {
+	rows, err := tx.QueryContext(ctx, s.d.rebind(q), args...)
 	if err != nil {
-		return fmt.Errorf("usage store: %w", err)
+		return err
 	}
 	defer func() { _ = rows.Close() }()
 	for rows.Next() {
 		if err := each(rows); err != nil {
-			return fmt.Errorf("usage store: %w", err)
+			return err
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("usage store: %w", err)
-	}
-	return nil
+	return rows.Err()
 }
 
 // sortSkills orders skills most served first, then by ambiguous appearances,
