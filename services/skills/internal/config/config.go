@@ -185,7 +185,14 @@ type Analytics struct {
 	// MaxSpoolBytes caps the spool of undelivered events (1 MiB..64 GiB);
 	// when reached, new events are dropped and a warning is logged.
 	MaxSpoolBytes int64 `yaml:"max_spool_bytes"`
+	// Store is where events and aggregates are kept: "" or "sqlite" is the
+	// SQLite file under the state folder; a postgres:// (postgresql://) URL
+	// is a PostgreSQL database that the replicas of a fleet share.
+	Store string `yaml:"store"`
 }
+
+// StoreSQLite is the embedded store, analytics.store's default.
+const StoreSQLite = "sqlite"
 
 // FlushInterval is FlushIntervalSeconds as a duration.
 func (a Analytics) FlushInterval() time.Duration {
@@ -490,6 +497,7 @@ func Default() Config {
 			FlushIntervalSeconds: 30,
 			ServerID:             "",       // dev-$USER
 			MaxSpoolBytes:        64 << 20, // 64 MiB
+			Store:                "",       // SQLite under state_dir
 		},
 		Search: Search{
 			Limit:     10,  // seed 004's SEARCH_LIMIT

@@ -80,6 +80,7 @@ func TestDefault(t *testing.T) {
 		{"analytics.flush_interval_seconds", d.Analytics.FlushIntervalSeconds, 30},
 		{"analytics.server_id", d.Analytics.ServerID, ""},
 		{"analytics.max_spool_bytes", d.Analytics.MaxSpoolBytes, int64(64 << 20)},
+		{"analytics.store", d.Analytics.Store, ""},
 		{"filters.enabled_skills", d.Filters.EnabledSkills, []string{}},
 		{"filters.enabled_categories", d.Filters.EnabledCategories, []string{}},
 		{"embedding.provider", d.Embedding.Provider, "none"},

@@ -49,6 +49,12 @@ var envVars = []EnvVar{
 			c.Analytics.Endpoint = v
 			return nil
 		}},
+	{Name: "SKILLSD_DATABASE_URL", Key: "analytics.store", Form: "a postgres:// URL (setting it enables analytics)",
+		set: func(c *Config, v string) error {
+			c.Analytics.Enabled = true
+			c.Analytics.Store = v
+			return nil
+		}},
 	number("ANALYTICS_FLUSH_SECONDS", "analytics.flush_interval_seconds", "a whole number of seconds, such as 30",
 		func(c *Config) *int { return &c.Analytics.FlushIntervalSeconds }),
 	{Name: "REFRESH_INTERVAL_MINUTES", Key: "refresh.interval_minutes", Form: "a whole number of minutes, such as 15 (setting it enables refresh)",
@@ -139,7 +145,7 @@ func envError(name, key, form, v string) *Error {
 
 // ApplyEnv is the environment layer: it applies every variable of EnvVars
 // that getenv reports non-empty (values are trimmed) over c, then validates.
-// ANALYTICS_ENDPOINT also sets analytics.enabled, and REFRESH_INTERVAL_MINUTES
+// ANALYTICS_ENDPOINT and SKILLSD_DATABASE_URL also set analytics.enabled, and REFRESH_INTERVAL_MINUTES
 // refresh.enabled (seed 000 §11.3). A malformed value, or one Validate
 // refuses, is an *Error naming the variable, its key and the accepted form.
 // A nil getenv reads nothing.

@@ -24,6 +24,10 @@ func TestApplyEnv(t *testing.T) {
 			c.Analytics.Enabled = true
 			c.Analytics.Endpoint = "https://collector.example.com/e"
 		}},
+		{"SKILLSD_DATABASE_URL", map[string]string{"SKILLSD_DATABASE_URL": "postgres://skillsd@db:5432/usage"}, func(c *Config) {
+			c.Analytics.Enabled = true
+			c.Analytics.Store = "postgres://skillsd@db:5432/usage"
+		}},
 		{"ANALYTICS_FLUSH_SECONDS", map[string]string{"ANALYTICS_FLUSH_SECONDS": "5"}, func(c *Config) { c.Analytics.FlushIntervalSeconds = 5 }},
 		{"REFRESH_INTERVAL_MINUTES", map[string]string{"REFRESH_INTERVAL_MINUTES": "5"}, func(c *Config) { c.Refresh.IntervalMinutes = 5 }},
 		{"SKILLHUB_ENABLED_SKILLS", map[string]string{"SKILLHUB_ENABLED_SKILLS": " pdf, ,docx ,"}, func(c *Config) { c.Filters.EnabledSkills = []string{"pdf", "docx"} }},
@@ -127,6 +131,7 @@ func TestApplyEnvErrors(t *testing.T) {
 		{map[string]string{"SKILLS_MATCHING_STRATEGY": "fuzzy"}, `environment variable SKILLS_MATCHING_STRATEGY (matching.strategy): unknown value "fuzzy" (want auto, keyword or ranked)`},
 		{map[string]string{"LOG_LEVEL": "loud"}, `environment variable LOG_LEVEL (log.level): unknown log level "loud" (want debug, info, warn or error)`},
 		{map[string]string{"EMBEDDING_PROVIDER": "gemini"}, `environment variable EMBEDDING_PROVIDER (embedding.provider): unknown value "gemini" (want none or openai)`},
+		{map[string]string{"SKILLSD_DATABASE_URL": "mysql://u:s3cret@db/x"}, `environment variable SKILLSD_DATABASE_URL (analytics.store): want sqlite or a postgres:// URL (such as postgres://skillsd@db.internal:5432/skillsd)`},
 		{map[string]string{"ANALYTICS_ENDPOINT": "collector"}, `environment variable ANALYTICS_ENDPOINT (analytics.endpoint): want an http:// or https:// URL`},
 		{map[string]string{"SKILLS_REPO": "https://x-access-token:ghp_abc@github.com/a/b.git"}, `environment variable SKILLS_REPO (content.skills_repo): must not embed credentials; put the token in the GITHUB_TOKEN environment variable`},
 		{map[string]string{"SKILLS_PATH": "/abs"}, `environment variable SKILLS_PATH (content.skills_path): want a folder inside the repository, relative and with /, such as skills; got "/abs"`},

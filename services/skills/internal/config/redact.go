@@ -25,6 +25,7 @@ func (c Config) Redacted() Config {
 	r.Filters.EnabledSkills = slices.Clone(c.Filters.EnabledSkills)
 	r.Filters.EnabledCategories = slices.Clone(c.Filters.EnabledCategories)
 	r.Analytics.Endpoint = redactURL(c.Analytics.Endpoint)
+	r.Analytics.Store = redactURL(c.Analytics.Store)
 	r.Embedding.BaseURL = redactURL(c.Embedding.BaseURL)
 	r.Auth.GitHubAPIURL = redactURL(c.Auth.GitHubAPIURL)
 	r.Content.SkillsRepo = redactURL(c.Content.SkillsRepo)

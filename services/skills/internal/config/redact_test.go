@@ -11,6 +11,7 @@ func TestRedacted(t *testing.T) {
 	c := Default()
 	c.Analytics.Endpoint = "https://hook:ghp_user@collector.example.com/e?key=s3cret&x=1"
 	c.Embedding.BaseURL = "https://api.example.com/v1?api_key=s3cret"
+	c.Analytics.Store = "postgres://skillsd:s3cret@db.internal:5432/usage?sslmode=require"
 	c.Content.SkillsRepo = "https://ghp_token@github.com/a/b.git"
 	c.Content.AgentsRepo = "user:s3cret@github.com:a/agents.git"
 	c.Content.DocsRepo = "ssh://git:s3cret@github.com/a/docs.git"
@@ -26,6 +27,7 @@ func TestRedacted(t *testing.T) {
 	wants := map[string][2]string{
 		"analytics.endpoint":  {r.Analytics.Endpoint, "https://REDACTED@collector.example.com/e?key=REDACTED&x=REDACTED"},
 		"embedding.base_url":  {r.Embedding.BaseURL, "https://api.example.com/v1?api_key=REDACTED"},
+		"analytics.store":     {r.Analytics.Store, "postgres://REDACTED@db.internal:5432/usage?sslmode=REDACTED"},
 		"content.skills_repo": {r.Content.SkillsRepo, "https://REDACTED@github.com/a/b.git"},
 		"content.agents_repo": {r.Content.AgentsRepo, "REDACTED@github.com:a/agents.git"},
 		"content.docs_repo":   {r.Content.DocsRepo, "ssh://git:REDACTED@github.com/a/docs.git"},

@@ -138,7 +138,36 @@ func (a Analytics) validate() *Error {
 	if len(a.ServerID) > 256 {
 		return errorf("analytics.server_id", "must be at most 256 bytes, got %d", len(a.ServerID))
 	}
+	if err := a.validateStore(); err != nil {
+		return err
+	}
 	return between("analytics.max_spool_bytes", a.MaxSpoolBytes, 1<<20, 64<<30)
+}
+
+// PostgresStore reports whether Store names a PostgreSQL database.
+func (a Analytics) PostgresStore() bool {
+	return strings.HasPrefix(a.Store, "postgres://") || strings.HasPrefix(a.Store, "postgresql://")
+}
+
+// validateStore checks analytics.store: "sqlite" or a postgres:// URL (its
+// options are checked when the store opens). The value is never echoed: it
+// may hold a password.
+func (a Analytics) validateStore() *Error {
+	const key = "analytics.store"
+	switch {
+	case a.Store == "" || a.Store == StoreSQLite:
+		return nil
+	case !a.PostgresStore():
+		return errorf(key, "want sqlite or a postgres:// URL (such as postgres://skillsd@db.internal:5432/skillsd)")
+	case strings.ContainsAny(a.Store, "\x00\n\r\t "):
+		return errorf(key, "must not contain spaces or control characters")
+	case !a.Enabled:
+		return errorf(key, "is set but analytics is off: set analytics.enabled: true, or remove analytics.store")
+	}
+	if _, err := url.Parse(a.Store); err != nil {
+		return errorf(key, "the postgres:// URL does not parse (check the characters of its password are %%-encoded)")
+	}
+	return nil
 }
 
 func (s Search) validate() *Error {

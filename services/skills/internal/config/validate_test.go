@@ -41,6 +41,18 @@ func TestValidate(t *testing.T) {
 			c.Analytics.Enabled, c.Analytics.Endpoint = true, "https://collector.example.com/events"
 		}, ""},
 		{"enabled without endpoint", func(c *Config) { c.Analytics.Enabled = true }, ""},
+		{"store sqlite", func(c *Config) { c.Analytics.Store = "sqlite" }, ""},
+		{"store postgres", func(c *Config) {
+			c.Analytics.Enabled, c.Analytics.Store = true, "postgresql://skillsd:pw@db.internal:5432/skillsd?sslmode=verify-full"
+		}, ""},
+		{"store not postgres", func(c *Config) { c.Analytics.Enabled, c.Analytics.Store = true, "mysql://u:s3cret@db/x" },
+			"analytics.store: want sqlite or a postgres:// URL (such as postgres://skillsd@db.internal:5432/skillsd)"},
+		{"store with a space", func(c *Config) { c.Analytics.Enabled, c.Analytics.Store = true, "postgres://u:s3 cret@db/x" },
+			"analytics.store: must not contain spaces or control characters"},
+		{"store bad URL", func(c *Config) { c.Analytics.Enabled, c.Analytics.Store = true, "postgres://u:s3%zzcret@db/x" },
+			"analytics.store: the postgres:// URL does not parse (check the characters of its password are %-encoded)"},
+		{"store with analytics off", func(c *Config) { c.Analytics.Enabled, c.Analytics.Store = false, "postgres://db/x" },
+			"analytics.store: is set but analytics is off: set analytics.enabled: true, or remove analytics.store"},
 		{"flush 0", func(c *Config) { c.Analytics.FlushIntervalSeconds = 0 }, "analytics.flush_interval_seconds: must be between 1 and 86400, got 0"},
 		{"search.limit 51", func(c *Config) { c.Search.Limit = 51 }, "search.limit: must be between 1 and 50, got 51"},
 		{"search.threshold", func(c *Config) { c.Search.Threshold = 1.2 }, "search.threshold: must be between 0 and 1, got 1.2"},

@@ -61,8 +61,8 @@ func Check(ctx context.Context) error {
 
 // SkipMessage is the line of a skipped PostgreSQL test.
 func SkipMessage(err error) string {
-	return fmt.Sprintf("PostgreSQL tests skipped: no server at %s (%v); to run them, set %s to a postgres:// URL of a server where tests may create databases",
-		Redact(ServerURL()), err, EnvURL)
+	return fmt.Sprintf("PostgreSQL tests skipped: no server at %s (%s); to run them, set %s to a postgres:// URL of a server where tests may create databases",
+		Redact(ServerURL()), strings.Join(strings.Fields(err.Error()), " "), EnvURL)
 }
 
 // Redact is a URL without its password.

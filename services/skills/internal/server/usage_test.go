@@ -21,6 +21,7 @@ import (
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
+	"github.com/skillsd/skillsd/services/skills/internal/pgtest"
 	"github.com/skillsd/skillsd/services/skills/internal/sandbox"
 	"github.com/skillsd/skillsd/services/skills/internal/source"
 	"github.com/skillsd/skillsd/services/skills/internal/usage"
@@ -282,6 +283,69 @@ func TestIngestEvents(t *testing.T) {
 	}
 	if len(st.GetSkills()) != 1 || st.GetSkills()[0].GetServed() != 2 || !st.GetSkills()[0].GetLastServed().AsTime().Equal(at.Add(time.Minute)) {
 		t.Errorf("skills = %v, want pdf served twice, last at %v", st.GetSkills(), at.Add(time.Minute))
+	}
+}
+
+// TestUsageStoreDown: with the shared PostgreSQL store gone, skills are
+// served and usage recorded (spooled), GetUsageStats answers UNAVAILABLE
+// with a clear message, IngestEvents too (so a publisher retries); once the
+// database is back a delivery stores every event and the statistics count
+// them once.
+func TestUsageStoreDown(t *testing.T) {
+	url := pgtest.Database(t)
+	proxy := pgtest.NewProxy(t, url)
+	store, err := usage.OpenPostgres(t.Context(), proxy.URL(url), usage.StoreOptions{MaxConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := usage.Open(t.Context(), usage.Options{Dir: t.TempDir(), Store: store, FlushInterval: time.Hour, ServerID: "dev-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rec.Close() })
+	s := routingService(t, Options{MatchingStrategy: "auto", Usage: rec}, routingTree(t))
+	ctx := t.Context()
+	calls := func() {
+		t.Helper()
+		if _, err := s.GetSkill(ctx, &skillsv1.GetSkillRequest{SkillPath: "api/auth"}); err != nil {
+			t.Fatalf("GetSkill: %v", err)
+		}
+		if _, err := s.SearchSkills(ctx, &skillsv1.SearchSkillsRequest{Query: "react authentication"}); err != nil {
+			t.Fatalf("SearchSkills: %v", err)
+		}
+		if resp, err := s.ReportUsage(ctx, &skillsv1.ReportUsageRequest{SkillPath: "api/auth", Useful: true}); err != nil || !resp.GetRecorded() {
+			t.Fatalf("ReportUsage = %v, %v; want recorded", resp, err)
+		}
+	}
+	total := func() int64 {
+		t.Helper()
+		st, err := s.GetUsageStats(ctx, &skillsv1.GetUsageStatsRequest{})
+		if err != nil {
+			t.Fatalf("GetUsageStats: %v", err)
+		}
+		return st.GetTotalEvents()
+	}
+	calls()
+	if got := total(); got != 3 {
+		t.Fatalf("total_events = %d, want 3", got)
+	}
+
+	proxy.Close()
+	calls() // skills are served, usage is recorded
+	_, err = s.GetUsageStats(ctx, &skillsv1.GetUsageStatsRequest{})
+	routingWantCode(t, "GetUsageStats with the database down", err, codes.Unavailable)
+	if msg := status.Convert(err).Message(); !strings.Contains(msg, "the usage database cannot be reached") || strings.Contains(msg, "127.0.0.1") {
+		t.Errorf("message %q: want it to say the usage database cannot be reached, without its address", msg)
+	}
+	_, err = s.IngestEvents(ctx, &skillsv1.IngestEventsRequest{Events: []*skillsv1.UsageEvent{{Id: "x1", Type: "search", Timestamp: timestamppb.Now()}}})
+	routingWantCode(t, "IngestEvents with the database down", err, codes.Unavailable)
+
+	proxy.Reopen()
+	if err := rec.Flush(ctx); err != nil {
+		t.Fatalf("Flush once the database is back: %v", err)
+	}
+	if got := total(); got != 6 {
+		t.Fatalf("total_events = %d, want 6", got)
 	}
 }
 

@@ -155,6 +155,9 @@ func (s *sqlStore) ensureReady(ctx context.Context) error {
 // Close closes the database.
 func (s *sqlStore) Close() error { return s.db.Close() }
 
+// String names the store for logs: its kind and database, never a password.
+func (s *sqlStore) String() string { return s.d.name + " " + s.where }
+
 // row is an event as stored: its columns, derived once.
 type row struct {
 	id, typ, serverID string
