@@ -121,6 +121,7 @@ clients: test-ts test-python test-console ## the TypeScript, Python and browser 
 
 .PHONY: unit
 unit: npm-deps ## go test every module on its own (GOWORK=off, as a consumer builds it), race detector on
+	cd services/skills && GOWORK=off go run ./internal/pgtest/pgcheck
 	for m in $(MODULES); do (cd $$m && GOWORK=off go test $(GO_TEST_FLAGS) ./...) || exit 1; done
 
 .PHONY: fuzz
@@ -150,6 +151,13 @@ bench: ## Go benchmarks of the service (catalog build, one-skill change on 3,000
 .PHONY: clean
 clean: ## remove ./bin and the npm packages
 	rm -rf $(BIN) $(NPM_DIR)/node_modules $(TS_DIR)/node_modules $(TS_DIR)/dist $(UI_DIR)/node_modules
+
+STORE_EVENTS ?= 1000000
+.PHONY: bench-store
+bench-store: ## usage store: GetUsageStats for a 30-day window with 1,000,000 events in SQLite and in PostgreSQL (SKILLSD_TEST_DATABASE_URL), p50/p90 in ms
+	@echo "bench-store: $(STORE_EVENTS) events; load average $$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime) on $$(nproc 2>/dev/null || echo ?) CPUs"
+	cd services/skills && GOWORK=off go run ./internal/pgtest/pgcheck
+	cd services/skills && SKILLSD_BENCH_STORE_EVENTS=$(STORE_EVENTS) go test -run '^$$' -bench '^BenchmarkStoreStats$$' -benchtime 30x -timeout 60m -v ./internal/usage | grep -v '^=== RUN'
 
 .PHONY: bench-startup
 bench-startup: build ## time skills-mcp from start to its tools/list answer (demo catalog, and ../shared/bench/corpus when present)

@@ -93,8 +93,11 @@ type Stats struct {
 	TotalEvents  int64
 }
 
-// dayNanos is one UTC day in Unix nanoseconds.
-const dayNanos = int64(24 * time.Hour)
+// dayNanos and hourNanos are a UTC day and hour in Unix nanoseconds.
+const (
+	dayNanos  = int64(24 * time.Hour)
+	hourNanos = int64(time.Hour)
+)
 
 // maxKeyBytes bounds a skill path in the day rollups' keys (a PostgreSQL
 // index entry holds at most about 2.7 kB); a longer one is cut there.
@@ -128,6 +131,9 @@ type sqlStore struct {
 	migrate func(ctx context.Context) (applied int, err error)
 	// migrations counts the migrations this store applied (tests).
 	migrations atomic.Int64
+	// rawOnly answers Stats from the events alone, without the rollups
+	// (benchmarks compare the two; set before use).
+	rawOnly bool
 }
 
 // ensureReady migrates the schema if that has not succeeded yet.
@@ -431,7 +437,7 @@ func (s *sqlStore) ingestTx(ctx context.Context, tx *sql.Tx, rows []row) (int, e
 // writeRollups adds the new rows to the candidates table and the rollups.
 func (s *sqlStore) writeRollups(ctx context.Context, tx *sql.Tx, rows []row) error {
 	type skillKey struct {
-		day  int64
+		unit int64 // day or hour
 		path string
 	}
 	type skillAgg struct{ served, last, ambiguous, useful, notUseful int64 }
@@ -444,18 +450,25 @@ func (s *sqlStore) writeRollups(ctx context.Context, tx *sql.Tx, rows []row) err
 		min string
 		n   int64
 	}
-	days := map[int64]*[6]int64{} // served, no_match, ambiguous, searches, feedback, total
-	skills := map[skillKey]*skillAgg{}
+	// served, no_match, ambiguous, searches, feedback, total
+	days, hours := map[int64]*[6]int64{}, map[int64]*[6]int64{}
+	skillDays, skillHours := map[skillKey]*skillAgg{}, map[skillKey]*skillAgg{}
 	contexts := map[ctxKey]*ctxAgg{}
-	var cands [][]any
-	skill := func(day int64, p string) *skillAgg {
-		k := skillKey{day, p}
-		a := skills[k]
-		if a == nil {
-			a = &skillAgg{last: math.MinInt64}
-			skills[k] = a
+	var cands, comments [][]any
+	// skill applies f to the day and the hour rows of a skill.
+	skill := func(r *row, p string, f func(*skillAgg)) {
+		for _, x := range []struct {
+			m    map[skillKey]*skillAgg
+			unit int64
+		}{{skillDays, r.day}, {skillHours, floorDiv(r.ts, hourNanos)}} {
+			k := skillKey{x.unit, p}
+			a := x.m[k]
+			if a == nil {
+				a = &skillAgg{last: math.MinInt64}
+				x.m[k] = a
+			}
+			f(a)
 		}
-		return a
 	}
 	addContext := func(kind string, r *row) {
 		if r.context == "" {
@@ -473,80 +486,95 @@ func (s *sqlStore) writeRollups(ctx context.Context, tx *sql.Tx, rows []row) err
 	}
 	for i := range rows {
 		r := &rows[i]
-		d := days[r.day]
-		if d == nil {
-			d = &[6]int64{}
-			days[r.day] = d
-		}
-		d[5]++
+		var d [6]int64 // this event's counts
+		d[5] = 1
 		switch r.typ {
 		case TypeSkillServed:
-			d[0]++
-			a := skill(r.day, r.skillPath)
-			a.served++
-			a.last = max(a.last, r.ts)
+			d[0] = 1
+			skill(r, r.skillPath, func(a *skillAgg) {
+				a.served++
+				a.last = max(a.last, r.ts)
+			})
 		case TypeNoMatch:
-			d[1]++
+			d[1] = 1
 			addContext(TypeNoMatch, r)
 		case TypeAmbiguous:
-			d[2]++
+			d[2] = 1
 			addContext(TypeAmbiguous, r)
 			counts := map[string]int64{}
 			for _, c := range r.candidates {
 				counts[c]++
 			}
 			for _, c := range slices.Sorted(mapKeys(counts)) {
-				skill(r.day, c).ambiguous += counts[c]
+				skill(r, c, func(a *skillAgg) { a.ambiguous += counts[c] })
 				cands = append(cands, []any{r.id, r.ts, c, counts[c]})
 			}
 		case TypeSearch:
-			d[3]++
+			d[3] = 1
 			if r.noResult == 1 {
 				addContext(TypeNoMatch, r)
 			}
 		case TypeSkillFeedback:
-			d[4]++
-			a := skill(r.day, r.skillPath)
-			a.useful += r.useful
-			a.notUseful += 1 - r.useful
+			d[4] = 1
+			skill(r, r.skillPath, func(a *skillAgg) {
+				a.useful += r.useful
+				a.notUseful += 1 - r.useful
+			})
+			if r.comment != "" {
+				comments = append(comments, []any{r.id, r.ts, r.skillPath, r.comment})
+			}
 		}
+		add(days, r.day, d)
+		add(hours, floorDiv(r.ts, hourNanos), d)
 	}
-	if len(cands) > 0 {
-		if err := s.insert(ctx, tx, `INSERT INTO usage_candidates (event_id, ts, skill_path, n)`, ``, cands, nil); err != nil {
-			return err
-		}
+	if err := s.insert(ctx, tx, `INSERT INTO usage_candidates (event_id, ts, skill_path, n)`, ``, cands, nil); err != nil {
+		return err
+	}
+	if err := s.insert(ctx, tx, `INSERT INTO usage_comments (event_id, ts, skill_path, comment)`, ``, comments, nil); err != nil {
+		return err
 	}
 	// The rollup rows in key order: the same lock order in every writer.
-	var dv [][]any
+	counts := `served = %[1]s.served + excluded.served, no_match = %[1]s.no_match + excluded.no_match,
+		ambiguous = %[1]s.ambiguous + excluded.ambiguous, searches = %[1]s.searches + excluded.searches,
+		feedback = %[1]s.feedback + excluded.feedback, total = %[1]s.total + excluded.total`
+	var dv, hv [][]any
 	for _, day := range slices.Sorted(mapKeys(days)) {
 		d := days[day]
 		dv = append(dv, []any{day, d[0], d[1], d[2], d[3], d[4], d[5]})
 	}
+	for _, hour := range slices.Sorted(mapKeys(hours)) {
+		d := hours[hour]
+		hv = append(hv, []any{hour, floorDiv(hour, 24), d[0], d[1], d[2], d[3], d[4], d[5]})
+	}
 	err := s.insert(ctx, tx, `INSERT INTO usage_days (day, served, no_match, ambiguous, searches, feedback, total)`,
-		`ON CONFLICT (day) DO UPDATE SET served = usage_days.served + excluded.served,
-			no_match = usage_days.no_match + excluded.no_match, ambiguous = usage_days.ambiguous + excluded.ambiguous,
-			searches = usage_days.searches + excluded.searches, feedback = usage_days.feedback + excluded.feedback,
-			total = usage_days.total + excluded.total`, dv, nil)
+		`ON CONFLICT (day) DO UPDATE SET `+fmt.Sprintf(counts, "usage_days"), dv, nil)
 	if err != nil {
 		return err
 	}
-	if len(skills) > 0 {
-		keys := slices.SortedFunc(mapKeys(skills), func(a, b skillKey) int {
-			if a.day != b.day {
-				return cmpInt(a.day, b.day)
+	err = s.insert(ctx, tx, `INSERT INTO usage_hours (hour, day, served, no_match, ambiguous, searches, feedback, total)`,
+		`ON CONFLICT (hour) DO UPDATE SET `+fmt.Sprintf(counts, "usage_hours"), hv, nil)
+	if err != nil {
+		return err
+	}
+	for _, t := range []struct {
+		table, unit string
+		m           map[skillKey]*skillAgg
+	}{{"usage_skill_days", "day", skillDays}, {"usage_skill_hours", "hour", skillHours}} {
+		keys := slices.SortedFunc(mapKeys(t.m), func(a, b skillKey) int {
+			if a.unit != b.unit {
+				return cmpInt(a.unit, b.unit)
 			}
 			return strings.Compare(a.path, b.path)
 		})
 		sv := make([][]any, 0, len(keys))
 		for _, k := range keys {
-			a := skills[k]
-			sv = append(sv, []any{k.day, k.path, a.served, a.last, a.ambiguous, a.useful, a.notUseful})
+			a := t.m[k]
+			sv = append(sv, []any{k.unit, k.path, a.served, a.last, a.ambiguous, a.useful, a.notUseful})
 		}
-		err := s.insert(ctx, tx, `INSERT INTO usage_skill_days (day, skill_path, served, last_served, ambiguous, useful, not_useful)`,
-			`ON CONFLICT (day, skill_path) DO UPDATE SET served = usage_skill_days.served + excluded.served,
-				last_served = `+s.d.greatest+`(usage_skill_days.last_served, excluded.last_served),
-				ambiguous = usage_skill_days.ambiguous + excluded.ambiguous,
-				useful = usage_skill_days.useful + excluded.useful, not_useful = usage_skill_days.not_useful + excluded.not_useful`, sv, nil)
+		err := s.insert(ctx, tx, `INSERT INTO `+t.table+` (`+t.unit+`, skill_path, served, last_served, ambiguous, useful, not_useful)`,
+			fmt.Sprintf(`ON CONFLICT (%[2]s, skill_path) DO UPDATE SET served = %[1]s.served + excluded.served,
+				last_served = %[3]s(%[1]s.last_served, excluded.last_served), ambiguous = %[1]s.ambiguous + excluded.ambiguous,
+				useful = %[1]s.useful + excluded.useful, not_useful = %[1]s.not_useful + excluded.not_useful`, t.table, t.unit, s.d.greatest), sv, nil)
 		if err != nil {
 			return err
 		}
@@ -574,6 +602,18 @@ func (s *sqlStore) writeRollups(ctx context.Context, tx *sql.Tx, rows []row) err
 		}
 	}
 	return nil
+}
+
+// add adds an event's counts to its row of a day or hour rollup.
+func add(m map[int64]*[6]int64, k int64, d [6]int64) {
+	c := m[k]
+	if c == nil {
+		c = &[6]int64{}
+		m[k] = c
+	}
+	for i := range d {
+		c[i] += d[i]
+	}
 }
 
 func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
@@ -652,42 +692,85 @@ func (s *sqlStore) insert(ctx context.Context, tx *sql.Tx, head, tail string, va
 // span is a time range [lo, hi) in Unix nanoseconds.
 type span struct{ lo, hi int64 }
 
-// plan splits a window into whole UTC days [dayLo, dayHi), answered by the
-// rollups, and the partial days around them (raw), answered by the events.
-type plan struct {
-	dayLo, dayHi int64
-	raw          []span
+// units splits [lo, hi) into whole units of unit nanoseconds (UTC days or
+// hours) [uLo, uHi) and the partial units around them.
+func units(lo, hi, unit int64) (uLo, uHi int64, partial []span) {
+	uLo, uHi = -floorDiv(-lo, unit), floorDiv(hi, unit) // ceil(lo), floor(hi) in units
+	if lo < math.MinInt64+unit || hi > math.MaxInt64-unit || uLo >= uHi {
+		return 0, 0, []span{{lo, hi}}
+	}
+	if lo < uLo*unit {
+		partial = append(partial, span{lo, uLo * unit})
+	}
+	if uHi*unit < hi {
+		partial = append(partial, span{uHi * unit, hi})
+	}
+	return uLo, uHi, partial
 }
 
-func planWindow(lo, hi int64) plan {
-	dayLo, dayHi := -floorDiv(-lo, dayNanos), floorDiv(hi, dayNanos) // ceil(lo), floor(hi) in days
-	if lo < math.MinInt64+dayNanos || hi > math.MaxInt64-dayNanos || dayLo >= dayHi {
-		return plan{raw: []span{{lo, hi}}}
+// plan is how a window is read: its whole UTC days from the day rollups;
+// its partial days either from the events (partial), or from the hour
+// rollups (hours) and the events for what is left (raw).
+type plan struct {
+	days    [2]int64   // [first, end) day; empty when first >= end
+	partial []span     // the partial days
+	hours   [][2]int64 // the whole hours of the partial days
+	raw     []span     // the partial hours
+}
+
+func planWindow(lo, hi int64, rawOnly bool) plan {
+	if rawOnly {
+		return plan{partial: []span{{lo, hi}}, raw: []span{{lo, hi}}}
 	}
-	p := plan{dayLo: dayLo, dayHi: dayHi}
-	if lo < dayLo*dayNanos {
-		p.raw = append(p.raw, span{lo, dayLo * dayNanos})
-	}
-	if dayHi*dayNanos < hi {
-		p.raw = append(p.raw, span{dayHi * dayNanos, hi})
+	var p plan
+	p.days[0], p.days[1], p.partial = units(lo, hi, dayNanos)
+	for _, sp := range p.partial {
+		hLo, hHi, rest := units(sp.lo, sp.hi, hourNanos)
+		if hLo < hHi {
+			p.hours = append(p.hours, [2]int64{hLo, hHi})
+		}
+		p.raw = append(p.raw, rest...)
 	}
 	return p
 }
 
-// union builds the UNION ALL of the rollup select (over the plan's days,
-// when it has whole days) and one raw select per partial day span. Each
-// select is given with ? for its range: rollup "day >= ? AND day < ?" and
-// raw "ts >= ? AND ts < ?" come first in its arguments, extra after.
-func (p plan) union(rollup, raw string, extra ...any) (string, []any) {
+// selects are the statements that read the parts of a window, each with
+// ? for its range first ("day >= ? AND day < ?", "hour >= ? AND hour < ?",
+// "ts >= ? AND ts < ?"), then the extra arguments. An empty statement
+// reads nothing; without an hour statement, the events are read for the
+// whole partial days.
+type selects struct {
+	days, hours, events string
+	// byHour reads the partial days by hour: the hour statement (if any)
+	// for their whole hours, the events for the rest.
+	byHour bool
+}
+
+// union builds the UNION ALL of the statements over the parts of p.
+func (p plan) union(sel selects, extra ...any) (string, []any) {
 	var parts []string
 	var args []any
-	if p.dayLo < p.dayHi && rollup != "" {
-		parts = append(parts, rollup)
-		args = append(append(args, p.dayLo, p.dayHi), extra...)
+	add := func(q string, lo, hi int64) {
+		parts = append(parts, q)
+		args = append(append(args, lo, hi), extra...)
 	}
-	for _, sp := range p.raw {
-		parts = append(parts, raw)
-		args = append(append(args, sp.lo, sp.hi), extra...)
+	if sel.days != "" && p.days[0] < p.days[1] {
+		add(sel.days, p.days[0], p.days[1])
+	}
+	if sel.events == "" {
+		return strings.Join(parts, "\nUNION ALL\n"), args
+	}
+	raw := p.partial
+	if sel.byHour {
+		if sel.hours != "" {
+			for _, h := range p.hours {
+				add(sel.hours, h[0], h[1])
+			}
+		}
+		raw = p.raw
+	}
+	for _, sp := range raw {
+		add(sel.events, sp.lo, sp.hi)
 	}
 	return strings.Join(parts, "\nUNION ALL\n"), args
 }
@@ -708,7 +791,7 @@ func (s *sqlStore) Stats(ctx context.Context, w Window) (*Stats, error) {
 
 func (s *sqlStore) stats(ctx context.Context, w Window) (*Stats, error) {
 	lo, hi := unixNano(w.Start), unixNano(w.End)
-	p := planWindow(lo, hi)
+	p := planWindow(lo, hi, s.rawOnly)
 	st := &Stats{Skills: []SkillStats{}, TopNoMatch: []ContextCount{}, TopAmbiguous: []ContextCount{}, ByDay: []DayCount{}}
 	if lo >= hi {
 		return st, nil
@@ -726,16 +809,24 @@ func (s *sqlStore) stats(ctx context.Context, w Window) (*Stats, error) {
 	}
 	// A raw feedback or candidate row has no last_served (NULL, which MAX
 	// skips); a rollup row without a serve holds math.MinInt64.
-	all, args := p.union(
-		`SELECT skill_path, served, last_served, ambiguous, useful, not_useful FROM usage_skill_days WHERE day >= ? AND day < ?`+skillFilter,
-		`SELECT skill_path, 1 AS served, ts AS last_served, 0 AS ambiguous, 0 AS useful, 0 AS not_useful FROM usage_events WHERE type = '`+TypeSkillServed+`' AND ts >= ? AND ts < ?`+skillFilter,
-		skillArg...)
-	for _, raw := range []string{
-		`SELECT skill_path, 0 AS served, NULL AS last_served, 0 AS ambiguous, useful, 1 - useful AS not_useful FROM usage_events WHERE type = '` + TypeSkillFeedback + `' AND ts >= ? AND ts < ?` + skillFilter,
-		`SELECT skill_path, 0 AS served, NULL AS last_served, n AS ambiguous, 0 AS useful, 0 AS not_useful FROM usage_candidates WHERE ts >= ? AND ts < ?` + skillFilter,
+	var all string
+	var args []any
+	for _, sel := range []selects{
+		{days: `SELECT skill_path, served, last_served, ambiguous, useful, not_useful FROM usage_skill_days WHERE day >= ? AND day < ?` + skillFilter,
+			hours: `SELECT skill_path, served, last_served, ambiguous, useful, not_useful FROM usage_skill_hours WHERE hour >= ? AND hour < ?` + skillFilter,
+			events: `SELECT skill_path, 1 AS served, ts AS last_served, 0 AS ambiguous, 0 AS useful, 0 AS not_useful
+				FROM usage_events WHERE type = '` + TypeSkillServed + `' AND ts >= ? AND ts < ?` + skillFilter},
+		{events: `SELECT skill_path, 0 AS served, NULL AS last_served, 0 AS ambiguous, useful, 1 - useful AS not_useful
+				FROM usage_events WHERE type = '` + TypeSkillFeedback + `' AND ts >= ? AND ts < ?` + skillFilter},
+		{events: `SELECT skill_path, 0 AS served, NULL AS last_served, n AS ambiguous, 0 AS useful, 0 AS not_useful
+				FROM usage_candidates WHERE ts >= ? AND ts < ?` + skillFilter},
 	} {
-		if part, pargs := p.union("", raw, skillArg...); part != "" {
-			all += "\nUNION ALL\n" + part
+		sel.byHour = true
+		if part, pargs := p.union(sel, skillArg...); part != "" {
+			if all != "" {
+				all += "\nUNION ALL\n"
+			}
+			all += part
 			args = append(args, pargs...)
 		}
 	}
@@ -762,8 +853,8 @@ func (s *sqlStore) stats(ctx context.Context, w Window) (*Stats, error) {
 	}
 	if w.Comments > 0 {
 		err = s.query(ctx, tx, `SELECT skill_path, comment FROM (
-				SELECT skill_path, comment, ROW_NUMBER() OVER (PARTITION BY skill_path ORDER BY ts DESC, id DESC) AS n
-				FROM usage_events WHERE type = '`+TypeSkillFeedback+`' AND comment <> '' AND ts >= ? AND ts < ? AND skill_path <> ''`+skillFilter+`) c
+				SELECT skill_path, comment, ROW_NUMBER() OVER (PARTITION BY skill_path ORDER BY ts DESC, event_id DESC) AS n
+				FROM usage_comments WHERE ts >= ? AND ts < ? AND skill_path <> ''`+skillFilter+`) c
 			WHERE n <= ? ORDER BY skill_path, n`,
 			append(append([]any{lo, hi}, skillArg...), w.Comments), func(rs *sql.Rows) error {
 				var p, c string
@@ -783,9 +874,9 @@ func (s *sqlStore) stats(ctx context.Context, w Window) (*Stats, error) {
 	st.Skills = skills
 
 	top := func(kind, rawWhere string) ([]ContextCount, error) {
-		u, args := p.union(
-			`SELECT context_key, context_min, n FROM usage_context_days WHERE kind = '`+kind+`' AND day >= ? AND day < ?`,
-			`SELECT context_key, context AS context_min, 1 AS n FROM usage_events WHERE ts >= ? AND ts < ? AND context <> '' AND `+rawWhere)
+		u, args := p.union(selects{
+			days:   `SELECT context_key, context_min, n FROM usage_context_days WHERE kind = '` + kind + `' AND day >= ? AND day < ?`,
+			events: `SELECT context_key, context AS context_min, 1 AS n FROM usage_events WHERE ts >= ? AND ts < ? AND context <> '' AND ` + rawWhere})
 		out := []ContextCount{}
 		err := s.query(ctx, tx, `SELECT MIN(context_min), CAST(SUM(n) AS BIGINT) AS total FROM (`+u+`) u
 			GROUP BY context_key ORDER BY total DESC, MIN(context_min) LIMIT ?`, append(args, w.TopN), func(rs *sql.Rows) error {
@@ -805,12 +896,16 @@ func (s *sqlStore) stats(ctx context.Context, w Window) (*Stats, error) {
 		return nil, err
 	}
 
+	// By day: whole days from usage_days, whole hours of the partial days
+	// from usage_hours, the rest from the events.
 	is := func(t string) string { return `CASE WHEN type = '` + t + `' THEN 1 ELSE 0 END` }
-	u, args := p.union(
-		`SELECT day, served, no_match, ambiguous, searches, feedback, total FROM usage_days WHERE day >= ? AND day < ?`,
-		`SELECT day, `+is(TypeSkillServed)+` AS served, `+is(TypeNoMatch)+` AS no_match, `+is(TypeAmbiguous)+` AS ambiguous,
-			`+is(TypeSearch)+` AS searches, `+is(TypeSkillFeedback)+` AS feedback, 1 AS total
-			FROM usage_events WHERE ts >= ? AND ts < ?`)
+	u, args := p.union(selects{
+		days:  `SELECT day, served, no_match, ambiguous, searches, feedback, total FROM usage_days WHERE day >= ? AND day < ?`,
+		hours: `SELECT day, served, no_match, ambiguous, searches, feedback, total FROM usage_hours WHERE hour >= ? AND hour < ?`,
+		events: `SELECT day, ` + is(TypeSkillServed) + ` AS served, ` + is(TypeNoMatch) + ` AS no_match, ` + is(TypeAmbiguous) + ` AS ambiguous,
+			` + is(TypeSearch) + ` AS searches, ` + is(TypeSkillFeedback) + ` AS feedback, 1 AS total
+			FROM usage_events WHERE ts >= ? AND ts < ?`,
+		byHour: true})
 	err = s.query(ctx, tx, `SELECT day, CAST(SUM(served) AS BIGINT), CAST(SUM(no_match) AS BIGINT), CAST(SUM(ambiguous) AS BIGINT),
 			CAST(SUM(searches) AS BIGINT), CAST(SUM(feedback) AS BIGINT), CAST(SUM(total) AS BIGINT)
 		FROM (`+u+`) u GROUP BY day ORDER BY day`, args, func(rs *sql.Rows) error {

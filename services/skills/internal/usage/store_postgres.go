@@ -104,11 +104,21 @@ func OpenPostgres(ctx context.Context, rawURL string, opts StoreOptions) (Store,
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = defaultConnectTimeout
 	}
-	if u, err := url.Parse(rawURL); err != nil || !u.Query().Has("default_query_exec_mode") {
+	var query url.Values
+	if u, err := url.Parse(rawURL); err == nil {
+		query = u.Query()
+	}
+	if !query.Has("default_query_exec_mode") {
 		// No server-side prepared statements: the statements of a batch
 		// vary in length, and this works through PgBouncer's transaction
 		// pooling too.
 		cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
+	}
+	if !query.Has("jit") {
+		// The statistics queries are short: compiling them (which the
+		// server starts above a cost, as data grows) costs more than it
+		// saves.
+		cfg.RuntimeParams["jit"] = "off"
 	}
 	db := stdlib.OpenDB(*cfg)
 	conns := opts.MaxConns

@@ -241,14 +241,18 @@ func TestStoreMatchesReference(t *testing.T) {
 	stores(t, func(t *testing.T, open opener) {
 		s := open(t)
 		ingestInBatches(t, s, events, 137)
-		for i, w := range windows {
-			got, err := s.Stats(t.Context(), w)
-			if err != nil {
-				t.Fatalf("window %d: %v", i, err)
-			}
-			if diff := gocmp.Diff(referenceStats(events, w), got); diff != "" {
-				t.Fatalf("window %d [%s, %s) skill %q differs from the reference (-want +got):\n%s", i,
-					w.Start.Format(time.RFC3339Nano), w.End.Format(time.RFC3339Nano), w.SkillPath, diff)
+		// With the rollups, and from the events alone.
+		for _, raw := range []bool{false, true} {
+			s.(*sqlStore).rawOnly = raw
+			for i, w := range windows {
+				got, err := s.Stats(t.Context(), w)
+				if err != nil {
+					t.Fatalf("window %d: %v", i, err)
+				}
+				if diff := gocmp.Diff(referenceStats(events, w), got); diff != "" {
+					t.Fatalf("raw only %v, window %d [%s, %s) skill %q differs from the reference (-want +got):\n%s", raw, i,
+						w.Start.Format(time.RFC3339Nano), w.End.Format(time.RFC3339Nano), w.SkillPath, diff)
+				}
 			}
 		}
 	})

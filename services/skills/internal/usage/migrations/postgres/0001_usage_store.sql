@@ -19,37 +19,70 @@ CREATE TABLE usage_events (
 );
 CREATE INDEX usage_events_type_ts ON usage_events (type, ts);
 CREATE INDEX usage_events_ts ON usage_events (ts);
-CREATE INDEX usage_events_comments ON usage_events (ts) WHERE type = 'skill_feedback' AND comment <> '';
+
+-- The comments of skill_feedback events, apart: Stats reads the recent
+-- ones of a window without reading the (wide) events.
+CREATE TABLE usage_comments (
+	event_id   TEXT COLLATE "C" NOT NULL,
+	ts         BIGINT NOT NULL,
+	skill_path TEXT COLLATE "C" NOT NULL,
+	comment    TEXT COLLATE "C" NOT NULL
+);
+CREATE INDEX usage_comments_ts ON usage_comments (ts);
 
 -- One row per skill named among an ambiguous event's candidates.
 CREATE TABLE usage_candidates (
 	event_id   TEXT COLLATE "C" NOT NULL,
 	ts         BIGINT NOT NULL,
 	skill_path TEXT COLLATE "C" NOT NULL,
-	n          BIGINT NOT NULL
+	n          INTEGER NOT NULL
 );
 CREATE INDEX usage_candidates_ts ON usage_candidates (ts);
 
 -- Day rollups, written in the transaction that stores the events.
 CREATE TABLE usage_days (
 	day       BIGINT PRIMARY KEY,
-	served    BIGINT NOT NULL,
-	no_match  BIGINT NOT NULL,
-	ambiguous BIGINT NOT NULL,
-	searches  BIGINT NOT NULL,
-	feedback  BIGINT NOT NULL,
-	total     BIGINT NOT NULL
+	served    INTEGER NOT NULL,
+	no_match  INTEGER NOT NULL,
+	ambiguous INTEGER NOT NULL,
+	searches  INTEGER NOT NULL,
+	feedback  INTEGER NOT NULL,
+	total     INTEGER NOT NULL
+);
+
+-- The same counts by UTC hour (hours since 1970): the partial first and
+-- last days of a window.
+CREATE TABLE usage_hours (
+	hour      BIGINT PRIMARY KEY,
+	day       BIGINT NOT NULL,
+	served    INTEGER NOT NULL,
+	no_match  INTEGER NOT NULL,
+	ambiguous INTEGER NOT NULL,
+	searches  INTEGER NOT NULL,
+	feedback  INTEGER NOT NULL,
+	total     INTEGER NOT NULL
 );
 
 CREATE TABLE usage_skill_days (
 	day         BIGINT NOT NULL,
 	skill_path  TEXT COLLATE "C" NOT NULL,
-	served      BIGINT NOT NULL,
+	served      INTEGER NOT NULL,
 	last_served BIGINT NOT NULL,
-	ambiguous   BIGINT NOT NULL,
-	useful      BIGINT NOT NULL,
-	not_useful  BIGINT NOT NULL,
+	ambiguous   INTEGER NOT NULL,
+	useful      INTEGER NOT NULL,
+	not_useful  INTEGER NOT NULL,
 	PRIMARY KEY (day, skill_path)
+);
+
+CREATE TABLE usage_skill_hours (
+	hour        BIGINT NOT NULL,
+	skill_path  TEXT COLLATE "C" NOT NULL,
+	served      INTEGER NOT NULL,
+	last_served BIGINT NOT NULL,
+	ambiguous   INTEGER NOT NULL,
+	useful      INTEGER NOT NULL,
+	not_useful  INTEGER NOT NULL,
+	PRIMARY KEY (hour, skill_path)
 );
 
 CREATE TABLE usage_context_days (
@@ -57,6 +90,6 @@ CREATE TABLE usage_context_days (
 	day         BIGINT NOT NULL,
 	context_key TEXT COLLATE "C" NOT NULL,
 	context_min TEXT COLLATE "C" NOT NULL,     -- the smallest spelling seen
-	n           BIGINT NOT NULL,
+	n           INTEGER NOT NULL,
 	PRIMARY KEY (kind, day, context_key)
 );

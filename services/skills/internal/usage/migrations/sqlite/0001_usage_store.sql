@@ -19,7 +19,16 @@ CREATE TABLE usage_events (
 );
 CREATE INDEX usage_events_type_ts ON usage_events (type, ts);
 CREATE INDEX usage_events_ts ON usage_events (ts);
-CREATE INDEX usage_events_comments ON usage_events (ts) WHERE type = 'skill_feedback' AND comment <> '';
+
+-- The comments of skill_feedback events, apart: Stats reads the recent
+-- ones of a window without reading the (wide) events.
+CREATE TABLE usage_comments (
+	event_id   TEXT NOT NULL,
+	ts         INTEGER NOT NULL,
+	skill_path TEXT NOT NULL,
+	comment    TEXT NOT NULL
+);
+CREATE INDEX usage_comments_ts ON usage_comments (ts);
 
 -- One row per skill named among an ambiguous event's candidates.
 CREATE TABLE usage_candidates (
@@ -41,6 +50,19 @@ CREATE TABLE usage_days (
 	total     INTEGER NOT NULL
 ) WITHOUT ROWID;
 
+-- The same counts by UTC hour (hours since 1970): the partial first and
+-- last days of a window.
+CREATE TABLE usage_hours (
+	hour      INTEGER PRIMARY KEY,
+	day       INTEGER NOT NULL,
+	served    INTEGER NOT NULL,
+	no_match  INTEGER NOT NULL,
+	ambiguous INTEGER NOT NULL,
+	searches  INTEGER NOT NULL,
+	feedback  INTEGER NOT NULL,
+	total     INTEGER NOT NULL
+) WITHOUT ROWID;
+
 CREATE TABLE usage_skill_days (
 	day         INTEGER NOT NULL,
 	skill_path  TEXT NOT NULL,
@@ -50,6 +72,17 @@ CREATE TABLE usage_skill_days (
 	useful      INTEGER NOT NULL,
 	not_useful  INTEGER NOT NULL,
 	PRIMARY KEY (day, skill_path)
+) WITHOUT ROWID;
+
+CREATE TABLE usage_skill_hours (
+	hour        INTEGER NOT NULL,
+	skill_path  TEXT NOT NULL,
+	served      INTEGER NOT NULL,
+	last_served INTEGER NOT NULL,
+	ambiguous   INTEGER NOT NULL,
+	useful      INTEGER NOT NULL,
+	not_useful  INTEGER NOT NULL,
+	PRIMARY KEY (hour, skill_path)
 ) WITHOUT ROWID;
 
 CREATE TABLE usage_context_days (
