@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 	"github.com/skillsd/skillsd/services/skills/internal/pgtest"
 	"github.com/skillsd/skillsd/services/skills/skillsd"
@@ -78,5 +81,34 @@ func TestPostgresStoreRefused(t *testing.T) {
 	_, err := skillsd.New(t.Context(), skillsd.Options{SkillsDirs: []string{examples(t)}, Cwd: t.TempDir(), Home: t.TempDir(), Getenv: env(vars)})
 	if err == nil || !strings.Contains(err.Error(), "analytics.store") || !strings.Contains(err.Error(), "_gone") {
 		t.Fatalf("New = %v; want an error naming analytics.store and the database", err)
+	}
+}
+
+// TestPostgresStoreDownAtStart: a server whose usage database does not
+// answer at start serves skills all the same; GetUsageStats answers
+// UNAVAILABLE until the database is back, then counts what was recorded.
+func TestPostgresStoreDownAtStart(t *testing.T) {
+	url := pgtest.Database(t)
+	proxy := pgtest.NewProxy(t, url)
+	proxy.Close()
+	vars := map[string]string{"SKILLSD_DATABASE_URL": proxy.URL(url), "SKILLSD_HOME": t.TempDir()}
+	conn := skillstest.Start(t, skillsd.Options{SkillsDirs: []string{examples(t)}, Getenv: env(vars)})
+	if _, err := skillsv1.NewCatalogServiceClient(conn).GetSkill(t.Context(), &skillsv1.GetSkillRequest{SkillPath: "backend/go-service"}); err != nil {
+		t.Fatalf("GetSkill with the usage database down: %v", err)
+	}
+	usage := skillsv1.NewUsageServiceClient(conn)
+	_, err := usage.GetUsageStats(t.Context(), &skillsv1.GetUsageStatsRequest{})
+	if status.Code(err) != codes.Unavailable || !strings.Contains(status.Convert(err).Message(), "the usage database cannot be reached") {
+		t.Fatalf("GetUsageStats with the database down = %v; want UNAVAILABLE saying the usage database cannot be reached", err)
+	}
+	proxy.Reopen()
+	// The load was queued in memory and in the spool; the feeder stores
+	// it with the next call that needs the store.
+	st, err := usage.GetUsageStats(t.Context(), &skillsv1.GetUsageStatsRequest{})
+	if err != nil {
+		t.Fatalf("GetUsageStats once the database is back: %v", err)
+	}
+	if st.GetTotalEvents() != 1 {
+		t.Errorf("total_events = %d, want the 1 load", st.GetTotalEvents())
 	}
 }

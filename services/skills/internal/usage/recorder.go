@@ -84,6 +84,8 @@ type Recorder struct {
 	queue chan Event
 	// barrier asks the feeder to store what is queued and answer.
 	barrier chan chan struct{}
+	// kick asks the publisher for a delivery now (the store is back).
+	kick chan struct{}
 
 	flushMu sync.Mutex
 	// firstFlush is closed once the delivery at start has run.
@@ -148,7 +150,7 @@ func Open(ctx context.Context, opts Options) (r *Recorder, err error) {
 		}
 	}
 	r = &Recorder{opts: opts, log: log, now: now, spool: sp, store: st,
-		queue: make(chan Event, opts.QueueSize), barrier: make(chan chan struct{}), stored: map[string]struct{}{}, stop: make(chan struct{}), firstFlush: make(chan struct{})}
+		queue: make(chan Event, opts.QueueSize), barrier: make(chan chan struct{}), kick: make(chan struct{}, 1), stored: map[string]struct{}{}, stop: make(chan struct{}), firstFlush: make(chan struct{})}
 	r.wg.Add(3)
 	go r.feed()
 	go r.syncLoop()
@@ -251,20 +253,35 @@ func (r *Recorder) Stats(ctx context.Context, w Window) (*Stats, error) {
 func (r *Recorder) feed() {
 	defer r.wg.Done()
 	batch := make([]Event, 0, feedBatch)
+	// pending holds events the store refused (its database was down), up
+	// to QueueSize: they go with the next write, so that once the database
+	// is back this process's events are counted at once. Those left out
+	// are in the spool, and the delivery the store's return triggers
+	// stores them.
+	var pending []Event
 	write := func() {
-		if len(batch) == 0 {
+		if len(batch) == 0 && len(pending) == 0 {
 			return
 		}
+		all := append(pending, batch...)
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		if _, _, err := r.store.Ingest(ctx, batch); err != nil {
+		if _, _, err := r.store.Ingest(ctx, all); err != nil {
 			// At most one warning a minute: while the database is down
 			// every batch fails, and the spool keeps them all.
 			if now := r.now().UnixNano(); now-r.lastFeedLog >= int64(dropLogEvery) {
 				r.lastFeedLog = now
-				r.log.Warn("usage events not stored yet (the next delivery retries from the spool)", "events", len(batch), "err", err)
+				r.log.Warn("usage events not stored yet (the next delivery retries from the spool)", "events", len(all), "err", err)
 			}
+			pending = append([]Event(nil), all[max(0, len(all)-r.opts.QueueSize):]...)
 		} else {
-			r.remember(batch)
+			r.remember(all)
+			if pending != nil { // the store is back: deliver the spool now
+				pending = nil
+				select {
+				case r.kick <- struct{}{}:
+				default:
+				}
+			}
 		}
 		cancel()
 		batch = batch[:0]
@@ -353,6 +370,7 @@ func (r *Recorder) publishLoop() {
 		}
 		select {
 		case <-t.C:
+		case <-r.kick:
 		case <-r.stop:
 			return
 		}
