@@ -131,6 +131,8 @@ type sqlStore struct {
 	migrate func(ctx context.Context) (applied int, err error)
 	// migrations counts the migrations this store applied (tests).
 	migrations atomic.Int64
+	// prunedTops and fullTops count how topContexts answered (tests).
+	prunedTops, fullTops atomic.Int64
 	// rawOnly answers Stats from the events alone, without the rollups
 	// (benchmarks compare the two; set before use).
 	rawOnly bool
@@ -443,7 +445,7 @@ func (s *sqlStore) writeRollups(ctx context.Context, tx *sql.Tx, rows []row) err
 	type skillAgg struct{ served, last, ambiguous, useful, notUseful int64 }
 	type ctxKey struct {
 		kind string
-		day  int64
+		unit int64 // day or hour
 		key  string
 	}
 	type ctxAgg struct {
@@ -453,7 +455,7 @@ func (s *sqlStore) writeRollups(ctx context.Context, tx *sql.Tx, rows []row) err
 	// served, no_match, ambiguous, searches, feedback, total
 	days, hours := map[int64]*[6]int64{}, map[int64]*[6]int64{}
 	skillDays, skillHours := map[skillKey]*skillAgg{}, map[skillKey]*skillAgg{}
-	contexts := map[ctxKey]*ctxAgg{}
+	ctxDays, ctxHours := map[ctxKey]*ctxAgg{}, map[ctxKey]*ctxAgg{}
 	var cands, comments [][]any
 	// skill applies f to the day and the hour rows of a skill.
 	skill := func(r *row, p string, f func(*skillAgg)) {
@@ -474,13 +476,16 @@ func (s *sqlStore) writeRollups(ctx context.Context, tx *sql.Tx, rows []row) err
 		if r.context == "" {
 			return
 		}
-		k := ctxKey{kind, r.day, r.contextKey}
-		if a := contexts[k]; a == nil {
-			contexts[k] = &ctxAgg{min: r.context, n: 1}
-		} else {
-			a.n++
-			if r.context < a.min {
-				a.min = r.context
+		for _, x := range []struct {
+			m    map[ctxKey]*ctxAgg
+			unit int64
+		}{{ctxDays, r.day}, {ctxHours, floorDiv(r.ts, hourNanos)}} {
+			k := ctxKey{kind, x.unit, r.contextKey}
+			if a := x.m[k]; a == nil {
+				x.m[k] = &ctxAgg{min: r.context, n: 1}
+			} else {
+				a.n++
+				a.min = min(a.min, r.context)
 			}
 		}
 	}
@@ -579,24 +584,27 @@ func (s *sqlStore) writeRollups(ctx context.Context, tx *sql.Tx, rows []row) err
 			return err
 		}
 	}
-	if len(contexts) > 0 {
-		keys := slices.SortedFunc(mapKeys(contexts), func(a, b ctxKey) int {
+	for _, t := range []struct {
+		table, unit string
+		m           map[ctxKey]*ctxAgg
+	}{{"usage_context_days", "day", ctxDays}, {"usage_context_hours", "hour", ctxHours}} {
+		keys := slices.SortedFunc(mapKeys(t.m), func(a, b ctxKey) int {
 			if a.kind != b.kind {
 				return strings.Compare(a.kind, b.kind)
 			}
-			if a.day != b.day {
-				return cmpInt(a.day, b.day)
+			if a.unit != b.unit {
+				return cmpInt(a.unit, b.unit)
 			}
 			return strings.Compare(a.key, b.key)
 		})
 		cv := make([][]any, 0, len(keys))
 		for _, k := range keys {
-			a := contexts[k]
-			cv = append(cv, []any{k.kind, k.day, k.key, a.min, a.n})
+			a := t.m[k]
+			cv = append(cv, []any{k.kind, k.unit, k.key, a.min, a.n})
 		}
-		err := s.insert(ctx, tx, `INSERT INTO usage_context_days (kind, day, context_key, context_min, n)`,
-			`ON CONFLICT (kind, day, context_key) DO UPDATE SET n = usage_context_days.n + excluded.n,
-				context_min = `+s.d.least+`(usage_context_days.context_min, excluded.context_min)`, cv, nil)
+		err := s.insert(ctx, tx, `INSERT INTO `+t.table+` (kind, `+t.unit+`, context_key, context_min, n)`,
+			fmt.Sprintf(`ON CONFLICT (kind, %[2]s, context_key) DO UPDATE SET n = %[1]s.n + excluded.n,
+				context_min = %[3]s(%[1]s.context_min, excluded.context_min)`, t.table, t.unit, s.d.least), cv, nil)
 		if err != nil {
 			return err
 		}
@@ -873,26 +881,10 @@ func (s *sqlStore) stats(ctx context.Context, w Window) (*Stats, error) {
 	sortSkills(skills)
 	st.Skills = skills
 
-	top := func(kind, rawWhere string) ([]ContextCount, error) {
-		u, args := p.union(selects{
-			days:   `SELECT context_key, context_min, n FROM usage_context_days WHERE kind = '` + kind + `' AND day >= ? AND day < ?`,
-			events: `SELECT context_key, context AS context_min, 1 AS n FROM usage_events WHERE ts >= ? AND ts < ? AND context <> '' AND ` + rawWhere})
-		out := []ContextCount{}
-		err := s.query(ctx, tx, `SELECT MIN(context_min), CAST(SUM(n) AS BIGINT) AS total FROM (`+u+`) u
-			GROUP BY context_key ORDER BY total DESC, MIN(context_min) LIMIT ?`, append(args, w.TopN), func(rs *sql.Rows) error {
-			var c ContextCount
-			if err := rs.Scan(&c.Context, &c.Count); err != nil {
-				return err
-			}
-			out = append(out, c)
-			return nil
-		})
-		return out, err
-	}
-	if st.TopNoMatch, err = top(TypeNoMatch, `(type = '`+TypeNoMatch+`' OR (type = '`+TypeSearch+`' AND no_result = 1))`); err != nil {
+	if st.TopNoMatch, err = s.topContexts(ctx, tx, p, TypeNoMatch, `(type = '`+TypeNoMatch+`' OR (type = '`+TypeSearch+`' AND no_result = 1))`, w.TopN); err != nil {
 		return nil, err
 	}
-	if st.TopAmbiguous, err = top(TypeAmbiguous, `type = '`+TypeAmbiguous+`'`); err != nil {
+	if st.TopAmbiguous, err = s.topContexts(ctx, tx, p, TypeAmbiguous, `type = '`+TypeAmbiguous+`'`, w.TopN); err != nil {
 		return nil, err
 	}
 
@@ -923,6 +915,152 @@ func (s *sqlStore) stats(ctx context.Context, w Window) (*Stats, error) {
 		return nil, err
 	}
 	return st, tx.Commit()
+}
+
+// maxCandidates is the most candidates topContexts sums before it
+// aggregates the whole window instead.
+const maxCandidates = 2000
+
+// topContexts returns the n contexts of kind seen most often in the window
+// (contexts equal but for ASCII case together, under their smallest
+// spelling), most first, ties by spelling.
+//
+// Aggregating every (day, context) of a 30-day window costs as many rows as
+// there are contexts a day. Most contexts are seen once or twice, and the
+// top ones many times, so it first sums only the candidates: the contexts
+// seen at least m times on some whole day of the window, or m times in its
+// partial days. Any other context is seen at most m-1 times a day, so at
+// most (m-1)·(days+1) times in all; when the n-th candidate is above that,
+// the candidates' top n is the window's. Otherwise it tries a smaller m,
+// then aggregates the whole window.
+func (s *sqlStore) topContexts(ctx context.Context, tx *sql.Tx, p plan, kind, rawWhere string, n int) ([]ContextCount, error) {
+	rawSel := `SELECT context_key, context AS context_min, 1 AS n FROM usage_events WHERE ts >= ? AND ts < ? AND context <> '' AND ` + rawWhere
+	hourSel := `SELECT context_key, context_min, n FROM usage_context_hours WHERE kind = '` + kind + `' AND hour >= ? AND hour < ?`
+	if n > 0 && p.days[0] < p.days[1] {
+		out, ok, err := s.topPruned(ctx, tx, p, kind, hourSel, rawSel, n)
+		if err != nil || ok {
+			return out, err
+		}
+	}
+	s.fullTops.Add(1)
+	u, args := p.union(selects{
+		days:   `SELECT context_key, context_min, n FROM usage_context_days WHERE kind = '` + kind + `' AND day >= ? AND day < ?`,
+		hours:  hourSel,
+		events: rawSel,
+		byHour: true})
+	out := []ContextCount{}
+	err := s.query(ctx, tx, `SELECT MIN(context_min), CAST(SUM(n) AS BIGINT) AS total FROM (`+u+`) u
+		GROUP BY context_key ORDER BY total DESC, MIN(context_min) LIMIT ?`, append(args, n), func(rs *sql.Rows) error {
+		var c ContextCount
+		if err := rs.Scan(&c.Context, &c.Count); err != nil {
+			return err
+		}
+		out = append(out, c)
+		return nil
+	})
+	return out, err
+}
+
+// topPruned is topContexts over the candidates; ok is false when they do
+// not decide the top n.
+func (s *sqlStore) topPruned(ctx context.Context, tx *sql.Tx, p plan, kind, hourSel, rawSel string, n int) (_ []ContextCount, ok bool, _ error) {
+	type count struct {
+		min   string
+		total int64
+	}
+	// The partial days, by hour and from the events.
+	raw := map[string]*count{}
+	if u, args := p.union(selects{hours: hourSel, events: rawSel, byHour: true}); u != "" {
+		err := s.query(ctx, tx, `SELECT context_key, MIN(context_min), CAST(SUM(n) AS BIGINT) FROM (`+u+`) u GROUP BY context_key`, args, func(rs *sql.Rows) error {
+			var k string
+			c := &count{}
+			if err := rs.Scan(&k, &c.min, &c.total); err != nil {
+				return err
+			}
+			raw[k] = c
+			return nil
+		})
+		if err != nil {
+			return nil, false, err
+		}
+	}
+	days := p.days[1] - p.days[0]
+	for _, m := range [...]int64{64, 16, 4, 2} {
+		cands := map[string]bool{}
+		for k, c := range raw {
+			if c.total >= m {
+				cands[k] = true
+			}
+		}
+		err := s.query(ctx, tx, `SELECT DISTINCT context_key FROM usage_context_days
+			WHERE kind = '`+kind+`' AND n >= ? AND day >= ? AND day < ? LIMIT ?`, []any{m, p.days[0], p.days[1], maxCandidates + 1}, func(rs *sql.Rows) error {
+			var k string
+			if err := rs.Scan(&k); err != nil {
+				return err
+			}
+			cands[k] = true
+			return nil
+		})
+		if err != nil {
+			return nil, false, err
+		}
+		if len(cands) > maxCandidates {
+			return nil, false, nil
+		}
+		if len(cands) < n {
+			continue
+		}
+		keys := slices.Sorted(mapKeys(cands))
+		totals := make(map[string]*count, len(keys))
+		for k := range cands {
+			c := &count{}
+			if r := raw[k]; r != nil {
+				*c = *r
+			}
+			totals[k] = c
+		}
+		for len(keys) > 0 {
+			part := keys[:min(len(keys), 500)]
+			keys = keys[len(part):]
+			args := []any{p.days[0], p.days[1]}
+			for _, k := range part {
+				args = append(args, k)
+			}
+			err := s.query(ctx, tx, `SELECT context_key, MIN(context_min), CAST(SUM(n) AS BIGINT) FROM usage_context_days
+				WHERE kind = '`+kind+`' AND day >= ? AND day < ? AND context_key IN (?`+strings.Repeat(", ?", len(part)-1)+`)
+				GROUP BY context_key`, args, func(rs *sql.Rows) error {
+				var k, lo string
+				var t int64
+				if err := rs.Scan(&k, &lo, &t); err != nil {
+					return err
+				}
+				c := totals[k]
+				if c.total == 0 || lo < c.min {
+					c.min = lo
+				}
+				c.total += t
+				return nil
+			})
+			if err != nil {
+				return nil, false, err
+			}
+		}
+		out := make([]ContextCount, 0, len(totals))
+		for _, c := range totals {
+			out = append(out, ContextCount{c.min, c.total})
+		}
+		slices.SortFunc(out, func(a, b ContextCount) int {
+			if a.Count != b.Count {
+				return cmpInt(b.Count, a.Count)
+			}
+			return strings.Compare(a.Context, b.Context)
+		})
+		if out[n-1].Count > (m-1)*(days+1) {
+			s.prunedTops.Add(1)
+			return out[:n], true, nil
+		}
+	}
+	return nil, false, nil
 }
 
 // query runs a query in tx and calls each for every row.

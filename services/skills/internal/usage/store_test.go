@@ -700,3 +700,78 @@ func referenceStats(events []Event, w Window) *Stats {
 	}
 	return st
 }
+
+// TestStoreTopContextsPruned: with a few contexts seen far more than the
+// rest (as real misses are), the top contexts come from the candidates
+// alone, and are the same as from aggregating every context.
+func TestStoreTopContextsPruned(t *testing.T) {
+	rng := rand.New(rand.NewPCG(22, 4))
+	end := day0.Add(10*24*time.Hour + 7*time.Hour)
+	events := benchEvents(rng, 40_000, end.Add(-10*24*time.Hour), end)
+	windows := []Window{
+		{Start: end.Add(-10 * 24 * time.Hour), End: end, TopN: 5},
+		{Start: end.Add(-7 * 24 * time.Hour), End: end, TopN: 3},
+		{Start: end.Add(-5*24*time.Hour - 3*time.Minute), End: end.Add(-17 * time.Hour), TopN: 8},
+		{Start: end.Add(-10 * 24 * time.Hour), End: end, TopN: 200}, // too many to prune: all
+	}
+	stores(t, func(t *testing.T, open opener) {
+		s := open(t)
+		ingestInBatches(t, s, events, 2000)
+		st := s.(*sqlStore)
+		for i, w := range windows {
+			got, err := s.Stats(t.Context(), w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := referenceStats(events, w)
+			if diff := gocmp.Diff(want.TopNoMatch, got.TopNoMatch); diff != "" {
+				t.Errorf("window %d: top no-match (-want +got):\n%s", i, diff)
+			}
+			if diff := gocmp.Diff(want.TopAmbiguous, got.TopAmbiguous); diff != "" {
+				t.Errorf("window %d: top ambiguous (-want +got):\n%s", i, diff)
+			}
+		}
+		if st.prunedTops.Load() < 4 || st.fullTops.Load() == 0 {
+			t.Errorf("%d answers from candidates, %d from every context; want most from candidates, the last window from all", st.prunedTops.Load(), st.fullTops.Load())
+		}
+	})
+}
+
+// TestStoreTopContextsSteady: a context seen a few times every day beats
+// contexts seen in one burst; the candidates of a burst alone do not decide.
+func TestStoreTopContextsSteady(t *testing.T) {
+	start := day0.Truncate(24 * time.Hour)
+	var events []Event
+	add := func(ctx string, at time.Time) {
+		events = append(events, ev(fmt.Sprintf("s%05d", len(events)), at, NoMatch(ctx)))
+	}
+	for d := range 10 {
+		for i := range 3 {
+			add("steady task", start.Add(time.Duration(d)*24*time.Hour+time.Duration(i)*time.Hour))
+		}
+	}
+	for b := range 3 {
+		for i := range 20 + b {
+			add(fmt.Sprintf("burst %d", b), start.Add(time.Duration(2+b)*24*time.Hour+time.Duration(i)*time.Minute))
+		}
+	}
+	for i := range 50 {
+		add(fmt.Sprintf("once %d", i), start.Add(time.Duration(i)*3*time.Hour))
+	}
+	w := Window{Start: start, End: start.Add(10 * 24 * time.Hour), TopN: 2}
+	stores(t, func(t *testing.T, open opener) {
+		s := open(t)
+		ingestInBatches(t, s, events, 1000)
+		got, err := s.Stats(t.Context(), w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []ContextCount{{"steady task", 30}, {"burst 2", 22}}
+		if !gocmp.Equal(got.TopNoMatch, want) {
+			t.Errorf("top no-match = %v, want %v", got.TopNoMatch, want)
+		}
+		if n := s.(*sqlStore).prunedTops.Load(); n != 1 {
+			t.Errorf("%d answers from candidates; want the no-match one", n)
+		}
+	})
+}

@@ -93,3 +93,16 @@ CREATE TABLE usage_context_days (
 	n           INTEGER NOT NULL,
 	PRIMARY KEY (kind, day, context_key)
 ) WITHOUT ROWID;
+
+CREATE TABLE usage_context_hours (
+	kind        TEXT NOT NULL,     -- 'no_match' (with searches that found nothing) or 'ambiguous'
+	hour        INTEGER NOT NULL,
+	context_key TEXT NOT NULL,
+	context_min TEXT NOT NULL,     -- the smallest spelling seen
+	n           INTEGER NOT NULL,
+	PRIMARY KEY (kind, hour, context_key)
+) WITHOUT ROWID;
+-- The contexts seen often on some day, and one context's days: how the top
+-- contexts of a window are found without aggregating all of them.
+CREATE INDEX usage_context_days_heavy ON usage_context_days (kind, n, day);
+CREATE INDEX usage_context_days_key ON usage_context_days (kind, context_key, day);
