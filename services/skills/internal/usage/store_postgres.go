@@ -76,9 +76,9 @@ func refusedAtStart(err error) bool {
 	return errors.As(err, &pe) && (pe.Code[:2] == "28" || pe.Code == "3D000")
 }
 
-// IsPostgresURL reports whether s names a PostgreSQL database (a
+// isPostgresURL reports whether s names a PostgreSQL database (a
 // postgres:// or postgresql:// URL).
-func IsPostgresURL(s string) bool {
+func isPostgresURL(s string) bool {
 	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
 }
 
@@ -94,7 +94,7 @@ func IsPostgresURL(s string) bool {
 // database), or holds a newer schema than this binary knows, is an error.
 func OpenPostgres(ctx context.Context, rawURL string, opts StoreOptions) (Store, error) {
 	log := opts.logger()
-	if !IsPostgresURL(rawURL) {
+	if !isPostgresURL(rawURL) {
 		return nil, errors.New("the usage database must be a postgres:// or postgresql:// URL")
 	}
 	cfg, err := pgx.ParseConfig(rawURL)
