@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -102,9 +103,15 @@ func TestPostgresStoreDownAtStart(t *testing.T) {
 		t.Fatalf("GetUsageStats with the database down = %v; want UNAVAILABLE saying the usage database cannot be reached", err)
 	}
 	proxy.Reopen()
-	// The load was queued in memory and in the spool; the feeder stores
-	// it with the next call that needs the store.
-	st, err := usage.GetUsageStats(t.Context(), &skillsv1.GetUsageStatsRequest{})
+	// The load was kept in memory and in the spool; the feeder stores it
+	// with the next call that reaches the store (the store tries the
+	// database again a second after a failed attempt at most).
+	var st *skillsv1.GetUsageStatsResponse
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if st, err = usage.GetUsageStats(t.Context(), &skillsv1.GetUsageStatsRequest{}); err == nil || time.Now().After(deadline) {
+			break
+		}
+	}
 	if err != nil {
 		t.Fatalf("GetUsageStats once the database is back: %v", err)
 	}

@@ -98,6 +98,10 @@ const (
 // index entry holds at most about 2.7 kB); a longer one is cut there.
 const maxKeyBytes = 1024
 
+// retryReadyAfter is how long a failed migration answers for the calls
+// after it before the next one tries again.
+const retryReadyAfter = time.Second
+
 // maxParams bounds the parameters of one statement (SQLite allows 32766,
 // PostgreSQL 65535).
 const maxParams = 8192
@@ -126,6 +130,9 @@ type sqlStore struct {
 	ready   atomic.Bool
 	readyMu sync.Mutex
 	migrate func(ctx context.Context) (applied int, err error)
+	// lastTry and lastErr are the last failed migration (under readyMu).
+	lastTry time.Time
+	lastErr error
 	// migrations counts the migrations this store applied (tests).
 	migrations atomic.Int64
 	// prunedTops and fullTops count how topContexts answered (tests).
@@ -145,8 +152,14 @@ func (s *sqlStore) ensureReady(ctx context.Context) error {
 	if s.ready.Load() {
 		return nil
 	}
+	// While the database is away, calls that queue here fail with the
+	// last attempt's error rather than each waiting for its own.
+	if time.Since(s.lastTry) < retryReadyAfter {
+		return s.lastErr
+	}
 	n, err := s.migrate(ctx)
 	if err != nil {
+		s.lastTry, s.lastErr = time.Now(), err
 		return err
 	}
 	s.migrations.Add(int64(n))

@@ -21,7 +21,7 @@ import (
 // Defaults of OpenPostgres.
 const (
 	defaultPostgresConns   = 8
-	defaultConnectTimeout  = 10 * time.Second
+	defaultConnectTimeout  = 5 * time.Second
 	startMigrationDeadline = 30 * time.Second
 )
 

@@ -56,6 +56,11 @@ func OpenSQLite(ctx context.Context, path string, opts StoreOptions) (Store, err
 		}
 		return nil, fmt.Errorf("preparing the usage store %s: %w", path, err)
 	}
+	// Table statistics for the query planner, refreshed where they are
+	// stale (SQLite's advice for every new connection; quick).
+	if _, err := db.ExecContext(ctx, `PRAGMA optimize=0x10002`); err != nil {
+		s.log.Debug("usage store: PRAGMA optimize failed", "err", err)
+	}
 	return s, nil
 }
 

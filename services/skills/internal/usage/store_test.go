@@ -707,7 +707,7 @@ func referenceStats(events []Event, w Window) *Stats {
 func TestStoreTopContextsPruned(t *testing.T) {
 	rng := rand.New(rand.NewPCG(22, 4))
 	end := day0.Add(10*24*time.Hour + 7*time.Hour)
-	events := benchEvents(rng, 40_000, end.Add(-10*24*time.Hour), end)
+	events := benchEvents(rng, 15_000, end.Add(-10*24*time.Hour), end)
 	windows := []Window{
 		{Start: end.Add(-10 * 24 * time.Hour), End: end, TopN: 5},
 		{Start: end.Add(-7 * 24 * time.Hour), End: end, TopN: 3},
