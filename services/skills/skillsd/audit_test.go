@@ -48,6 +48,7 @@ import (
 	"github.com/skillsd/skillsd/services/skills/githubauth"
 	"github.com/skillsd/skillsd/services/skills/internal/config"
 	"github.com/skillsd/skillsd/services/skills/internal/embed/embedtest"
+	"github.com/skillsd/skillsd/services/skills/internal/pgtest"
 	"github.com/skillsd/skillsd/services/skills/skillsd"
 	"github.com/skillsd/skillsd/services/skills/skillstest"
 )
@@ -276,6 +277,19 @@ var configAudit = map[string]func(t *testing.T, a *audit){
 			}
 		}
 		t.Error("8 MB of events spooled under a 1 MiB cap")
+	},
+	"analytics.store": func(t *testing.T, a *audit) {
+		url := pgtest.Database(t)
+		s := a.start(t, `analytics: {store: "`+url+`"}`)
+		if !s.feedback(t, "kept in PostgreSQL").GetRecorded() {
+			t.Fatal("feedback not recorded")
+		}
+		db := pgtest.Open(t, url)
+		waitUntil(t, "the feedback in the PostgreSQL store", func() bool {
+			var n int
+			err := db.QueryRowContext(t.Context(), `SELECT COUNT(*) FROM usage_comments WHERE comment = 'kept in PostgreSQL'`).Scan(&n)
+			return err == nil && n == 1
+		})
 	},
 	"search.limit": func(t *testing.T, a *audit) {
 		if n := len(a.start(t, "").search(t, "office")); n != 3 {

@@ -5,13 +5,14 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
 	"time"
 
-	_ "modernc.org/sqlite" // the pure-Go SQLite driver ("sqlite")
+	"modernc.org/sqlite" // the pure-Go SQLite driver ("sqlite")
 )
 
 var sqliteDialect = &dialect{
@@ -20,8 +21,17 @@ var sqliteDialect = &dialect{
 	least:    "min",
 	// A deferred transaction: it reads one snapshot of the WAL database
 	// and takes no write lock.
-	readTx:    &sql.TxOptions{ReadOnly: true},
-	retryable: func(error) bool { return false },
+	readTx: &sql.TxOptions{ReadOnly: true},
+	// Writers of other processes held the database longer than the busy
+	// timeout (10 s): the transaction is tried again.
+	retryable: func(err error) bool {
+		var se *sqlite.Error
+		if !errors.As(err, &se) {
+			return false
+		}
+		code := se.Code() & 0xff
+		return code == 5 || code == 6 // SQLITE_BUSY, SQLITE_LOCKED
+	},
 }
 
 // OpenSQLite opens (creating, migrating) the SQLite store at path. SQLite
