@@ -18,9 +18,11 @@ rule "no other way to start a process (or replace this one) outside services/ski
   "$(nontest | grep -v '^services/skills/internal/sandbox/' | xargs -r grep -nE '"os/exec"|os\.StartProcess|syscall\.(ForkExec|StartProcess|Exec)\(' || true)"
 
 # Network listeners are opened only by services/skills/edge (auth, TLS and the
-# refusal of unsafe addresses happen there).
+# refusal of unsafe addresses happen there), and by test support:
+# internal/pgtest's loopback proxy to the test database (a database that goes
+# away).
 rule "net.Listen / tls.Listen / ListenAndServe only in services/skills/edge (and tests)" \
-  "$(nontest | grep -v '^services/skills/edge/' | xargs -r grep -nE 'net\.Listen\(|tls\.Listen\(|ListenAndServe(TLS)?\(|net\.ListenTCP\(' || true)"
+  "$(nontest | grep -vE '^services/skills/(edge|internal/pgtest)/' | xargs -r grep -nE 'net\.Listen\(|tls\.Listen\(|ListenAndServe(TLS)?\(|net\.ListenTCP\(' || true)"
 
 # Every read of served content (skills and their files, assets, agents,
 # docs) goes through services/skills/internal/confine, the one confined
