@@ -97,3 +97,33 @@ func migrateTx(ctx context.Context, tx *sql.Tx, d *dialect, where string, ms []m
 	}
 	return applied, nil
 }
+
+// migrateIn brings the store's schema to this binary's version in one
+// transaction: first (when set) runs before the migrations, then (when set)
+// after them.
+func (s *sqlStore) migrateIn(ctx context.Context, first, then func(*sql.Tx) error) (int, error) {
+	ms, err := migrations(s.d.name)
+	if err != nil {
+		return 0, err
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = tx.Rollback() }()
+	if first != nil {
+		if err := first(tx); err != nil {
+			return 0, err
+		}
+	}
+	n, err := migrateTx(ctx, tx, s.d, s.where, ms)
+	if err != nil {
+		return 0, err
+	}
+	if then != nil {
+		if err := then(tx); err != nil {
+			return 0, err
+		}
+	}
+	return n, tx.Commit()
+}

@@ -1,9 +1,11 @@
 package usage
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -84,7 +86,7 @@ func (s *sqlStore) writeRollups(ctx context.Context, tx *sql.Tx, rows []row) err
 			for _, c := range r.candidates {
 				counts[c]++
 			}
-			for _, c := range slices.Sorted(mapKeys(counts)) {
+			for _, c := range slices.Sorted(maps.Keys(counts)) {
 				skill(r, c, func(a *skillAgg) { a.ambiguous += counts[c] })
 				cands = append(cands, []any{r.id, r.ts, c, counts[c]})
 			}
@@ -117,11 +119,11 @@ func (s *sqlStore) writeRollups(ctx context.Context, tx *sql.Tx, rows []row) err
 		ambiguous = %[1]s.ambiguous + excluded.ambiguous, searches = %[1]s.searches + excluded.searches,
 		feedback = %[1]s.feedback + excluded.feedback, total = %[1]s.total + excluded.total`
 	var dv, hv [][]any
-	for _, day := range slices.Sorted(mapKeys(days)) {
+	for _, day := range slices.Sorted(maps.Keys(days)) {
 		d := days[day]
 		dv = append(dv, []any{day, d[0], d[1], d[2], d[3], d[4], d[5]})
 	}
-	for _, hour := range slices.Sorted(mapKeys(hours)) {
+	for _, hour := range slices.Sorted(maps.Keys(hours)) {
 		d := hours[hour]
 		hv = append(hv, []any{hour, floorDiv(hour, 24), d[0], d[1], d[2], d[3], d[4], d[5]})
 	}
@@ -139,9 +141,9 @@ func (s *sqlStore) writeRollups(ctx context.Context, tx *sql.Tx, rows []row) err
 		table, unit string
 		m           map[skillKey]*skillAgg
 	}{{"usage_skill_days", "day", skillDays}, {"usage_skill_hours", "hour", skillHours}} {
-		keys := slices.SortedFunc(mapKeys(t.m), func(a, b skillKey) int {
+		keys := slices.SortedFunc(maps.Keys(t.m), func(a, b skillKey) int {
 			if a.unit != b.unit {
-				return cmpInt(a.unit, b.unit)
+				return cmp.Compare(a.unit, b.unit)
 			}
 			return strings.Compare(a.path, b.path)
 		})
@@ -162,12 +164,12 @@ func (s *sqlStore) writeRollups(ctx context.Context, tx *sql.Tx, rows []row) err
 		table, unit string
 		m           map[ctxKey]*ctxAgg
 	}{{"usage_context_days", "day", ctxDays}, {"usage_context_hours", "hour", ctxHours}} {
-		keys := slices.SortedFunc(mapKeys(t.m), func(a, b ctxKey) int {
+		keys := slices.SortedFunc(maps.Keys(t.m), func(a, b ctxKey) int {
 			if a.kind != b.kind {
 				return strings.Compare(a.kind, b.kind)
 			}
 			if a.unit != b.unit {
-				return cmpInt(a.unit, b.unit)
+				return cmp.Compare(a.unit, b.unit)
 			}
 			return strings.Compare(a.key, b.key)
 		})
@@ -196,24 +198,4 @@ func add(m map[int64]*[6]int64, k int64, d [6]int64) {
 	for i := range d {
 		c[i] += d[i]
 	}
-}
-
-func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
-	return func(yield func(K) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -1,8 +1,10 @@
 package usage
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -322,7 +324,7 @@ func (s *sqlStore) topPruned(ctx context.Context, tx *sql.Tx, p plan, kind, hour
 		if len(cands) < n {
 			continue
 		}
-		keys := slices.Sorted(mapKeys(cands))
+		keys := slices.Sorted(maps.Keys(cands))
 		totals := make(map[string]*count, len(keys))
 		for k := range cands {
 			c := &count{}
@@ -363,7 +365,7 @@ func (s *sqlStore) topPruned(ctx context.Context, tx *sql.Tx, p plan, kind, hour
 		}
 		slices.SortFunc(out, func(a, b ContextCount) int {
 			if a.Count != b.Count {
-				return cmpInt(b.Count, a.Count)
+				return cmp.Compare(b.Count, a.Count)
 			}
 			return strings.Compare(a.Context, b.Context)
 		})

@@ -160,21 +160,8 @@ func describePostgres(cfg *pgx.ConnConfig) string {
 // takes the database's migration lock: of replicas starting together, one
 // migrates and the others wait, then find nothing to do.
 func (s *sqlStore) migratePostgres(ctx context.Context) (int, error) {
-	ms, err := migrations(s.d.name)
-	if err != nil {
-		return 0, err
-	}
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, err
-	}
-	defer func() { _ = tx.Rollback() }()
-	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLockKey); err != nil {
-		return 0, err
-	}
-	n, err := migrateTx(ctx, tx, s.d, s.where, ms)
-	if err != nil {
-		return 0, err
-	}
-	return n, tx.Commit()
+	return s.migrateIn(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLockKey)
+		return err
+	}, nil)
 }

@@ -81,23 +81,12 @@ const legacyTable = "events"
 // write lock makes it the only migrator among the processes sharing the
 // file), then moves the events of a legacy table, if any, into the store.
 func (s *sqlStore) migrateSQLite(ctx context.Context) (int, error) {
-	ms, err := migrations(s.d.name)
-	if err != nil {
-		return 0, err
-	}
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, err
-	}
-	defer func() { _ = tx.Rollback() }()
-	n, err := migrateTx(ctx, tx, s.d, s.where, ms)
-	if err != nil {
-		return 0, err
-	}
-	if err := s.importLegacy(ctx, tx); err != nil {
-		return 0, fmt.Errorf("moving the events of the previous store format: %w", err)
-	}
-	return n, tx.Commit()
+	return s.migrateIn(ctx, nil, func(tx *sql.Tx) error {
+		if err := s.importLegacy(ctx, tx); err != nil {
+			return fmt.Errorf("moving the events of the previous store format: %w", err)
+		}
+		return nil
+	})
 }
 
 // importLegacy stores the events of the legacy table (id, type, ts,

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -695,7 +696,7 @@ func referenceStats(events []Event, w Window) *Stats {
 		return out[:min(len(out), w.TopN)]
 	}
 	st.TopNoMatch, st.TopAmbiguous = top(noMatch), top(ambiguous)
-	for _, day := range slices.Sorted(mapKeys(days)) {
+	for _, day := range slices.Sorted(maps.Keys(days)) {
 		st.ByDay = append(st.ByDay, *days[day])
 	}
 	return st
