@@ -184,6 +184,16 @@ bench-quality: ## routing quality over ../shared/bench through search_skills ove
 	echo "bench-quality: rankings in $(BENCH_TMP)/lexical-single.jsonl and lexical-restated.jsonl" && \
 	python3 "$(BENCH)/eval.py" --queries "$(BENCH)/queries.dev.jsonl" "$(BENCH_TMP)/lexical-single.jsonl" "$(BENCH_TMP)/lexical-restated.jsonl" --by-kind
 
+LOAD_SECONDS     ?= 60
+LOAD_CONCURRENCY ?= 50
+LOAD_TMP         ?= $(or $(TMPDIR),/tmp)/skillsd-bench-load
+.PHONY: bench-load
+bench-load: build ## load run on real skillsd + skills-rest: gRPC and REST searches and gets at LOAD_CONCURRENCY (50) for LOAD_SECONDS (60), a catalog edit + RefreshSkills every 2 s, on $(BENCH)/corpus (else examples/skills); calls, errors, p50/p99, RSS
+	go build -o $(BIN)/bench-load ./tests/load/cmd/bench-load
+	@if [ -d "$(BENCH)/corpus" ]; then corpus="$(BENCH)/corpus"; \
+	else corpus=examples/skills; echo "bench-load: no corpus at $(BENCH)/corpus: loading examples/skills instead"; fi; \
+	bash scripts/bench-load.sh $(BIN) "$$corpus" "$(LOAD_TMP)" $(LOAD_SECONDS) $(LOAD_CONCURRENCY)
+
 .PHONY: bench-bins
 bench-bins:
 	go build -ldflags "$(LDFLAGS)" -o $(BIN)/skillsd ./services/skills/cmd/skillsd
