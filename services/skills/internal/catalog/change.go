@@ -104,9 +104,10 @@ type feed struct {
 
 // Subscribe returns a channel that receives every Change from now on, in
 // generation order, and a function that ends the subscription. A subscriber
-// that lets 64 changes pile up is dropped: its channel is closed, and so are
-// all channels once Close is called; a closed channel means "subscribe again
-// and re-read the catalog". The Store must not be copied after the first call.
+// that lets 64 changes pile up is dropped: the changes it had not read are
+// discarded and its channel is closed. Close closes every channel (after
+// the changes already in it). A closed channel means "subscribe again and
+// re-read the catalog". The Store must not be copied after the first call.
 func (st *Store) Subscribe() (<-chan Change, func()) {
 	f := &st.feed
 	ch := make(chan Change, subscriberBuffer)
@@ -128,6 +129,15 @@ func (st *Store) Subscribe() (<-chan Change, func()) {
 			close(ch)
 		}
 	}
+}
+
+// Closed reports whether Close was called: a closed subscription channel
+// then means the server is stopping, not that its reader fell behind.
+func (st *Store) Closed() bool {
+	f := &st.feed
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.closed
 }
 
 // Close closes every subscription and refuses new ones (they get a closed
@@ -153,7 +163,22 @@ func (f *feed) publish(c Change) {
 		case ch <- c:
 		default:
 			delete(f.subs, ch)
+			discard(ch)
 			close(ch)
+		}
+	}
+}
+
+// discard empties the buffer of a dropped subscriber: it must re-read the
+// catalog anyway, and the changes it did not read hold two snapshots each,
+// which a reader stalled for good (a watch client that never reads) would
+// otherwise keep alive for as long as it holds the channel.
+func discard(ch chan Change) {
+	for {
+		select {
+		case <-ch:
+		default:
+			return
 		}
 	}
 }

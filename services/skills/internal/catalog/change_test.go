@@ -3,9 +3,11 @@ package catalog
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
+	"weak"
 
 	"github.com/skillsd/skillsd/services/skills/internal/skill"
 	"github.com/skillsd/skillsd/services/skills/internal/source"
@@ -100,18 +102,20 @@ func TestStoreSubscribe(t *testing.T) {
 	}
 	cancel() // twice is fine
 
-	// A subscriber that never reads is dropped, not waited for.
+	// A subscriber that never reads is dropped, not waited for: its channel
+	// is closed once a change no longer fits (what it had not read is
+	// discarded; see TestDroppedSubscriberPinsNoSnapshot).
 	slow, cancelSlow := st.Subscribe()
 	defer cancelSlow()
-	for range subscriberBuffer + 1 {
+	for range subscriberBuffer {
 		st.Swap(buildFrom(t, root, st.Current()))
 	}
-	n := 0
-	for range slow {
-		n++
+	if len(slow) != subscriberBuffer {
+		t.Errorf("slow subscriber: %d changes buffered, want %d", len(slow), subscriberBuffer)
 	}
-	if n != subscriberBuffer {
-		t.Errorf("slow subscriber got %d changes before its channel closed, want %d", n, subscriberBuffer)
+	st.Swap(buildFrom(t, root, st.Current()))
+	if _, ok := <-slow; ok {
+		t.Errorf("slow subscriber: channel open after it fell %d changes behind", subscriberBuffer+1)
 	}
 
 	live, _ := st.Subscribe()
@@ -157,4 +161,43 @@ func TestBrokenEditKeepsLastGoodVersion(t *testing.T) {
 
 func hasCode(ds []skill.Diagnostic, code string) bool {
 	return slices.ContainsFunc(ds, func(d skill.Diagnostic) bool { return d.Code == code })
+}
+
+// TestDroppedSubscriberPinsNoSnapshot: a subscriber that stops reading (a
+// WatchCatalog client that never reads, its stream blocked in Send) is
+// dropped, and what it had not read is let go: while it holds its channel,
+// no snapshot but the current one stays reachable through it. Before, the
+// 64 changes left in its buffer kept 65 snapshots alive for as long as the
+// stalled client stayed connected, and every such client pinned its own.
+func TestDroppedSubscriberPinsNoSnapshot(t *testing.T) {
+	root := t.TempDir()
+	writeSkill(t, root, "pdf", skillMD("pdf", "PDF files."))
+	var st Store
+	st.Swap(buildFrom(t, root, nil))
+	stalled, cancel := st.Subscribe()
+	defer cancel()
+	var swapped []weak.Pointer[Snapshot]
+	for range 3 * subscriberBuffer {
+		s := buildFrom(t, root, st.Current())
+		swapped = append(swapped, weak.Make(s))
+		st.Swap(s)
+	}
+	runtime.GC()
+	runtime.GC()
+	alive := 0
+	for _, w := range swapped[:len(swapped)-1] {
+		if w.Value() != nil {
+			alive++
+		}
+	}
+	if alive != 0 {
+		t.Errorf("%d replaced snapshots still reachable through the dropped subscriber's channel, want 0", alive)
+	}
+	n := 0
+	for range stalled {
+		n++
+	}
+	if n != 0 {
+		t.Errorf("the dropped subscriber read %d changes after it fell behind, want its channel closed and empty", n)
+	}
 }

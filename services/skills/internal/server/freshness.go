@@ -210,8 +210,11 @@ func toWatchStatus(source string, w *WatchState) *skillsv1.WatchStatus {
 
 // WatchCatalog streams the catalog's changes: first the current generation
 // (initial), then one message per swap, until the client leaves or the
-// server stops. A client that falls too far behind is cut off with
-// Unavailable and should watch again (and re-read what it caches).
+// server stops. A client that falls too far behind (64 changes: one that
+// stopped reading) is cut off with Unavailable, after the changes it was
+// already sent, and should watch again (and re-read what it caches); a
+// stopping server ends every stream with Unavailable too, with another
+// message.
 func (s *Service) WatchCatalog(_ *skillsv1.WatchCatalogRequest, stream grpc.ServerStreamingServer[skillsv1.WatchCatalogResponse]) error {
 	ctx := stream.Context()
 	changes, cancel := s.opts.Store.Subscribe()
@@ -237,7 +240,10 @@ func (s *Service) WatchCatalog(_ *skillsv1.WatchCatalogRequest, stream grpc.Serv
 			return nil
 		case c, ok := <-changes:
 			if !ok {
-				return status.Error(codes.Unavailable, "the catalog change stream ended (the server is stopping, or this client fell behind): watch again")
+				if s.opts.Store.Closed() {
+					return status.Error(codes.Unavailable, "the server is stopping: watch again (once it is back, or on another replica) and re-read the catalog")
+				}
+				return status.Error(codes.Unavailable, "this watch fell behind: the catalog changed faster than the stream was read, and the changes it had not read were dropped: watch again and re-read the catalog")
 			}
 			if c.Generation <= gen {
 				continue // already described by the first message
