@@ -11,6 +11,7 @@ import (
 
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
 	"github.com/skillsd/skillsd/services/skills/internal/config"
+	"github.com/skillsd/skillsd/services/skills/internal/failure"
 	"github.com/skillsd/skillsd/services/skills/internal/gitsync"
 	"github.com/skillsd/skillsd/services/skills/internal/server"
 	"github.com/skillsd/skillsd/services/skills/internal/source"
@@ -166,19 +167,30 @@ func (s *Server) syncAtStart(ctx context.Context) {
 	}
 }
 
+// errStopping is why a refresh was abandoned: the server is stopping.
+var errStopping = errors.New("the server is stopping")
+
 // refresh synchronises every git source and rebuilds the catalog, once at a
-// time: a call made while another runs returns Busy at once.
+// time: a call made while another runs returns Busy at once. A refresh still
+// running when the server stops is abandoned (its fetch or rebuild
+// cancelled; the catalog served does not change): finishing it would only
+// hold up the stop.
 func (s *Server) refresh(ctx context.Context) (server.RefreshReport, error) {
 	if !s.fresh.flight.begin() {
 		return server.RefreshReport{Busy: true}, nil
 	}
 	defer s.fresh.flight.end()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if bg := s.background(); bg != nil {
+		defer context.AfterFunc(bg, func() { cancel(errStopping) })()
+	}
 	rep := server.RefreshReport{Git: len(s.fresh.git) > 0}
 	for i, g := range s.fresh.git {
 		res, err := g.sync.Sync(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
-				return rep, ctx.Err()
+				return rep, abandoned(ctx)
 			}
 			s.log.Warn("git source not synchronised: it keeps serving its last checkout", "source", g.name, "error", err)
 			rep.Failed = append(rep.Failed, fmt.Sprintf("%s: %v", g.name, err))
@@ -197,11 +209,32 @@ func (s *Server) refresh(ctx context.Context) (server.RefreshReport, error) {
 		}
 	}
 	if err := s.rebuild(ctx); err != nil {
+		if ctx.Err() != nil {
+			return rep, abandoned(ctx)
+		}
 		return rep, err
 	}
 	snap := s.store.Current()
 	rep.Skills, rep.Generation = snap.Len(), snap.Generation()
 	return rep, nil
+}
+
+// abandoned is the error of a refresh whose ctx ended: Unavailable when the
+// server is stopping, else the caller's own cancellation or deadline.
+func abandoned(ctx context.Context) error {
+	if errors.Is(context.Cause(ctx), errStopping) {
+		return failure.New(failure.Unavailable, "",
+			"the server is stopping: this refresh was abandoned and the catalog it serves did not change; refresh again once it is back")
+	}
+	return ctx.Err()
+}
+
+// background is the background work's context, which ends when the server
+// stops; nil before it started.
+func (s *Server) background() context.Context {
+	s.fresh.mu.Lock()
+	defer s.fresh.mu.Unlock()
+	return s.fresh.bg
 }
 
 // sourceState describes a source for status answers: a git source's

@@ -103,6 +103,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		FollowExternalSymlinks: follow,
 	})
 	if err != nil {
+		if ctx.Err() != nil {
+			// SIGTERM during start-up (a first clone, a large first build):
+			// a stop asked for, not a failure. Nothing was served.
+			log.Info("stopped before serving", "reason", context.Cause(ctx), "during", err)
+			return nil
+		}
 		return err
 	}
 	defer srv.Close()
