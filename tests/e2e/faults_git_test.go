@@ -198,15 +198,17 @@ func TestFaultGitRemoteDown(t *testing.T) {
 
 // TestFaultSIGTERMDuringRefresh: SIGTERM while a git synchronisation is
 // transferring a pack (the remote trickles it out: a fault, not timing
-// luck), (1) in a RefreshSkills call of a running skillsd, (2) in the first
-// clone at start-up. Each time the process exits with status 0 well within
-// the grace period a supervisor gives (10 s); the refresh is abandoned, not
-// waited for, and its caller gets UNAVAILABLE saying the server is stopping
-// (before, the stop waited out its 5 s for calls in flight, then cut the
-// connection); the first clone's SIGTERM exited with status 1 ("loading the
-// catalog: context canceled"). The next start (the remote at full speed)
-// serves the whole catalog of the remote's commit: every skill, every file,
-// no partial state.
+// luck), (1) in a RefreshSkills call of a running skillsd, (2) in the
+// update a restart makes before it serves its cached checkout, (3) in the
+// first clone (made in the background, the ports open). Each time the
+// process exits with status 0 well within the grace period a supervisor
+// gives (10 s). The refresh is abandoned, not waited for, and its caller
+// gets UNAVAILABLE saying the server is stopping (before, the stop waited
+// out its 5 s for calls in flight, then cut the connection); a SIGTERM
+// during the update at start-up exited with status 1 ("loading the catalog:
+// context canceled"). The next start (the remote at full speed) serves the
+// whole catalog of the remote's commit: every skill, every file, no partial
+// state.
 func TestFaultSIGTERMDuringRefresh(t *testing.T) {
 	skipShort(t)
 	const grace = 10 * time.Second
@@ -244,6 +246,27 @@ func TestFaultSIGTERMDuringRefresh(t *testing.T) {
 			want[fmt.Sprintf("big-%d", i)] = skillWant{"large commit", 1}
 		}
 		// The start synchronises first: it serves the pushed commit whole.
+		srv.expectCatalog(t, want, c2, false)
+	})
+
+	t.Run("update at start-up", func(t *testing.T) {
+		// A restart with a cached checkout synchronises before it serves.
+		g := newGitFault(t)
+		g.repo.Commit("first", skillFiles("team", 2, 0, "The first version."))
+		srv := g.startSkillsd(t)
+		srv.proc.stop(t)
+		c2 := g.repo.Commit("large", skillFiles("big", 24, 8<<10, "Pushed while the server was down."))
+		g.proxy.setMode(proxyThrottle)
+		proc := startEnv(t, g.env, binary(t, "skillsd"), "--grpc", freeAddr(t))
+		waitTransfer(t, g.proxy)
+		exitAfterSIGTERM(t, proc, grace)
+
+		g.proxy.setMode(proxyPass)
+		srv = g.startSkillsd(t)
+		want := map[string]skillWant{"team-0": {"first version", 0}, "team-1": {"first version", 0}}
+		for i := range 24 {
+			want[fmt.Sprintf("big-%d", i)] = skillWant{"server was down", 1}
+		}
 		srv.expectCatalog(t, want, c2, false)
 	})
 
