@@ -9,6 +9,7 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/skillsd/skillsd/services/skills/internal/testfs"
 	"github.com/skillsd/skillsd/services/skills/skillsd"
 )
 
@@ -41,3 +42,8 @@ func Start(t testing.TB, opts skillsd.Options) *grpc.ClientConn {
 	}
 	return conn
 }
+
+// MountTmpfs mounts a tmpfs of size bytes on dir, unmounted when the test
+// ends: a real file system that fills up. Where the kernel refuses (not
+// root, not Linux) the test is skipped, saying why.
+func MountTmpfs(t testing.TB, dir string, size int64) { testfs.MountTmpfs(t, dir, size) }

@@ -1,6 +1,7 @@
 // Package testfs makes file trees that tests need and ordinary calls cannot
-// make: folder chains whose paths are longer than the kernel accepts. It is
-// for tests only.
+// make: folder chains whose paths are longer than the kernel accepts, and
+// small file systems that fill up (a tmpfs, where the kernel lets the test
+// mount one). It is for tests only.
 package testfs
 
 import (

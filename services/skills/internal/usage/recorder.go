@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -102,6 +103,7 @@ type Recorder struct {
 
 	dropped     atomic.Int64 // events refused since the last warning
 	droppedAll  atomic.Int64
+	full        atomic.Bool  // an event was refused since the last one recorded
 	lastDropLog atomic.Int64 // Unix nanoseconds
 	// lastFeedLog is when the feeder last warned that the store refused a
 	// batch (Unix nanoseconds; the feeder's own).
@@ -185,11 +187,14 @@ func (r *Recorder) Record(p Payload) (Event, error) {
 	}
 	if err := r.spool.append(line); err != nil {
 		if errors.Is(err, ErrSpoolFull) {
-			r.droppedFull(now)
+			r.droppedFull(now, err)
 		} else {
 			r.log.Error("usage event not recorded", "type", typ, "err", err)
 		}
 		return Event{}, err
+	}
+	if r.full.Load() && r.full.CompareAndSwap(true, false) {
+		r.log.Info("usage spool has room again: events are recorded again", "dropped_total", r.droppedAll.Load())
 	}
 	select {
 	case r.queue <- e:
@@ -198,9 +203,10 @@ func (r *Recorder) Record(p Payload) (Event, error) {
 	return e, nil
 }
 
-// droppedFull counts an event refused by a full spool and warns at most once
-// a minute.
-func (r *Recorder) droppedFull(now time.Time) {
+// droppedFull counts an event refused by a full spool (its cap reached, or
+// its disk full: cause says which) and warns at most once a minute.
+func (r *Recorder) droppedFull(now time.Time, cause error) {
+	r.full.Store(true)
 	r.droppedAll.Add(1)
 	n := r.dropped.Add(1)
 	last := r.lastDropLog.Load()
@@ -211,8 +217,13 @@ func (r *Recorder) droppedFull(now time.Time) {
 		return
 	}
 	r.dropped.Add(-n)
-	r.log.Warn("usage spool is full: new events are dropped until the publisher delivers the spooled ones",
-		"dropped", n, "cap_bytes", r.opts.MaxSpoolBytes, "spool", r.spool.dir, "endpoint_set", r.opts.Endpoint != "")
+	reason := "the spool reached its cap (cap_bytes)"
+	var errno syscall.Errno
+	if errors.As(cause, &errno) {
+		reason = "its disk: " + errno.Error()
+	}
+	r.log.Warn("usage spool is full: new events are dropped until the publisher delivers the spooled ones, or the disk has room",
+		"reason", reason, "dropped", n, "dropped_total", r.droppedAll.Load(), "cap_bytes", r.opts.MaxSpoolBytes, "spool", r.spool.dir, "endpoint_set", r.opts.Endpoint != "")
 }
 
 // Dropped is the number of events refused because the spool was full.

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -32,8 +33,10 @@ import (
 // second when something was appended) and when a segment is sealed, so a
 // power loss can lose at most the last second of events.
 //
-// Bound: when the segments add up to MaxBytes, Append refuses new events
-// (ErrSpoolFull): what the spool holds is never dropped to make room.
+// Bound: when the segments add up to MaxBytes, or the file system holding
+// them is full, Append refuses new events (ErrSpoolFull): what the spool
+// holds is never dropped to make room, and a refused event leaves nothing
+// behind (the part of its line the disk took is truncated away).
 
 // Segment limits: the active segment is sealed when it reaches either, so a
 // segment is one reasonable POST.
@@ -44,8 +47,15 @@ const (
 	pendingExt       = ".new"
 )
 
-// ErrSpoolFull is returned by Append when the spool reached its size cap.
+// ErrSpoolFull is returned by Append when the spool reached its size cap,
+// or its file system has no space left (the error then wraps the system's).
 var ErrSpoolFull = errors.New("usage spool is full")
+
+// noSpace reports whether err says the file system is full (or the user's
+// quota spent).
+func noSpace(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
+}
 
 // spool is the folder of segments.
 type spool struct {
@@ -108,13 +118,24 @@ func (s *spool) append(line []byte) error {
 	}
 	if s.active == nil {
 		if err := s.openSegment(); err != nil {
+			if noSpace(err) {
+				return fmt.Errorf("%w: %w", ErrSpoolFull, err)
+			}
 			return err
 		}
 	}
 	buf := make([]byte, 0, len(line)+1)
 	buf = append(append(buf, line...), '\n')
 	if _, err := s.active.Write(buf); err != nil {
-		// A partial line is skipped by the reader; start a fresh segment.
+		// The disk is full: take back the part of the line that was
+		// written, so that the segment stays whole, and keep it for the
+		// next event (a new segment per refused event would pile up empty
+		// files).
+		if noSpace(err) && s.active.Truncate(s.size) == nil {
+			return fmt.Errorf("%w: %w", ErrSpoolFull, err)
+		}
+		// Otherwise a partial line may be left, which the reader skips;
+		// start a fresh segment.
 		s.closeActive()
 		return fmt.Errorf("appending to the usage spool: %w", err)
 	}
