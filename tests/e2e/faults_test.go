@@ -55,6 +55,23 @@ func rssOf(pid int, field string) int64 {
 	return 0
 }
 
+// waitFor retries check until it passes or within has passed.
+func waitFor(t *testing.T, within time.Duration, what string, check func() error) {
+	t.Helper()
+	start := time.Now()
+	for {
+		err := check()
+		if err == nil {
+			t.Logf("%s: after %v", what, time.Since(start).Round(time.Millisecond))
+			return
+		}
+		if time.Since(start) > within {
+			t.Fatalf("%s: not within %v: %v", what, within, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // prober calls the server every 50 ms until stopped, and remembers the
 // slowest answer and the failures: what other clients see during a fault.
 type prober struct {
