@@ -219,8 +219,7 @@ func TestFaultSIGTERMDuringRefresh(t *testing.T) {
 		srv := g.startSkillsd(t)
 		// A push of 24 skills with 8 KB of random text each: a pack of
 		// about 250 KB, which the remote sends at 16 KB/s.
-		push := skillFiles("big", 24, 8<<10, "Pushed in one large commit.")
-		c2 := g.repo.Commit("large", push)
+		c2 := g.repo.Commit("large", skillFiles("big", 24, 8<<10, "Pushed in one large commit."))
 		g.proxy.setMode(proxyThrottle)
 
 		refreshed := make(chan error, 1)
@@ -238,54 +237,56 @@ func TestFaultSIGTERMDuringRefresh(t *testing.T) {
 		if err := <-refreshed; status.Code(err) != codes.Unavailable || !strings.Contains(status.Convert(err).Message(), "server is stopping") {
 			t.Errorf("RefreshSkills cut by SIGTERM: got %v, want UNAVAILABLE saying the server is stopping", err)
 		}
-
-		g.proxy.setMode(proxyPass)
-		srv = g.startSkillsd(t)
-		want := map[string]skillWant{"team-0": {"first version", 0}, "team-1": {"first version", 0}}
-		for i := range 24 {
-			want[fmt.Sprintf("big-%d", i)] = skillWant{"large commit", 1}
-		}
 		// The start synchronises first: it serves the pushed commit whole.
-		srv.expectCatalog(t, want, c2, false)
+		g.restartServesWhole(t, wants(wants(nil, "team", 2, skillWant{"first version", 0}), "big", 24, skillWant{"large commit", 1}), c2)
 	})
 
 	t.Run("update at start-up", func(t *testing.T) {
 		// A restart with a cached checkout synchronises before it serves.
 		g := newGitFault(t)
 		g.repo.Commit("first", skillFiles("team", 2, 0, "The first version."))
-		srv := g.startSkillsd(t)
-		srv.proc.stop(t)
+		g.startSkillsd(t).proc.stop(t)
 		c2 := g.repo.Commit("large", skillFiles("big", 24, 8<<10, "Pushed while the server was down."))
-		g.proxy.setMode(proxyThrottle)
-		proc := startEnv(t, g.env, binary(t, "skillsd"), "--grpc", freeAddr(t))
-		waitTransfer(t, g.proxy)
-		exitAfterSIGTERM(t, proc, grace)
-
-		g.proxy.setMode(proxyPass)
-		srv = g.startSkillsd(t)
-		want := map[string]skillWant{"team-0": {"first version", 0}, "team-1": {"first version", 0}}
-		for i := range 24 {
-			want[fmt.Sprintf("big-%d", i)] = skillWant{"server was down", 1}
-		}
-		srv.expectCatalog(t, want, c2, false)
+		g.sigtermMidTransfer(t, grace)
+		g.restartServesWhole(t, wants(wants(nil, "team", 2, skillWant{"first version", 0}), "big", 24, skillWant{"server was down", 1}), c2)
 	})
 
 	t.Run("first clone", func(t *testing.T) {
 		g := newGitFault(t)
 		c1 := g.repo.Commit("large", skillFiles("big", 24, 8<<10, "Cloned at start-up."))
-		g.proxy.setMode(proxyThrottle)
-		proc := startEnv(t, g.env, binary(t, "skillsd"), "--grpc", freeAddr(t))
-		waitTransfer(t, g.proxy)
-		exitAfterSIGTERM(t, proc, grace)
-
-		g.proxy.setMode(proxyPass)
-		srv := g.startSkillsd(t)
-		want := map[string]skillWant{}
-		for i := range 24 {
-			want[fmt.Sprintf("big-%d", i)] = skillWant{"start-up", 1}
-		}
-		srv.expectCatalog(t, want, c1, false)
+		g.sigtermMidTransfer(t, grace)
+		g.restartServesWhole(t, wants(nil, "big", 24, skillWant{"start-up", 1}), c1)
 	})
+}
+
+// wants adds to m (made when nil) n skills named prefix-0… that must show w.
+func wants(m map[string]skillWant, prefix string, n int, w skillWant) map[string]skillWant {
+	if m == nil {
+		m = map[string]skillWant{}
+	}
+	for i := range n {
+		m[fmt.Sprintf("%s-%d", prefix, i)] = w
+	}
+	return m
+}
+
+// sigtermMidTransfer starts skillsd with the remote trickling its pack out,
+// and sends SIGTERM once part of it has arrived: skillsd must exit with
+// status 0 within grace.
+func (g *gitFault) sigtermMidTransfer(t *testing.T, grace time.Duration) {
+	t.Helper()
+	g.proxy.setMode(proxyThrottle)
+	proc := startEnv(t, g.env, binary(t, "skillsd"), "--grpc", freeAddr(t))
+	waitTransfer(t, g.proxy)
+	exitAfterSIGTERM(t, proc, grace)
+}
+
+// restartServesWhole starts skillsd with the remote at full speed and checks
+// that it serves want, whole, at commit.
+func (g *gitFault) restartServesWhole(t *testing.T, want map[string]skillWant, commit string) {
+	t.Helper()
+	g.proxy.setMode(proxyPass)
+	g.startSkillsd(t).expectCatalog(t, want, commit, false)
 }
 
 // waitTransfer waits until the proxy has forwarded the start of a pack

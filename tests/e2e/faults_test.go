@@ -1,14 +1,12 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +19,7 @@ import (
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 	"github.com/skillsd/skillsd/services/skills/skillstest"
+	"github.com/skillsd/skillsd/tests/load"
 )
 
 // This file is the fault suite (docs/operations.md lists it): each test
@@ -31,29 +30,6 @@ import (
 // answerWithin bounds a call that must not be held up by a fault elsewhere
 // (generous: the machines are shared).
 const answerWithin = 5 * time.Second
-
-// rssOf reads a process's resident memory (VmRSS, or VmHWM: the peak) in
-// bytes; 0 when it cannot be read (not Linux).
-func rssOf(pid int, field string) int64 {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		name, value, ok := strings.Cut(sc.Text(), ":")
-		if !ok || name != field {
-			continue
-		}
-		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(value), " kB"), 10, 64)
-		if err != nil {
-			return 0
-		}
-		return kb << 10
-	}
-	return 0
-}
 
 // waitFor retries check until it passes or within has passed.
 func waitFor(t *testing.T, within time.Duration, what string, check func() error) {
@@ -188,7 +164,7 @@ func TestFaultSlowWatcher(t *testing.T) {
 	// Let both streams open before the swaps begin.
 	time.Sleep(300 * time.Millisecond)
 
-	rssBefore := rssOf(proc.cmd.Process.Pid, "VmRSS")
+	rssBefore := load.RSS(proc.cmd.Process.Pid, "VmRSS")
 	probes := startProber(t, func(ctx context.Context) error {
 		if _, err := cat.GetSkill(ctx, &skillsv1.GetSkillRequest{SkillPath: "base-1"}); err != nil {
 			return fmt.Errorf("GetSkill: %w", err)
@@ -226,8 +202,8 @@ func TestFaultSlowWatcher(t *testing.T) {
 		last = refresh()
 	}
 	probes.check(t, "GetSkill, SearchSkills and REST GET during the swaps")
-	rssAfter := rssOf(proc.cmd.Process.Pid, "VmRSS")
-	peak := rssOf(proc.cmd.Process.Pid, "VmHWM")
+	rssAfter := load.RSS(proc.cmd.Process.Pid, "VmRSS")
+	peak := load.RSS(proc.cmd.Process.Pid, "VmHWM")
 	t.Logf("skillsd memory: %d MiB before the swaps, %d MiB after, peak %d MiB", rssBefore>>20, rssAfter>>20, peak>>20)
 	if rssBefore > 0 && rssAfter-rssBefore > 64<<20 {
 		t.Errorf("skillsd grew by %d MiB during the swaps with a stalled watcher, want well under 64", (rssAfter-rssBefore)>>20)

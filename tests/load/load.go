@@ -211,7 +211,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	names := slices.Sorted(maps.Keys(opts.PIDs))
 	for _, name := range names {
-		rep.Memory = append(rep.Memory, Memory{Name: name, PID: opts.PIDs[name], Before: rss(opts.PIDs[name], "VmRSS")})
+		rep.Memory = append(rep.Memory, Memory{Name: name, PID: opts.PIDs[name], Before: RSS(opts.PIDs[name], "VmRSS")})
 	}
 	rep.LoadBefore = loadAvg()
 	fmt.Fprintf(progress, "bench-load: %d skills, %d workers, %v, a rebuild every %v\n", rep.Skills, opts.Concurrency, opts.Duration, opts.RebuildEvery)
@@ -252,8 +252,8 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 
 	rep.LoadAfter = loadAvg()
 	for i := range rep.Memory {
-		rep.Memory[i].After = rss(rep.Memory[i].PID, "VmRSS")
-		rep.Memory[i].Peak = rss(rep.Memory[i].PID, "VmHWM")
+		rep.Memory[i].After = RSS(rep.Memory[i].PID, "VmRSS")
+		rep.Memory[i].Peak = RSS(rep.Memory[i].PID, "VmHWM")
 	}
 	rep.Rebuilds, rep.RebuildErrors = int(l.rebuilds.Load()), int(l.rebuildErrors.Load())
 	rep.StatusErrors = int(l.statusErrors.Load())

@@ -56,9 +56,10 @@ func mib(b int64) string {
 	return strconv.FormatFloat(float64(b)/(1<<20), 'f', 1, 64) + " MiB"
 }
 
-// rss reads a field of /proc/PID/status in bytes (VmRSS, VmHWM); 0 when it
-// cannot be read (not Linux, process gone).
-func rss(pid int, field string) int64 {
+// RSS reads a memory field of /proc/PID/status in bytes: VmRSS (resident
+// now) or VmHWM (the peak); 0 when it cannot be read (not Linux, process
+// gone).
+func RSS(pid int, field string) int64 {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0
