@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/skillsd/skillsd/services/skills/internal/failure"
 )
 
 // Defaults of Options.
@@ -35,6 +37,24 @@ const (
 	feedDelay = 200 * time.Millisecond
 	// recentComments is how many comments Stats returns per skill.
 	recentComments = 5
+	// storeWriteTimeout bounds one write of the feeder to the store.
+	storeWriteTimeout = 30 * time.Second
+	// closeWriteBudget bounds the writes of what is queued at Close: the
+	// events are in the spool whatever happens, so a database that does not
+	// answer must not hold up a stop.
+	closeWriteBudget = 2 * time.Second
+	// storeAnswerTimeout bounds Stats and Ingest: a database that does not
+	// answer within it is Unavailable, not a call that hangs until its
+	// caller gives up.
+	storeAnswerTimeout = 10 * time.Second
+	// pendingRetry is how soon the feeder tries again to store the events
+	// a down database refused, so that once it is back they are stored, and
+	// the spool delivered, without waiting for new events or the next
+	// FlushInterval.
+	pendingRetry = 2 * time.Second
+	// firstRetry is the wait after a failed delivery; it doubles after
+	// each failure, up to FlushInterval.
+	firstRetry = time.Second
 )
 
 // Options configures a Recorder.
@@ -92,8 +112,11 @@ type Recorder struct {
 	// firstFlush is closed once the delivery at start has run.
 	firstFlush chan struct{}
 	stop       chan struct{}
-	wg         sync.WaitGroup
-	closed     atomic.Bool
+	// life ends when Close is called: store writes in progress give up.
+	life    context.Context
+	endLife context.CancelFunc
+	wg      sync.WaitGroup
+	closed  atomic.Bool
 
 	// stored holds the ids of this process's events the feeder stored, so
 	// that delivering their segment does not store them a second time
@@ -153,6 +176,7 @@ func Open(ctx context.Context, opts Options) (r *Recorder, err error) {
 	}
 	r = &Recorder{opts: opts, log: log, now: now, spool: sp, store: st,
 		queue: make(chan Event, opts.QueueSize), barrier: make(chan chan struct{}), kick: make(chan struct{}, 1), stored: map[string]struct{}{}, stop: make(chan struct{}), firstFlush: make(chan struct{})}
+	r.life, r.endLife = context.WithCancel(context.Background())
 	r.wg.Add(3)
 	go r.feed()
 	go r.syncLoop()
@@ -236,7 +260,10 @@ func (r *Recorder) Dropped() int64 {
 
 // Ingest stores a batch from another server's publisher, once per event id.
 func (r *Recorder) Ingest(ctx context.Context, events []Event) (accepted, duplicates int, err error) {
-	return r.store.Ingest(ctx, events)
+	bounded, cancel := context.WithTimeout(ctx, storeAnswerTimeout)
+	defer cancel()
+	accepted, duplicates, err = r.store.Ingest(bounded, events)
+	return accepted, duplicates, unanswered(ctx, bounded, "storing usage events", err)
 }
 
 // Stats aggregates the stored events of a window. Events this recorder
@@ -245,19 +272,38 @@ func (r *Recorder) Stats(ctx context.Context, w Window) (*Stats, error) {
 	if w.Comments == 0 {
 		w.Comments = recentComments
 	}
+	// A database that accepts connections but does not answer (a network
+	// that drops packets) is unavailable after storeAnswerTimeout.
+	sctx, cancel := context.WithTimeout(ctx, storeAnswerTimeout)
+	defer cancel()
 	done := make(chan struct{})
 	select {
 	case r.barrier <- done:
 		select {
 		case <-done:
-		case <-ctx.Done():
-			return nil, ctx.Err()
+		case <-sctx.Done():
+			return nil, unanswered(ctx, sctx, "usage statistics", sctx.Err())
 		}
 	case <-r.stop: // closed: the feeder already stored the queue
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	case <-sctx.Done():
+		return nil, unanswered(ctx, sctx, "usage statistics", sctx.Err())
 	}
-	return r.store.Stats(ctx, w)
+	st, err := r.store.Stats(sctx, w)
+	if err != nil {
+		return nil, unanswered(ctx, sctx, "usage statistics", err)
+	}
+	return st, nil
+}
+
+// unanswered is err, unless bounded (derived from ctx with
+// storeAnswerTimeout) ran out while ctx did not: then the database did not
+// answer in time, and the call fails as Unavailable.
+func unanswered(ctx, bounded context.Context, op string, err error) error {
+	if ctx.Err() == nil && errors.Is(bounded.Err(), context.DeadlineExceeded) {
+		return failure.New(failure.Unavailable, "UPSTREAM_ERROR",
+			"%s failed: the usage database did not answer within %v; events wait in each server's spool and are stored once it answers. Try again later", op, storeAnswerTimeout)
+	}
+	return err
 }
 
 // feed writes queued events to the store in batches.
@@ -270,12 +316,12 @@ func (r *Recorder) feed() {
 	// are in the spool, and the delivery the store's return triggers
 	// stores them.
 	var pending []Event
-	write := func() {
+	// write stores the batch (and what is pending) within ctx.
+	write := func(ctx context.Context) {
 		if len(batch) == 0 && len(pending) == 0 {
 			return
 		}
 		all := append(pending, batch...)
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		if _, _, err := r.store.Ingest(ctx, all); err != nil {
 			// At most one warning a minute: while the database is down
 			// every batch fails, and the spool keeps them all.
@@ -294,8 +340,16 @@ func (r *Recorder) feed() {
 				}
 			}
 		}
-		cancel()
 		batch = batch[:0]
+	}
+	// Writes while running get storeWriteTimeout each, and end at once when
+	// Close is called (a database that does not answer must not hold up a
+	// stop: the events are in the spool); the writes of what is queued at
+	// Close share closeWriteBudget.
+	running := func() {
+		ctx, cancel := context.WithTimeout(r.life, storeWriteTimeout)
+		defer cancel()
+		write(ctx)
 	}
 	// The first queued event arms a timer: what arrives until it fires (or
 	// until the batch is full) is stored in the same transaction, so a busy
@@ -303,35 +357,48 @@ func (r *Recorder) feed() {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	armed := false
+	// While events are pending, retry stores them every pendingRetry.
+	retry := time.NewTimer(time.Hour)
+	retry.Stop()
+	retrying := false
 	for {
+		if len(pending) > 0 && !retrying {
+			retry.Reset(pendingRetry)
+			retrying = true
+		}
 		select {
+		case <-retry.C:
+			retrying = false
+			running()
 		case e := <-r.queue:
 			batch = append(batch, e)
 			if len(batch) >= feedBatch {
-				write()
+				running()
 			} else if !armed {
 				timer.Reset(feedDelay)
 				armed = true
 			}
 		case <-timer.C:
 			armed = false
-			write()
+			running()
 		case done := <-r.barrier:
 			for range len(r.queue) { // what was queued when asked
 				batch = append(batch, <-r.queue)
 			}
-			write()
+			running()
 			close(done)
 		case <-r.stop:
+			ctx, cancel := context.WithTimeout(context.Background(), closeWriteBudget)
+			defer cancel()
 			for {
 				select {
 				case e := <-r.queue:
 					batch = append(batch, e)
 					if len(batch) == feedBatch {
-						write()
+						write(ctx)
 					}
 				default:
-					write()
+					write(ctx)
 					return
 				}
 			}
@@ -368,17 +435,26 @@ func (r *Recorder) publishLoop() {
 		case <-ctx.Done():
 		}
 	}()
-	t := time.NewTicker(r.opts.FlushInterval)
+	t := time.NewTimer(r.opts.FlushInterval)
 	defer t.Stop()
 	first := true
+	retry := firstRetry
 	for {
+		wait := r.opts.FlushInterval
 		if err := r.Flush(ctx); err != nil && ctx.Err() == nil {
-			r.log.Warn("usage events not delivered yet; they stay in the spool", "endpoint", redact(r.opts.Endpoint), "err", err)
+			r.log.Warn("usage events not delivered yet; they stay in the spool", "endpoint", redact(r.opts.Endpoint), "err", err, "retry_in", min(retry, wait))
+			// Sooner after a failure, then less and less often: a short
+			// outage is over in seconds, a long one costs a try per
+			// FlushInterval.
+			wait, retry = min(retry, wait), min(2*retry, wait)
+		} else {
+			retry = firstRetry
 		}
 		if first {
 			close(r.firstFlush)
 			first = false
 		}
+		t.Reset(wait)
 		select {
 		case <-t.C:
 		case <-r.kick:
@@ -449,7 +525,10 @@ func (r *Recorder) deliver(ctx context.Context, events []Event) error {
 		return nil
 	}
 	if unstored := r.unstored(events); len(unstored) > 0 {
-		if _, _, err := r.store.Ingest(ctx, unstored); err != nil {
+		sctx, cancel := context.WithTimeout(ctx, storeWriteTimeout)
+		_, _, err := r.store.Ingest(sctx, unstored)
+		cancel()
+		if err != nil {
 			return err
 		}
 	}
@@ -496,6 +575,7 @@ func (r *Recorder) Close() error {
 		return nil
 	}
 	close(r.stop) // cancels a delivery in progress
+	r.endLife()   // and a store write
 	r.wg.Wait()
 	err := r.spool.seal()
 	return errors.Join(err, r.store.Close())

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/skillsd/skillsd/services/skills/internal/testfs"
 )
@@ -98,5 +99,30 @@ func TestSpoolDiskFull(t *testing.T) {
 	}
 	if !strings.Contains(logBuf.String(), "usage spool has room again") {
 		t.Errorf("no line saying the spool takes events again; log:\n%s", logBuf.String())
+	}
+}
+
+// TestRetrySoonAfterFailedDelivery: a server restarted during an outage
+// records nothing new; its first delivery fails. Once the endpoint is back,
+// the spool left by the previous run arrives within seconds, not at the
+// next FlushInterval (an hour here; 30 s by default): a failed delivery is
+// retried after 1 s, then 2, 4, … up to FlushInterval.
+func TestRetrySoonAfterFailedDelivery(t *testing.T) {
+	c := newCollector(t)
+	c.set("fail")
+	dir := t.TempDir()
+	r := openTest(t, dir, c.url(), nil)
+	want := recordN(t, r, 5)
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	openTest(t, dir, c.url(), nil) // its delivery at start fails
+	c.set("ok")
+	deadline := time.Now().Add(10 * time.Second)
+	for !slices.Equal(c.received(), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("received %d of the %d spooled events 10 s after the endpoint came back, want all", len(c.received()), len(want))
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
