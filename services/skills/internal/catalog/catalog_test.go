@@ -525,6 +525,12 @@ func TestLookup(t *testing.T) {
 		{"forms", []string{"react-forms"}},
 		{"hidden", []string{}},
 		{"zzzzzzzz", []string{}},
+		// Issue 18: separators left out, and a typo in the last segment
+		// of a nested path, found the way a user types them.
+		{"reactforms", []string{"react-forms"}},
+		{"react_forms", []string{"react-forms"}},
+		{"recat-forms", []string{"react-forms"}},
+		{"ui/indx", []string{"ui/_index"}},
 	} {
 		_, err := snap.Lookup(tc.ref)
 		var nf *NotFoundError
@@ -987,5 +993,41 @@ func TestSymlinkPolicy(t *testing.T) {
 	}
 	if st := snap.Stats(); st.Warnings != 3 || st.Errors != 0 || st.Skills != 1 || st.Folder != 1 || st.Files != 1 {
 		t.Errorf("stats: %+v", st)
+	}
+}
+
+// TestSuggestNestedNames: tree skills are named by their path
+// ("backend/go-service"); a reference to the last segment with a typo, or
+// a name typed without its separators, still gets a suggestion (issue 18:
+// GetSkill go-servce, load_skill reactforms answered none).
+func TestSuggestNestedNames(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"_root.md":                  treeSkill("root", "Root rules.", "x"),
+		"backend/_index.md":         treeSkill("backend", "Backend rules.", "x"),
+		"backend/go-service.md":     treeSkill("go", "Go services.", "x"),
+		"frontend/react-forms.md":   treeSkill("forms", "Forms.", "x"),
+		"frontend/react-router.md":  treeSkill("router", "Routing.", "x"),
+		"docker-hardening/SKILL.md": folderSkill("docker-hardening", "Docker.", "x"),
+	})
+	snap := build(t, localRoot("t", dir))
+	for _, tc := range []struct {
+		ref  string
+		want string // the first suggestion
+	}{
+		{"go-servce", "backend/go-service"},
+		{"reactforms", "frontend/react-forms"},
+		{"react forms", "frontend/react-forms"},
+		{"frontend/reactforms", "frontend/react-forms"},
+		{"dockerhardening", "docker-hardening"},
+		{"react-routr", "frontend/react-router"},
+	} {
+		_, err := snap.Lookup(tc.ref)
+		var nf *NotFoundError
+		if !errors.As(err, &nf) {
+			t.Fatalf("Lookup(%q) error = %v, want *NotFoundError", tc.ref, err)
+		}
+		if len(nf.Suggestions) == 0 || nf.Suggestions[0] != tc.want {
+			t.Errorf("suggestions for %q = %q, want %q first", tc.ref, nf.Suggestions, tc.want)
+		}
 	}
 }

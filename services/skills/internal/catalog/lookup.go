@@ -42,20 +42,25 @@ func (s *Snapshot) Lookup(ref string) (*Skill, error) {
 	return nil, &NotFoundError{Ref: ref, Suggestions: s.suggest(r)}
 }
 
-// suggest returns the names closest to ref: names containing it (or contained
-// in it) first, then names within a small edit distance; skills hidden from
-// models (disable-model-invocation) are never suggested.
+// suggest returns the names closest to ref, best first; skills hidden from
+// models (disable-model-invocation) are never suggested. Each skill is
+// compared by its name, its path and the last segment of each (a tree
+// skill's name is its path, "backend/go-service", and people type
+// "go-service"), as written and with separators left out ("reactforms" for
+// "react-forms"): names equal once squashed first, then names containing the
+// reference (or contained in it), then names within a small edit distance.
 func (s *Snapshot) suggest(ref string) []string {
 	q := strings.ToLower(ref)
 	if q == "" {
 		return nil
 	}
+	qs := squash(q)
 	type cand struct {
 		name  string
-		rank  int // 0 substring, 1 edit distance
+		rank  int // 0 equal once squashed, 1 substring, 2 edit distance
 		score int // smaller is closer
 	}
-	maxDist := max(2, utf8.RuneCountInString(q)/3)
+	maxDist := func(s string) int { return max(2, utf8.RuneCountInString(s)/3) }
 	var cands []cand
 	seen := map[string]bool{}
 	for _, sk := range s.skills {
@@ -67,14 +72,34 @@ func (s *Snapshot) suggest(ref string) []string {
 			continue
 		}
 		seen[n] = true
-		switch {
-		case strings.Contains(n, q) || (len(n) >= 3 && strings.Contains(q, n)):
-			cands = append(cands, cand{sk.Name, 0, abs(len(n) - len(q))})
-		default:
-			d := distance(q, n, maxDist)
-			if d <= maxDist {
-				cands = append(cands, cand{sk.Name, 1, d})
+		best := cand{rank: 3}
+		consider := func(c cand) {
+			if c.rank < best.rank || c.rank == best.rank && c.score < best.score {
+				best = c
 			}
+		}
+		for _, key := range refKeys(n, strings.ToLower(sk.Path)) {
+			ks := squash(key)
+			switch {
+			case qs != "" && ks == qs:
+				consider(cand{sk.Name, 0, abs(len(key) - len(q))})
+			case strings.Contains(key, q) || (len(key) >= 3 && strings.Contains(q, key)):
+				consider(cand{sk.Name, 1, abs(len(key) - len(q))})
+			case len(qs) >= 3 && len(ks) >= 3 && (strings.Contains(ks, qs) || strings.Contains(qs, ks)):
+				consider(cand{sk.Name, 1, abs(len(ks) - len(qs)) + 1})
+			default:
+				limit := maxDist(q)
+				if d := distance(q, key, limit); d <= limit {
+					consider(cand{sk.Name, 2, d})
+				} else if qs != q || ks != key {
+					if d := distance(qs, ks, limit); d <= limit {
+						consider(cand{sk.Name, 2, d + 1})
+					}
+				}
+			}
+		}
+		if best.rank < 3 {
+			cands = append(cands, best)
 		}
 	}
 	slices.SortFunc(cands, func(a, b cand) int {
@@ -85,6 +110,35 @@ func (s *Snapshot) suggest(ref string) []string {
 		out = append(out, c.name)
 	}
 	return out
+}
+
+// refKeys are the strings a skill may be referred to by: its name and path,
+// and the last segment of each when they are nested.
+func refKeys(name, path string) []string {
+	keys := []string{name}
+	if path != name {
+		keys = append(keys, path)
+	}
+	for _, k := range []string{name, path} {
+		if i := strings.LastIndexByte(k, '/'); i >= 0 && i < len(k)-1 {
+			if last := k[i+1:]; !slices.Contains(keys, last) {
+				keys = append(keys, last)
+			}
+		}
+	}
+	return keys
+}
+
+// squash drops the separators people leave out or
+// swap: '-', '_', '.', '/' and blanks.
+func squash(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case '-', '_', '.', '/', ' ', '\t':
+			return -1
+		}
+		return r
+	}, s)
 }
 
 func abs(n int) int {
