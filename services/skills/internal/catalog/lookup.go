@@ -86,7 +86,7 @@ func (s *Snapshot) suggest(ref string) []string {
 			case strings.Contains(key, q) || (len(key) >= 3 && strings.Contains(q, key)):
 				consider(cand{sk.Name, 1, abs(len(key) - len(q))})
 			case len(qs) >= 3 && len(ks) >= 3 && (strings.Contains(ks, qs) || strings.Contains(qs, ks)):
-				consider(cand{sk.Name, 1, abs(len(ks) - len(qs)) + 1})
+				consider(cand{sk.Name, 1, abs(len(ks)-len(qs)) + 1})
 			default:
 				limit := maxDist(q)
 				if d := distance(q, key, limit); d <= limit {
