@@ -38,6 +38,8 @@ type globals struct {
 	certFile string
 	keyFile  string
 	json     bool
+	// version is --version: the version command, as the servers take it.
+	version bool
 }
 
 // register defines the global flags on fs, with the values already parsed as
@@ -52,6 +54,7 @@ func (g *globals) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.certFile, "client-cert", g.certFile, "the certificate `file` (PEM) to present to --server (mutual TLS)")
 	fs.StringVar(&g.keyFile, "client-key", g.keyFile, "the private key `file` of --client-cert")
 	fs.BoolVar(&g.json, "json", g.json, "write JSON instead of text")
+	fs.BoolVar(&g.version, "version", g.version, "print the version and exit (as the version command)")
 }
 
 // stringsFlag is a repeatable string flag.
@@ -78,7 +81,8 @@ func commands() []command {
 		{name: "eval", synopsis: "eval --queries FILE [--limit N]", summary: "rank the queries of a JSON lines file, for the routing benchmark", setup: evalCmd},
 		{name: "lint", synopsis: "lint [--strict] [DIR...]", summary: "load skill folders and report their problems; fails on errors", setup: lintCmd},
 		{name: "scan", synopsis: "scan [--json] [--fail-on SEVERITY] [DIR...]", summary: "scan skill folders for security problems; fails on findings at or above --fail-on (default high)", setup: scanCmd},
-		{name: "version", synopsis: "version", summary: "print the version", setup: versionCmd},
+		{name: "version", synopsis: "version", summary: "print the version (also skills --version)", setup: versionCmd},
+		{name: "completion", synopsis: "completion bash|zsh", summary: "print a shell completion script (source it from your shell's startup file)", setup: completionCmd},
 		{name: "help", synopsis: "help [command]", summary: "print help about skills or one command", setup: helpCmd},
 	}
 }
@@ -102,6 +106,9 @@ func (e *env) main(ctx context.Context, args []string) error {
 		return usagef("%v (run \"skills help\")", err)
 	}
 	rest := fs.Args()
+	if e.global.version && len(rest) == 0 {
+		rest = []string{"version"} // skills --version, as the servers take it
+	}
 	if len(rest) == 0 {
 		e.usage(e.stderr)
 		return usagef("no command given")
@@ -119,6 +126,9 @@ func (e *env) main(ctx context.Context, args []string) error {
 			return nil
 		}
 		return usagef("%s: %v (run \"skills help %s\")", cmd.name, err, cmd.name)
+	}
+	if e.global.version && cmd.name != "version" {
+		return usagef("--version prints the version: use it alone (skills --version) or run \"skills version\"")
 	}
 	if e.global.server == "" && e.global.tokenEnv != "" {
 		return usagef("--token-env needs --server")

@@ -18,7 +18,8 @@
 //	match CONTEXT                                       pick the skill for a task
 //	eval --queries FILE [--limit N]                     rank benchmark queries (JSON lines)
 //	lint [--strict] [DIR...]                            report load diagnostics
-//	version                                             print the version
+//	version                                             print the version (also: skills --version)
+//	completion bash|zsh                                 print a shell completion script
 //	help [command]                                      print help
 //
 // Results go to stdout (--json for machine output), logs and errors to stderr.
