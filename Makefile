@@ -11,6 +11,7 @@ MODULES  := proto services/skills gateways/mcp gateways/rest clients/go tests
 PKGS     := $(addprefix ./,$(addsuffix /...,$(MODULES)))
 LDFLAGS  := -X main.version=$(VERSION)
 TOOLS    := $(BIN)/buf $(BIN)/protoc-gen-go $(BIN)/protoc-gen-go-grpc $(BIN)/protoc-gen-grpc-gateway $(BIN)/protoc-gen-openapiv2 $(BIN)/staticcheck
+#: GO_TEST_FLAGS  flags of go test in make unit (default -race)
 GO_TEST_FLAGS ?= -race
 NPM_DIR  := tests/e2e/node
 TS_DIR   := clients/typescript
@@ -20,8 +21,11 @@ PY_DIR   := clients/python
 PYTHON   ?= /usr/bin/python3
 
 .PHONY: help
-help: ## list the targets
+help: ## list the targets and the variables they read
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*## "}{printf "  %-16s %s\n",$$1,$$2}'
+	@echo
+	@echo "Variables (make VAR=value target):"
+	@grep -E '^#: [A-Z_]+ ' $(MAKEFILE_LIST) | sed 's/^#: //' | awk '{v=$$1; $$1=""; printf "  %-16s%s\n",v,$$0}'
 
 # ---- tools ------------------------------------------------------------------
 
@@ -40,7 +44,9 @@ build: ## build skillsd, skills-mcp, skills-rest and skills into ./bin
 	go build -ldflags "$(LDFLAGS)" -o $(BIN)/skills-rest ./gateways/rest/cmd/skills-rest
 	go build -ldflags "$(LDFLAGS)" -o $(BIN)/skills ./clients/go/cmd/skills
 
+#: GRPC_ADDR  make run's gRPC address (default 127.0.0.1:50051; pick another when that port is taken)
 GRPC_ADDR ?= 127.0.0.1:50051
+#: HTTP_ADDR  make run's REST address (default 127.0.0.1:8080)
 HTTP_ADDR ?= 127.0.0.1:8080
 .PHONY: run
 run: build ## build, then serve examples/skills over gRPC and REST (Ctrl-C stops)
@@ -125,6 +131,7 @@ unit: npm-deps ## go test every module on its own (GOWORK=off, as a consumer bui
 	for m in $(MODULES); do (cd $$m && GOWORK=off go test $(GO_TEST_FLAGS) ./...) || exit 1; done
 
 .PHONY: fuzz
+#: FUZZTIME  how long make fuzz runs each fuzz target (default 30s)
 FUZZTIME ?= 30s
 fuzz: ## run every fuzz target for FUZZTIME each (default 30s)
 	@set -e; for pkg in $$(grep -rl --include='*_test.go' '^func Fuzz' services gateways clients | xargs -n1 dirname | sort -u); do \
@@ -173,6 +180,7 @@ bench-mcp: build ## skills-mcp at scale: start-up to tools/list, tools/list, ski
 	python3 scripts/mcp-bench.py ./bin/skills-mcp --skills-dir "$$tmp/skills"
 	go test -run '^$$' -bench 'Skills(IndexBuild|ListPage)' -benchmem ./gateways/mcp/mcpgw
 
+#: BENCH  the routing benchmark folder of make bench-quality (default ../shared/bench; not in the repository)
 BENCH     ?= ../shared/bench
 BENCH_TMP ?= $(or $(TMPDIR),/tmp)/skillsd-bench-quality
 .PHONY: bench-quality

@@ -154,7 +154,7 @@ func authSurfaces() []authSurface {
 			name: "REST",
 			start: func(t *testing.T, dir string, args, env []string) string {
 				_, addr := startOnFreePortEnv(t, env, binary(t, "skills-rest"),
-					func(addr string) []string { return append([]string{"--http", addr, "--skills-dir", dir}, args...) }, httpReady("/healthz"))
+					func(addr string) []string { return append([]string{"--http", addr, "--skills-dir", dir}, args...) }, httpReady("/readyz"))
 				return addr
 			},
 			call: restCall, health: restHealth,
@@ -165,7 +165,7 @@ func authSurfaces() []authSurface {
 				backend := startBackend(t, dir)
 				_, addr := startOnFreePortEnv(t, append(env, "UP_TOKEN="+upstreamToken), binary(t, "skills-rest"), func(addr string) []string {
 					return append([]string{"--http", addr, "--server", backend, "--token-env", "UP_TOKEN"}, args...)
-				}, httpReady("/healthz"))
+				}, httpReady("/readyz"))
 				return addr
 			},
 			call: restCall, health: restHealth,
@@ -174,7 +174,7 @@ func authSurfaces() []authSurface {
 			name: "MCP over HTTP",
 			start: func(t *testing.T, dir string, args, env []string) string {
 				_, addr := startOnFreePortEnv(t, env, binary(t, "skills-mcp"),
-					func(addr string) []string { return append([]string{"--http", addr, "--skills-dir", dir}, args...) }, httpReady("/healthz"))
+					func(addr string) []string { return append([]string{"--http", addr, "--skills-dir", dir}, args...) }, httpReady("/readyz"))
 				return addr
 			},
 			call: mcpCall, health: mcpHealth,
@@ -185,7 +185,7 @@ func authSurfaces() []authSurface {
 				backend := startBackend(t, dir)
 				_, addr := startOnFreePortEnv(t, append(env, "UP_TOKEN="+upstreamToken), binary(t, "skills-mcp"), func(addr string) []string {
 					return append([]string{"--http", addr, "--server", backend, "--token-env", "UP_TOKEN"}, args...)
-				}, httpReady("/healthz"))
+				}, httpReady("/readyz"))
 				return addr
 			},
 			call: mcpCall, health: mcpHealth,

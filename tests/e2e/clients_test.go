@@ -97,7 +97,7 @@ func TestInspectorCLI(t *testing.T) {
 			_, addr := startOnFreePortEnv(t, []string{"MCP_E2E_TOKEN=" + e2eToken}, mcpBin,
 				func(addr string) []string {
 					return []string{"--http", addr, "--auth-token-env", "MCP_E2E_TOKEN", "--skills-dir", c.dir}
-				}, httpReady("/healthz"))
+				}, httpReady("/readyz"))
 			targets["http"] = []string{"http://" + addr + "/mcp", "--transport", "http", "--header", "Authorization: Bearer " + e2eToken}
 			for transport, target := range targets {
 				t.Run(transport, func(t *testing.T) {
@@ -214,7 +214,7 @@ func TestConformance(t *testing.T) {
 	_, addr := startOnFreePort(t, binary(t, "skills-mcp"),
 		func(addr string) []string {
 			return []string{"--http", addr, "--skills-dir", filepath.Join(repoRoot(t), "examples", "skills")}
-		}, httpReady("/healthz"))
+		}, httpReady("/readyz"))
 	expected := filepath.Join(repoRoot(t), "tests", "e2e", "node", "conformance-expected-failures.yaml")
 	start := time.Now()
 	out, errOut, code := runTool(t, node, suite, "server", "--url", "http://"+addr+"/mcp", "--expected-failures", expected)

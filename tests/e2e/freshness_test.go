@@ -232,7 +232,7 @@ func TestFreshnessLocal(t *testing.T) {
 	conn := dialGRPC(t, grpcAddr)
 	cat := skillsv1.NewCatalogServiceClient(conn)
 	_, httpAddr := startOnFreePort(t, binary(t, "skills-rest"),
-		func(addr string) []string { return []string{"--server", grpcAddr, "--http", addr} }, httpReady("/healthz"))
+		func(addr string) []string { return []string{"--server", grpcAddr, "--http", addr} }, httpReady("/readyz"))
 	rest := "http://" + httpAddr
 
 	remote := startDriver(t, "--stdio", binary(t, "skills-mcp"), "--arg", "--server", "--arg", grpcAddr)

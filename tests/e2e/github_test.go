@@ -79,7 +79,7 @@ func TestGitHubAuthWithNodeSDK(t *testing.T) {
 	proc, addr := startOnFreePortEnv(t, env, binary(t, "skills-mcp"),
 		func(addr string) []string {
 			return []string{"--http", addr, "--skills-dir", filepath.Join(content, "skills"), "--auth", "github", "--profile", "github-worker"}
-		}, httpReady("/healthz"))
+		}, httpReady("/readyz"))
 
 	bearer := func(tok string) string { return "Bearer " + base64.RawURLEncoding.EncodeToString([]byte(tok)) }
 	run := func(transport, auth string) githubDoc {

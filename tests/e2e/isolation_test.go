@@ -75,7 +75,7 @@ func TestBinariesConfineScripts(t *testing.T) {
 
 	_, httpAddr := startOnFreePortEnv(t, env, binary(t, "skills-rest"),
 		func(addr string) []string { return []string{"--skills-dir", root, "--http", addr} },
-		httpReady("/healthz"))
+		httpReady("/readyz"))
 	var rst skillsv1.GetCatalogStatusResponse
 	getProto(t, "http://"+httpAddr+"/v1/status", &rst)
 	wantConfined(t, "skills-rest", rst.GetScriptIsolation())

@@ -35,7 +35,7 @@ func TestMCPSessionLimitEveryWay(t *testing.T) {
 		t.Run(w.name, func(t *testing.T) {
 			args, env := w.setup(t)
 			_, addr := startOnFreePortEnv(t, env, binary(t, "skills-mcp"),
-				func(addr string) []string { return append([]string{"--http", addr, "--skills-dir", dir}, args...) }, httpReady("/healthz"))
+				func(addr string) []string { return append([]string{"--http", addr, "--skills-dir", dir}, args...) }, httpReady("/readyz"))
 			post := func(origin string) int {
 				h := []string{"Content-Type", "application/json", "Accept", "application/json, text/event-stream"}
 				if origin != "" {

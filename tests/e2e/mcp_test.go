@@ -182,7 +182,7 @@ func TestMCPWithNodeSDK(t *testing.T) {
 			t.Run("streamable-http", func(t *testing.T) {
 				_, addr := startOnFreePort(t, mcp,
 					func(addr string) []string { return []string{"--http", addr, "--skills-dir", c.dir} },
-					httpReady("/healthz"))
+					httpReady("/readyz"))
 				doc := runNode(t, node, script, append([]string{"--url", "http://" + addr + "/mcp"}, args...)...)
 				checkNodeDoc(t, doc, want, loads)
 			})

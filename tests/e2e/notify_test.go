@@ -103,7 +103,7 @@ func TestNotificationsEveryTransportAndMode(t *testing.T) {
 			clients = append(clients, notifyClient{name: fmt.Sprintf("stdio/%s/%s", mode.name, role(listed)), d: startDriver(t, args...), remote: mode.remote, listed: listed})
 		}
 		// Streamable HTTP: one skills-mcp, two sessions.
-		_, addr := startOnFreePort(t, mcpBin, func(addr string) []string { return append(slices.Clone(mode.args), "--http", addr) }, httpReady("/healthz"))
+		_, addr := startOnFreePort(t, mcpBin, func(addr string) []string { return append(slices.Clone(mode.args), "--http", addr) }, httpReady("/readyz"))
 		for _, listed := range []bool{false, true} {
 			clients = append(clients, notifyClient{name: fmt.Sprintf("http/%s/%s", mode.name, role(listed)), d: startDriver(t, "--url", "http://"+addr+"/mcp"), remote: mode.remote, listed: listed})
 		}

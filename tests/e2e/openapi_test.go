@@ -50,7 +50,7 @@ func TestOpenAPIMatchesAnswers(t *testing.T) {
 	_, addr := startOnFreePortEnv(t, env, binary(t, "skills-rest"),
 		func(addr string) []string {
 			return []string{"--http", addr, "--skills-dir", catalog, "--config", filepath.Join(root, "config.yaml")}
-		}, httpReady("/healthz"))
+		}, httpReady("/readyz"))
 	base := "http://" + addr
 
 	raw := get(t, base+"/openapi.json", http.StatusOK)

@@ -760,7 +760,7 @@ func TestProfileGitHubWorker(t *testing.T) {
 	_, addr := startOnFreePort(t, binary(t, "skills-mcp"),
 		func(addr string) []string {
 			return []string{"--http", addr, "--profile", "github-worker", "--skills-dir", cat, "--config", cfg}
-		}, httpReady("/healthz"))
+		}, httpReady("/readyz"))
 	url := "http://" + addr + "/mcp"
 	first := profileRunURL(t, url, calls[:8])
 	checkGolden(t, "github-worker", first)
@@ -900,7 +900,7 @@ func TestProfileUniversalSkillsFollowsCatalog(t *testing.T) {
 	_, addr := startOnFreePort(t, binary(t, "skills-mcp"),
 		func(addr string) []string {
 			return []string{"--http", addr, "--profile", "universal-skills", "--skills-dir", cat}
-		}, httpReady("/healthz"))
+		}, httpReady("/readyz"))
 	url := "http://" + addr + "/mcp"
 	description := func() string {
 		doc := profileRunURL(t, url, nil)

@@ -38,7 +38,7 @@ func TestRESTBinaries(t *testing.T) {
 
 	_, httpAddr := startOnFreePort(t, binary(t, "skills-rest"),
 		func(addr string) []string { return []string{"--server", grpcAddr, "--http", addr} },
-		httpReady("/healthz"))
+		httpReady("/readyz"))
 	base := "http://" + httpAddr
 
 	t.Run("healthz", func(t *testing.T) {

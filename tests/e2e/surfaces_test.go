@@ -196,7 +196,7 @@ func TestMCPSurfaces(t *testing.T) {
 				_, addr := startOnFreePortEnv(t, []string{"MCP_E2E_TOKEN=" + e2eToken}, mcpBin,
 					func(addr string) []string {
 						return append([]string{"--http", addr, "--auth-token-env", "MCP_E2E_TOKEN"}, source...)
-					}, httpReady("/healthz"))
+					}, httpReady("/readyz"))
 				return []string{"--url", "http://" + addr + "/mcp", "--header", "Authorization: Bearer " + e2eToken}
 			}
 			stdioArgs := func(source []string) []string {

@@ -120,7 +120,7 @@ func TestTLSEverywhere(t *testing.T) {
 	t.Run("skills-rest", func(t *testing.T) {
 		_, addr := startOnFreePortEnv(t, env, binary(t, "skills-rest"), func(addr string) []string {
 			return append([]string{"--http", addr, "--tls-cert", web.CertFile, "--tls-key", web.KeyFile}, clientArgs...)
-		}, httpsReady(webTLS, "/healthz"))
+		}, httpsReady(webTLS, "/readyz"))
 		req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, "https://"+addr+"/v1/skills/pdf-report", nil)
 		req.Header.Set("Authorization", "Bearer "+authTokenOld)
 		resp, err := webClient.Do(req)
@@ -137,7 +137,7 @@ func TestTLSEverywhere(t *testing.T) {
 	})
 	t.Run("skills-mcp", func(t *testing.T) {
 		_, addr := startOnFreePortEnv(t, append(env, "SKILLSD_TLS_CERT="+web.CertFile, "SKILLSD_TLS_KEY="+web.KeyFile), binary(t, "skills-mcp"),
-			func(addr string) []string { return append([]string{"--http", addr}, clientArgs...) }, httpsReady(webTLS, "/healthz"))
+			func(addr string) []string { return append([]string{"--http", addr}, clientArgs...) }, httpsReady(webTLS, "/readyz"))
 		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, "https://"+addr+"/mcp", strings.NewReader(initializeBody))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")

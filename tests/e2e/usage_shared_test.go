@@ -41,7 +41,7 @@ func TestUsageStoreSharedByProcesses(t *testing.T) {
 		began := time.Now()
 		p, addr := startOnFreePortEnv(t, env, mcpBin, func(addr string) []string {
 			return []string{"--skills-dir", tree, "--http", addr}
-		}, httpReady("/healthz"))
+		}, httpReady("/readyz"))
 		took := time.Since(began)
 		t.Logf("skills-mcp %s ready %v after its start", name, took.Round(time.Millisecond))
 		if took > storeOpenWithin {

@@ -80,7 +80,7 @@ func TestUsageSurvivesKill(t *testing.T) {
 	}
 	c := startEnv(t, []string{"SKILLSD_HOME=" + t.TempDir()}, binary(t, "skills-rest"),
 		"--skills-dir", catalog, "--config", cfg, "--http", collectorAddr)
-	if err := c.waitReady(t, func(ctx context.Context) error { return httpReady("/healthz")(ctx, collectorAddr) }); err != nil {
+	if err := c.waitReady(t, func(ctx context.Context) error { return httpReady("/readyz")(ctx, collectorAddr) }); err != nil {
 		t.Skipf("the collector could not take its address: %v", err)
 	}
 

@@ -1,6 +1,7 @@
 // Package restgw is the REST/JSON gateway of skillsd: an http.Handler that
 // translates the HTTP routes of gateways/rest/http_rules.yaml into calls on a
-// skills.v1 gRPC connection (grpc-gateway), and adds GET /healthz, GET
+// skills.v1 gRPC connection (grpc-gateway), and adds GET /healthz (liveness),
+// GET /readyz (readiness; both in package healthz's shape), GET
 // /openapi.json (OpenAPI 3, generated from the contract), the web console at
 // /ui/ (Options.UI), one JSON error shape, a request body limit and panic
 // recovery. CORS wraps it (and any authentication) from the outside.
@@ -32,12 +33,13 @@ import (
 
 	gw "github.com/skillsd/skillsd/gateways/rest/internal/gen/skills/v1"
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
+	"github.com/skillsd/skillsd/services/skills/healthz"
 )
 
 // DefaultMaxBodyBytes is the request body limit when Options.MaxBodyBytes is 0.
 const DefaultMaxBodyBytes = 1 << 20
 
-// DefaultHealthTimeout bounds the upstream health check of GET /healthz when
+// DefaultHealthTimeout bounds the upstream health check of the probes when
 // Options.HealthTimeout is 0.
 const DefaultHealthTimeout = 2 * time.Second
 
@@ -49,7 +51,8 @@ type Options struct {
 	// MaxBodyBytes is the largest request body accepted; a larger one is
 	// refused with 413. Zero means DefaultMaxBodyBytes; negative is an error.
 	MaxBodyBytes int64
-	// HealthTimeout bounds the upstream gRPC health check behind GET /healthz.
+	// HealthTimeout bounds the upstream gRPC health check behind GET /healthz
+	// and GET /readyz.
 	// Zero means DefaultHealthTimeout.
 	HealthTimeout time.Duration
 	// UI holds the web console's built files (index.html and assets/),
@@ -134,7 +137,8 @@ func New(ctx context.Context, conn *grpc.ClientConn, opts Options) (http.Handler
 		method, path string
 		h            runtime.HandlerFunc
 	}{
-		{http.MethodGet, "/healthz", health(conn, opts.HealthTimeout, log)},
+		{http.MethodGet, healthz.LivePath, probe(healthz.Live(conn, opts.HealthTimeout, log))},
+		{http.MethodGet, healthz.ReadyPath, probe(healthz.Ready(conn, opts.HealthTimeout, log))},
 		{http.MethodGet, "/openapi.json", serveOpenAPI},
 	}
 	for _, x := range extra {

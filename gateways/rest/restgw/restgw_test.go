@@ -522,10 +522,12 @@ func TestRoutingErrors(t *testing.T) {
 
 func TestHealthz(t *testing.T) {
 	srv := serve(t, t.TempDir())
-	r := get(t, srv, "/healthz")
-	wantOK(t, "healthz", r)
-	if want := map[string]any{"status": "SERVING"}; !jsonEqual(r.body, want) {
-		t.Errorf("healthz: %s, want {\"status\":\"SERVING\"}", r.raw)
+	for _, probe := range []string{"/healthz", "/readyz"} {
+		r := get(t, srv, probe)
+		wantOK(t, probe, r)
+		if want := map[string]any{"status": "SERVING"}; !jsonEqual(r.body, want) {
+			t.Errorf("%s: %s, want {\"status\":\"SERVING\"}", probe, r.raw)
+		}
 	}
 }
 

@@ -54,11 +54,21 @@ func TestUnknownService(t *testing.T) {
 	wantOK(t, "healthz", get(t, srv, "/healthz"))
 }
 
-func TestHealthzNotServing(t *testing.T) {
+// TestReadyzNotServing: a service that is not ready (its catalog loading)
+// is alive (/healthz 200) and not ready (/readyz 503 NOT_SERVING): a
+// liveness probe must not restart a server that is still loading.
+func TestReadyzNotServing(t *testing.T) {
 	srv := gateway(t, bareServer(t, healthpb.HealthCheckResponse_NOT_SERVING), restgw.Options{})
-	r := get(t, srv, "/healthz")
+	r := get(t, srv, "/readyz")
 	if r.status != http.StatusServiceUnavailable || r.body["status"] != "NOT_SERVING" {
-		t.Errorf("healthz: %d %s, want 503 {\"status\":\"NOT_SERVING\"}", r.status, r.raw)
+		t.Errorf("readyz: %d %s, want 503 {\"status\":\"NOT_SERVING\"}", r.status, r.raw)
+	}
+	if r.header.Get("Cache-Control") != "no-store" {
+		t.Errorf("readyz: Cache-Control %q, want no-store", r.header.Get("Cache-Control"))
+	}
+	r = get(t, srv, "/healthz")
+	if r.status != http.StatusOK || r.body["status"] != "SERVING" {
+		t.Errorf("healthz of a live server that is not ready: %d %s, want 200 {\"status\":\"SERVING\"}", r.status, r.raw)
 	}
 }
 
@@ -81,9 +91,11 @@ func TestUnreachable(t *testing.T) {
 	if msg := e["message"].(string); strings.Contains(msg, "10.255.255.1") || strings.Contains(msg, "dial") {
 		t.Errorf("message %q reveals the dial error", msg)
 	}
-	r = get(t, srv, "/healthz")
-	if r.status != http.StatusServiceUnavailable || r.body["status"] != "UNREACHABLE" {
-		t.Errorf("healthz: %d %s, want 503 {\"status\":\"UNREACHABLE\"}", r.status, r.raw)
+	for _, probe := range []string{"/healthz", "/readyz"} {
+		r = get(t, srv, probe)
+		if r.status != http.StatusServiceUnavailable || r.body["status"] != "UNREACHABLE" {
+			t.Errorf("%s: %d %s, want 503 {\"status\":\"UNREACHABLE\"}", probe, r.status, r.raw)
+		}
 	}
 }
 

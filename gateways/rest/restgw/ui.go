@@ -16,11 +16,11 @@ import (
 const UIPrefix = "/ui/"
 
 // PublicPath reports whether a request path is served without credentials
-// whatever the auth mode: the health check, this document and the console's
+// whatever the auth mode: the health probes, this document and the console's
 // static files (the console then sends the caller's token with its API
 // calls, and asks for one when an API call answers 401).
 func PublicPath(p string) bool {
-	return p == "/healthz" || p == "/openapi.json" || p == "/" || p == "/ui" || strings.HasPrefix(p, UIPrefix)
+	return p == "/healthz" || p == "/readyz" || p == "/openapi.json" || p == "/" || p == "/ui" || strings.HasPrefix(p, UIPrefix)
 }
 
 // consoleCSP lets the console's page load its own scripts, styles and

@@ -27,6 +27,7 @@ import (
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 	"github.com/skillsd/skillsd/services/skills/edge"
+	"github.com/skillsd/skillsd/services/skills/healthz"
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
 	"github.com/skillsd/skillsd/services/skills/internal/config"
 	"github.com/skillsd/skillsd/services/skills/internal/embed"
@@ -334,6 +335,9 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	s.hs = health.NewServer()
 	healthpb.RegisterHealthServer(s.grpc, s.hs)
 	reflection.Register(s.grpc)
+	// Liveness: SERVING for as long as the server serves; readiness (""
+	// and every skills.v1 service) once the catalog is loaded (setReady).
+	s.hs.SetServingStatus(healthz.LivenessService, healthpb.HealthCheckResponse_SERVING)
 
 	// Load the first catalog. A git repository that was never cloned is
 	// cloned in the background: the server can serve at once, its health
@@ -343,7 +347,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if clones := s.firstClones(); len(clones) > 0 {
 		msg := "the catalog is loading (cloning " + strings.Join(clones, ", ") + " for the first time); try again in a moment"
 		s.loading.Store(&msg)
-		s.hs.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
+		s.setReady(false)
 		log.Info("serving while the catalog loads: cloning the git sources for the first time", "repositories", clones)
 		lctx, cancel := context.WithCancel(context.Background())
 		s.stopLoading = cancel
@@ -355,7 +359,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 				}
 				return
 			}
-			s.hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
+			s.setReady(true)
 		})
 		return s, nil
 	}
@@ -363,6 +367,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		s.closeParts()
 		return nil, err
 	}
+	s.setReady(true)
 	return s, nil
 }
 
@@ -438,6 +443,24 @@ func (s *Server) WaitReady(ctx context.Context) error {
 		return ctx.Err()
 	case <-s.closeCh:
 		return errors.New("skillsd: server is closed")
+	}
+}
+
+// setReady sets the readiness the health service reports: for the overall
+// server ("") and for the name of every skills.v1 service, SERVING once the
+// catalog is loaded, NOT_SERVING before (during a first clone). Liveness
+// (healthz.LivenessService) is apart: it stays SERVING until the server
+// stops.
+func (s *Server) setReady(ready bool) {
+	st := healthpb.HealthCheckResponse_NOT_SERVING
+	if ready {
+		st = healthpb.HealthCheckResponse_SERVING
+	}
+	s.hs.SetServingStatus("", st)
+	for name := range s.grpc.GetServiceInfo() {
+		if strings.HasPrefix(name, "skills.v1.") {
+			s.hs.SetServingStatus(name, st)
+		}
 	}
 }
 

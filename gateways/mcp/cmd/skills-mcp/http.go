@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -13,11 +12,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/grpc"
-	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/skillsd/skillsd/gateways/mcp/mcpgw"
 	"github.com/skillsd/skillsd/services/skills/edge"
 	"github.com/skillsd/skillsd/services/skills/githubauth"
+	"github.com/skillsd/skillsd/services/skills/healthz"
 )
 
 // authEnvDefault is skills-mcp's own variable for the token HTTP clients
@@ -141,8 +140,8 @@ func mcpRefusal(w http.ResponseWriter, _ *http.Request, e *githubauth.Error) {
 }
 
 // serveHTTP serves the MCP server over Streamable HTTP (/mcp), the legacy
-// HTTP+SSE transport (/sse) for clients that predate it, and a health check
-// (/healthz, open: it follows the skills service's health), until ctx ends.
+// HTTP+SSE transport (/sse) for clients that predate it, and the health
+// probes over conn (/healthz, /readyz, open), until ctx ends.
 func serveHTTP(ctx context.Context, server *mcp.Server, conn grpc.ClientConnInterface, web *httpEdge, log *slog.Logger) error {
 	h, err := mcpgw.NewHTTP(server, web.sessions)
 	if err != nil {
@@ -157,7 +156,9 @@ func serveHTTP(ctx context.Context, server *mcp.Server, conn grpc.ClientConnInte
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", web.guard.HTTP(h.Streamable(), edge.HTTPOptions{Refuse: refuse}))
 	mux.Handle("/sse", web.guard.HTTP(h.SSE(), edge.HTTPOptions{Refuse: refuse}))
-	mux.HandleFunc("GET /healthz", healthz(conn))
+	// The probes, open, in the shape skills-rest answers them (package healthz).
+	mux.Handle("GET "+healthz.LivePath, healthz.Live(conn, 0, log))
+	mux.Handle("GET "+healthz.ReadyPath, healthz.Ready(conn, 0, log))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(web.lis) }()
@@ -179,29 +180,4 @@ func serveHTTP(ctx context.Context, server *mcp.Server, conn grpc.ClientConnInte
 		_ = hs.Close()
 	}
 	return nil
-}
-
-// healthz answers GET /healthz from the skills service's gRPC health, as
-// the REST gateway does: 200 {"status":"ok"} when it is SERVING, 503
-// {"status":"loading"} while its first catalog loads (a first clone), 503
-// {"status":"unreachable"} when it does not answer.
-func healthz(conn grpc.ClientConnInterface) http.HandlerFunc {
-	client := healthpb.NewHealthClient(conn)
-	return func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-		defer cancel()
-		status, code := "unreachable", http.StatusServiceUnavailable
-		if resp, err := client.Check(ctx, &healthpb.HealthCheckRequest{}); err == nil {
-			switch resp.GetStatus() {
-			case healthpb.HealthCheckResponse_SERVING:
-				status, code = "ok", http.StatusOK
-			default:
-				status = "loading"
-			}
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Cache-Control", "no-store")
-		w.WriteHeader(code)
-		_ = json.NewEncoder(w).Encode(map[string]string{"status": status})
-	}
 }

@@ -10,7 +10,7 @@
 //
 //	skills-mcp [--skills-dir DIR]... [--config FILE]   embedded service (default)
 //	skills-mcp --server ADDR [--token-env NAME]        remote skillsd over gRPC
-//	skills-mcp ... --http ADDR                         Streamable HTTP on ADDR (/mcp; legacy SSE at /sse; /healthz)
+//	skills-mcp ... --http ADDR                         Streamable HTTP on ADDR (/mcp; legacy SSE at /sse; /healthz, /readyz)
 //
 // Over HTTP, callers authenticate as --auth says (package edge;
 // docs/operations.md), sessions idle for --session-idle-timeout close, at
@@ -120,7 +120,7 @@ func parseArgs(args []string, getenv func(string) string, stderr io.Writer) (opt
 	fs.StringVar(&o.configFile, "config", "", "the config.yaml `file` of the embedded service")
 	fs.StringVar(&o.server, "server", "", "use the skillsd gRPC server at `ADDR` (host:port) instead of an embedded one")
 	fs.StringVar(&o.tokenEnv, "token-env", "", "with --server: the environment variable `NAME` holding the bearer token to send")
-	fs.StringVar(&o.httpAddr, "http", "", "serve Streamable HTTP on `ADDR` (/mcp, the legacy HTTP+SSE transport at /sse, and /healthz) instead of stdio")
+	fs.StringVar(&o.httpAddr, "http", "", "serve Streamable HTTP on `ADDR` (/mcp, the legacy HTTP+SSE transport at /sse, and the probes /healthz and /readyz) instead of stdio")
 	o.serverTLS.Register(fs)
 	o.guard.Register(fs, "auth-token-env")
 	o.sessions.register(fs)

@@ -28,6 +28,7 @@ import (
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/skillsd/skillsd/services/skills/healthz"
 	"github.com/skillsd/skillsd/services/skills/skillsd"
 )
 
@@ -450,7 +451,7 @@ func TestStdioCorpus(t *testing.T) {
 	t.Logf("loaded %d skills, %d truncated", len(all), truncated)
 }
 
-// TestHTTP serves over Streamable HTTP on a free port, checks /healthz and an
+// TestHTTP serves over Streamable HTTP on a free port, checks the probes and an
 // MCP session, then stops the process with SIGTERM.
 func TestHTTP(t *testing.T) {
 	cmd := command(t, nil, "--skills-dir", writeSkills(t), "--http", "127.0.0.1:0")
@@ -493,15 +494,18 @@ func TestHTTP(t *testing.T) {
 		}
 	}()
 
-	health := strings.TrimSuffix(endpoint, "/mcp") + "/healthz"
-	resp, err := http.Get(health)
-	if err != nil {
-		t.Fatalf("GET /healthz: %v", err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || strings.TrimSpace(string(body)) != `{"status":"ok"}` {
-		t.Errorf("GET /healthz: got %d %s, want 200 {\"status\":\"ok\"}", resp.StatusCode, body)
+	// The probes answer in skills-rest's shape (issue 18: {"status":"ok"} here,
+	// {"status":"SERVING"} there).
+	for _, probe := range []string{"/healthz", "/readyz"} {
+		resp, err := http.Get(strings.TrimSuffix(endpoint, "/mcp") + probe)
+		if err != nil {
+			t.Fatalf("GET %s: %v", probe, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || strings.TrimSpace(string(body)) != `{"status":"SERVING"}` {
+			t.Errorf("GET %s: got %d %s, want 200 {\"status\":\"SERVING\"}", probe, resp.StatusCode, body)
+		}
 	}
 
 	client := mcp.NewClient(&mcp.Implementation{Name: "skills-mcp-test", Version: "0"}, nil)
@@ -672,14 +676,14 @@ func TestStdioClientRoots(t *testing.T) {
 	})
 }
 
-// waitHealthy waits until GET base/healthz answers 200: the catalog is
+// waitHealthy waits until GET base/readyz answers 200: the catalog is
 // loaded (a first clone of a git source loads in the background). The
 // deadline only detects a hang.
 func waitHealthy(t *testing.T, base string) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		resp, err := http.Get(base + "/healthz")
+		resp, err := http.Get(base + "/readyz")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
@@ -687,15 +691,16 @@ func waitHealthy(t *testing.T, base string) {
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s/healthz never answered 200: %v", base, err)
+			t.Fatalf("%s/readyz never answered 200: %v", base, err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 }
 
-// TestHealthzFollowsTheService: /healthz says ok only when the skills
-// service is SERVING; loading (its first clone) and unreachable are 503.
-func TestHealthzFollowsTheService(t *testing.T) {
+// TestProbesFollowTheService: /readyz says SERVING only when the skills
+// service is ready; while it loads (its first clone) it is alive (/healthz
+// 200) and not ready (/readyz 503 NOT_SERVING); unreachable, both are 503.
+func TestProbesFollowTheService(t *testing.T) {
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -710,22 +715,28 @@ func TestHealthzFollowsTheService(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = conn.Close() })
-	h := healthz(conn)
-	get := func() (int, string) {
+	get := func(h http.HandlerFunc) (int, string) {
 		rec := httptest.NewRecorder()
-		h(rec, httptest.NewRequestWithContext(t.Context(), http.MethodGet, "/healthz", nil))
+		h(rec, httptest.NewRequestWithContext(t.Context(), http.MethodGet, "/", nil))
 		return rec.Code, strings.TrimSpace(rec.Body.String())
 	}
+	live, ready := healthz.Live(conn, 0, nil), healthz.Ready(conn, 0, nil)
+	hs.SetServingStatus(healthz.LivenessService, healthpb.HealthCheckResponse_SERVING)
 	hs.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
-	if code, body := get(); code != http.StatusServiceUnavailable || body != `{"status":"loading"}` {
-		t.Errorf("loading: %d %s", code, body)
+	if code, body := get(ready); code != http.StatusServiceUnavailable || body != `{"status":"NOT_SERVING"}` {
+		t.Errorf("readyz while loading: %d %s", code, body)
+	}
+	if code, body := get(live); code != http.StatusOK || body != `{"status":"SERVING"}` {
+		t.Errorf("healthz while loading: %d %s", code, body)
 	}
 	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
-	if code, body := get(); code != http.StatusOK || body != `{"status":"ok"}` {
-		t.Errorf("serving: %d %s", code, body)
+	if code, body := get(ready); code != http.StatusOK || body != `{"status":"SERVING"}` {
+		t.Errorf("readyz serving: %d %s", code, body)
 	}
 	gs.Stop()
-	if code, body := get(); code != http.StatusServiceUnavailable || body != `{"status":"unreachable"}` {
-		t.Errorf("stopped: %d %s", code, body)
+	for name, h := range map[string]http.HandlerFunc{"healthz": live, "readyz": ready} {
+		if code, body := get(h); code != http.StatusServiceUnavailable || body != `{"status":"UNREACHABLE"}` {
+			t.Errorf("%s stopped: %d %s", name, code, body)
+		}
 	}
 }

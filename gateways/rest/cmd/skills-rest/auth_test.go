@@ -87,7 +87,9 @@ func TestGitHubAuth(t *testing.T) {
 	if st, m := do("POST", "/v1/docs:get", reader, `{"path":["guides"]}`); st != 200 || m["file_path"] != "docs/guides.md" {
 		t.Errorf("POST /v1/docs:get: %d %v", st, m)
 	}
-	if st, _ := do("GET", "/healthz", "", ""); st != 200 {
-		t.Errorf("/healthz without a token: %d, want 200", st)
+	for _, probe := range []string{"/healthz", "/readyz"} {
+		if st, _ := do("GET", probe, "", ""); st != 200 {
+			t.Errorf("%s without a token: %d, want 200", probe, st)
+		}
 	}
 }

@@ -1,5 +1,6 @@
 // Command skills-rest serves the skillsd REST/JSON API (grpc-gateway over the
-// skills.v1 gRPC services), its OpenAPI document at /openapi.json and /healthz.
+// skills.v1 gRPC services), its OpenAPI document at /openapi.json, and the
+// probes /healthz (liveness) and /readyz (readiness: the catalog is loaded).
 //
 //	skills-rest (--server ADDR | --skills-dir DIR...) [--http ADDR] [--config FILE]
 //	            [--token-env NAME] [--server-tls] [--server-ca FILE] [--client-cert FILE --client-key FILE]
@@ -12,7 +13,7 @@
 // --server-ca reach it over TLS). Otherwise it starts the service in-process on
 // the given folders, or on SKILLS_DIR and the default discovery when none is
 // given (embedded mode). Callers authenticate as --auth says (package edge;
-// /healthz, /openapi.json and the static files under /ui/ stay open; see
+// /healthz, /readyz, /openapi.json and the static files under /ui/ stay open; see
 // docs/operations.md). The web console is served at /ui/ unless --ui=false
 // (docs/console.md); --cors-origin (or the config's rest.cors_origins) lets
 // pages of other origins call the API. It prints the address it listens on,

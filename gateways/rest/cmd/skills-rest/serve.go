@@ -57,7 +57,7 @@ func (o options) level(getenv func(string) string) string {
 	return getenv("LOG_LEVEL")
 }
 
-// restOpen are the requests served without credentials: health, the API's
+// restOpen are the requests served without credentials: the health probes, the API's
 // description and the web console's static files (its API calls go to /v1,
 // which needs a token like any other caller's).
 func restOpen(r *http.Request) bool {

@@ -12,9 +12,9 @@
 //   - 64-bit integers are JSON strings (protojson), enums their names;
 //   - GET /v1/catalog:watch is newline-delimited JSON, one
 //     {"result": …} or {"error": …} object per line;
-//   - callers may need a bearer token (--auth), and /healthz and
+//   - callers may need a bearer token (--auth), and /healthz, /readyz and
 //     /openapi.json never do;
-//   - /healthz and /openapi.json are routes too.
+//   - /healthz, /readyz and /openapi.json are routes too.
 //
 // The contract's descriptors (the generated Go package) are the source of
 // truth for presence, nullability and 64-bit fields; a schema the converter
@@ -140,7 +140,7 @@ func (c *converter) document(in object) (object, error) {
 	}
 	schemas[healthSchema] = object{
 		"type":        "object",
-		"description": "The answer of GET /healthz.",
+		"description": "The answer of GET /healthz and GET /readyz.",
 		"required":    []any{"status"},
 		"properties": object{"status": object{
 			"type":        "string",
@@ -253,14 +253,26 @@ func (c *converter) operation(in object) (object, error) {
 func (c *converter) addFixedRoutes(paths object) {
 	open := []any{} // no security requirement
 	paths["/healthz"] = object{"get": object{
-		"summary":     "Health of the gateway and the service behind it.",
-		"description": "200 when the service's gRPC health check says SERVING, 503 otherwise. Never needs credentials.",
+		"summary":     "Liveness of the gateway and the service behind it.",
+		"description": "200 while the service answers, its catalog loaded or not (restarting would not help a server that is still loading); 503 when it cannot be reached. Never needs credentials.",
 		"operationId": "Gateway_Health",
 		"tags":        []any{"Gateway"},
 		"security":    open,
 		"responses": object{
-			"200":     object{"description": "The service is serving.", "content": object{"application/json": object{"schema": ref(healthSchema)}}},
-			"503":     object{"description": "The service is not serving or cannot be reached.", "content": object{"application/json": object{"schema": ref(healthSchema)}}},
+			"200":     object{"description": "The service is alive.", "content": object{"application/json": object{"schema": ref(healthSchema)}}},
+			"503":     object{"description": "The service cannot be reached.", "content": object{"application/json": object{"schema": ref(healthSchema)}}},
+			"default": object{"$ref": "#/components/responses/" + errorResponse},
+		},
+	}}
+	paths["/readyz"] = object{"get": object{
+		"summary":     "Readiness: the service's catalog is loaded and it answers.",
+		"description": "200 when the service's gRPC health check says SERVING; 503 NOT_SERVING while its first catalog loads (a first clone) or it stops, 503 UNREACHABLE when it cannot be reached. Never needs credentials.",
+		"operationId": "Gateway_Ready",
+		"tags":        []any{"Gateway"},
+		"security":    open,
+		"responses": object{
+			"200":     object{"description": "The service is ready.", "content": object{"application/json": object{"schema": ref(healthSchema)}}},
+			"503":     object{"description": "The service is not ready or cannot be reached.", "content": object{"application/json": object{"schema": ref(healthSchema)}}},
 			"default": object{"$ref": "#/components/responses/" + errorResponse},
 		},
 	}}

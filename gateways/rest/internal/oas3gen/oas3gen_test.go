@@ -84,7 +84,7 @@ func TestWhatTheGatewayAnswers(t *testing.T) {
 			}
 		}
 	}
-	for _, p := range []string{"/healthz", "/openapi.json"} {
+	for _, p := range []string{"/healthz", "/readyz", "/openapi.json"} {
 		op := doc.Paths.Value(p)
 		if op == nil || op.Get == nil || op.Get.Security == nil || len(*op.Get.Security) != 0 {
 			t.Errorf("%s: missing, or not marked as needing no credentials", p)
