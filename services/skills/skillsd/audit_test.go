@@ -49,6 +49,7 @@ import (
 	"github.com/skillsd/skillsd/services/skills/internal/config"
 	"github.com/skillsd/skillsd/services/skills/internal/embed/embedtest"
 	"github.com/skillsd/skillsd/services/skills/internal/pgtest"
+	"github.com/skillsd/skillsd/services/skills/logging"
 	"github.com/skillsd/skillsd/services/skills/skillsd"
 	"github.com/skillsd/skillsd/services/skills/skillstest"
 )
@@ -505,6 +506,34 @@ var configAudit = map[string]func(t *testing.T, a *audit){
 	"log.level": func(t *testing.T, a *audit) {
 		if lv := a.start(t, "log: {level: error}").level.Level(); lv != slog.LevelError {
 			t.Errorf("level %v, want error", lv)
+		}
+	},
+	"log.format": func(t *testing.T, a *audit) {
+		for _, tc := range []struct{ yaml, prefix string }{{"", "time="}, {"log: {format: json}", `{"time":`}} {
+			logs, format := &syncBuffer{}, new(logging.FormatVar)
+			opts := skillsd.Options{SkillsDirs: []string{a.dir}, Cwd: t.TempDir(), Home: t.TempDir(), NoWatch: true, NoUsage: true,
+				Logger: logging.New(logs, nil, format), LogFormat: format}
+			if tc.yaml != "" {
+				opts.ConfigFile = writeConfig(t, tc.yaml+"\n")
+			}
+			srv, err := skillsd.New(t.Context(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = srv.Close()
+			line, _, _ := strings.Cut(logs.String(), "\n")
+			if !strings.HasPrefix(line, tc.prefix) {
+				t.Errorf("config %q: first log line %q, want it to start with %q", tc.yaml, line, tc.prefix)
+			}
+		}
+	},
+	"require_skills": func(t *testing.T, a *audit) {
+		empty := t.TempDir()
+		a.run(t, []string{empty}, "", nil) // an empty catalog serves (with a warning)
+		_, err := skillsd.New(t.Context(), skillsd.Options{SkillsDirs: []string{empty}, Cwd: t.TempDir(), Home: t.TempDir(), NoUsage: true,
+			ConfigFile: writeConfig(t, "require_skills: true\n")})
+		if err == nil || !strings.Contains(err.Error(), "require_skills") || !strings.Contains(err.Error(), empty) {
+			t.Errorf("require_skills with an empty folder: %v, want an error naming the key and the folder", err)
 		}
 	},
 	"state_dir": func(t *testing.T, a *audit) {

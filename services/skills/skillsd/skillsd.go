@@ -26,6 +26,7 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
+	"github.com/skillsd/skillsd/services/skills/accesslog"
 	"github.com/skillsd/skillsd/services/skills/edge"
 	"github.com/skillsd/skillsd/services/skills/healthz"
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
@@ -37,6 +38,7 @@ import (
 	"github.com/skillsd/skillsd/services/skills/internal/server"
 	"github.com/skillsd/skillsd/services/skills/internal/source"
 	"github.com/skillsd/skillsd/services/skills/internal/usage"
+	"github.com/skillsd/skillsd/services/skills/logging"
 )
 
 // DefaultVersion is reported when Options.Version is empty.
@@ -79,6 +81,10 @@ type Options struct {
 	// (config.yaml, then LOG_LEVEL): a command passes the level of its log
 	// handler, unless its --log-level flag fixed it.
 	LogLevel *slog.LevelVar
+	// LogFormat, when not nil, is set to the configuration's log.format
+	// (config.yaml, then LOG_FORMAT): a command passes the format of its log
+	// (package logging), unless its --log-format flag fixed it.
+	LogFormat *logging.FormatVar
 	// AgentsDir is the folder of agent profiles (seed 003); empty means
 	// content.agents_dir (AGENTS_DIR), then the agents repository, else none.
 	AgentsDir string
@@ -109,6 +115,16 @@ type Options struct {
 	// own key (sources[].follow_external_symlinks). Loops, devices and
 	// anything outside the listed folders stay refused.
 	FollowExternalSymlinks []string
+	// RequireSkills makes New fail when the first catalog has no skills (a
+	// missing or empty folder, a typo in its name), with the reason and the
+	// folders searched: for services, which should not start serving
+	// nothing. The zero value follows require_skills (off by default): an
+	// empty catalog is then a warning on the log.
+	RequireSkills bool
+	// AccessLog writes one info line per call (package accesslog): for a
+	// service on a network listener. The zero value logs calls at debug
+	// level only, as a gateway's in-process calls and stdio MCP want.
+	AccessLog bool
 }
 
 // Server is a ready catalog and the gRPC server that serves it.
@@ -223,6 +239,9 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		level, _ := config.ParseLogLevel(cfg.Log.Level) // validated
 		opts.LogLevel.Set(level)
 	}
+	if opts.LogFormat != nil {
+		opts.LogFormat.Set(cfg.Log.Format) // validated
+	}
 	followKey, followList := "FollowExternalSymlinks", opts.FollowExternalSymlinks
 	if len(followList) == 0 {
 		followKey, followList = "SKILLS_FOLLOW_EXTERNAL_SYMLINKS", filepath.SplitList(getenv("SKILLS_FOLLOW_EXTERNAL_SYMLINKS"))
@@ -325,6 +344,11 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	// While the first catalog loads, RPCs answer UNAVAILABLE, saying so.
 	readyUnary, readyStream := server.ReadinessInterceptors(s.loadingMessage)
 	unary, stream = append(unary, readyUnary), append(stream, readyStream)
+	if opts.AccessLog {
+		// Outermost, so that refused calls are logged too.
+		unary = append([]grpc.UnaryServerInterceptor{accesslog.UnaryServerInterceptor(log)}, unary...)
+		stream = append([]grpc.StreamServerInterceptor{accesslog.StreamServerInterceptor(log)}, stream...)
+	}
 	s.grpc = grpc.NewServer(grpc.ChainUnaryInterceptor(unary...), grpc.ChainStreamInterceptor(stream...))
 	skillsv1.RegisterCatalogServiceServer(s.grpc, svc)
 	skillsv1.RegisterRoutingServiceServer(s.grpc, svc)
@@ -382,6 +406,12 @@ func (s *Server) load(ctx context.Context, svc *server.Service) error {
 	}
 	snap := s.store.Current()
 	s.log.Info("catalog loaded", "skills", len(snap.Skills()), "sources", len(s.roots), "diagnostics", len(snap.Diagnostics()), "duration", time.Since(start))
+	// Empty: a warning saying why, or the error that stops the start
+	// (--require-skills); after a first clone in the background, the error
+	// is logged and the server stays not ready.
+	if err := s.checkNotEmpty(snap); err != nil {
+		return err
+	}
 	if s.sem != nil {
 		s.prepareRouting(svc) // embeds the skills of each catalog as it comes
 	}

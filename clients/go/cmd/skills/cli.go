@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/codes"
 
 	"github.com/skillsd/skillsd/clients/go/skillsclient"
+	"github.com/skillsd/skillsd/services/skills/logging"
 	"github.com/skillsd/skillsd/services/skills/skillsd"
 )
 
@@ -330,7 +331,8 @@ func (e *env) dial() (*skillsclient.Client, func(), error) {
 }
 
 // logger writes the embedded server's log to stderr at LOG_LEVEL (default
-// warn: a command-line run shows problems, not progress).
+// warn: a command-line run shows problems, not progress), as text or, with
+// LOG_FORMAT=json, JSON lines.
 func (e *env) logger() *slog.Logger {
 	level := slog.LevelWarn
 	switch strings.ToLower(strings.TrimSpace(e.getenv("LOG_LEVEL"))) {
@@ -341,7 +343,14 @@ func (e *env) logger() *slog.Logger {
 	case "error":
 		level = slog.LevelError
 	}
-	return slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+	lv, format := new(slog.LevelVar), new(logging.FormatVar)
+	lv.Set(level)
+	f, err := logging.ParseFormat(e.getenv("LOG_FORMAT"))
+	if err != nil {
+		f = logging.Text // a command line run is not stopped by its log's format
+	}
+	format.Set(f)
+	return logging.New(e.stderr, lv, format)
 }
 
 // describe turns a client error into the sentence a user of the command line

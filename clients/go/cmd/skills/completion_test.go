@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -112,5 +113,22 @@ func TestZshCompletion(t *testing.T) {
 	}
 	if strings.TrimSpace(string(out)) != "_skills" {
 		t.Errorf("zsh: skills completes with %q, want _skills", out)
+	}
+}
+
+// TestJSONLogs: LOG_FORMAT=json makes the command's log (its warnings, such
+// as an empty catalog's) JSON lines, and the empty catalog is named.
+func TestJSONLogs(t *testing.T) {
+	empty := t.TempDir()
+	t.Setenv("LOG_FORMAT", "json")
+	r := runCLI(t, "--skills-dir", empty, "list")
+	r.want(t, 0)
+	line, _, _ := strings.Cut(strings.TrimSpace(r.stderr), "\n")
+	var rec map[string]any
+	if err := json.Unmarshal([]byte(line), &rec); err != nil {
+		t.Fatalf("stderr is not JSON lines: %q", r.stderr)
+	}
+	if rec["level"] != "WARN" || !strings.Contains(rec["reason"].(string), empty) {
+		t.Errorf("warning %v, want the empty folder named", rec)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/skillsd/skillsd/gateways/mcp/mcpgw"
+	"github.com/skillsd/skillsd/services/skills/accesslog"
 	"github.com/skillsd/skillsd/services/skills/edge"
 	"github.com/skillsd/skillsd/services/skills/githubauth"
 	"github.com/skillsd/skillsd/services/skills/healthz"
@@ -159,7 +160,8 @@ func serveHTTP(ctx context.Context, server *mcp.Server, conn grpc.ClientConnInte
 	// The probes, open, in the shape skills-rest answers them (package healthz).
 	mux.Handle("GET "+healthz.LivePath, healthz.Live(conn, 0, log))
 	mux.Handle("GET "+healthz.ReadyPath, healthz.Ready(conn, 0, log))
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	// One access-log line per HTTP request (the MCP messages ride on them).
+	hs := &http.Server{Handler: accesslog.HTTP(log, mux), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(web.lis) }()
 	base := web.guard.Scheme() + "://" + web.lis.Addr().String()

@@ -45,6 +45,7 @@ import (
 	"github.com/skillsd/skillsd/gateways/mcp/mcpgw"
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 	"github.com/skillsd/skillsd/services/skills/edge"
+	"github.com/skillsd/skillsd/services/skills/logging"
 	"github.com/skillsd/skillsd/services/skills/skillsd"
 )
 
@@ -86,7 +87,12 @@ type options struct {
 	logLevel slog.Level
 	// logLevelSet says --log-level was given: it then wins over log.level.
 	logLevelSet bool
-	version     bool
+	// logFormat is text or json; logFormatSet says --log-format was given.
+	logFormat    string
+	logFormatSet bool
+	// requireSkills makes an embedded service with no skills fail to start.
+	requireSkills bool
+	version       bool
 	// profile and runSkillCommand choose the MCP tool set (profile.go).
 	profile         string
 	runSkillCommand bool
@@ -110,9 +116,10 @@ func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 // parseArgs parses the command line; getenv supplies LOG_LEVEL.
 func parseArgs(args []string, getenv func(string) string, stderr io.Writer) (options, error) {
 	var (
-		o        options
-		dirs     stringList
-		logLevel string
+		o         options
+		dirs      stringList
+		logLevel  string
+		logFormat string
 	)
 	fs := flag.NewFlagSet("skills-mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -125,6 +132,8 @@ func parseArgs(args []string, getenv func(string) string, stderr io.Writer) (opt
 	o.guard.Register(fs, "auth-token-env")
 	o.sessions.register(fs)
 	fs.StringVar(&logLevel, "log-level", "", "log level: debug, info, warn or error (default LOG_LEVEL, then info)")
+	fs.StringVar(&logFormat, "log-format", "", "log format: text or json (default LOG_FORMAT, then log.format, then text)")
+	fs.BoolVar(&o.requireSkills, "require-skills", false, "embedded service: fail to start when the catalog has no skills (default SKILLSD_REQUIRE_SKILLS, require_skills, else a warning)")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	profileFlags(fs, &o)
 	fs.Usage = func() {
@@ -169,6 +178,17 @@ func parseArgs(args []string, getenv func(string) string, stderr io.Writer) (opt
 		return o, usagef("%s: %v", source, err)
 	}
 	o.logLevel = level
+	o.logFormatSet = logFormat != ""
+	source = "--log-format"
+	if logFormat == "" {
+		logFormat, source = getenv("LOG_FORMAT"), "LOG_FORMAT"
+	}
+	if o.logFormat, err = logging.ParseFormat(logFormat); err != nil {
+		return o, usagef("%s: %v", source, err)
+	}
+	if o.requireSkills && o.server != "" {
+		return o, usagef("--require-skills checks the embedded service's catalog; with --server, give it to that skillsd")
+	}
 	return o, nil
 }
 
@@ -205,14 +225,20 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stdout, "skills-mcp %s\n", buildVersion())
 		return exitOK
 	}
-	level := new(slog.LevelVar)
+	level, format := new(slog.LevelVar), new(logging.FormatVar)
 	level.Set(o.logLevel)
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	configLevel := level // the embedded service sets it to log.level
+	format.Set(o.logFormat)
+	log := logging.New(stderr, level, format)
+	// The embedded service sets them to log.level and log.format, unless a
+	// flag fixed them.
+	lv := logVars{level: level, format: format}
 	if o.logLevelSet {
-		configLevel = nil // --log-level wins
+		lv.level = nil
 	}
-	if err := serve(ctx, o, stdin, stdout, getenv, log, configLevel); err != nil {
+	if o.logFormatSet {
+		lv.format = nil
+	}
+	if err := serve(ctx, o, stdin, stdout, getenv, log, lv); err != nil {
 		var ue *usageError
 		if errors.As(err, &ue) {
 			fmt.Fprintf(stderr, "skills-mcp: %v\n", err)
@@ -228,8 +254,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // the client leaves (stdio) or ctx ends. Over HTTP the listener is opened
 // first, through the guard (http.go), so that the connection to the service
 // knows whether answers hide paths.
-func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, getenv func(string) string, log *slog.Logger, level *slog.LevelVar) error {
-	svc, err := connect(ctx, o, getenv, log, level)
+func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, getenv func(string) string, log *slog.Logger, lv logVars) error {
+	svc, err := connect(ctx, o, getenv, log, lv)
 	if err != nil {
 		return err
 	}
@@ -246,7 +272,7 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, ge
 		return err
 	}
 	defer conn.Close()
-	logStatus(ctx, conn, log, svc.ready...)
+	logStatus(ctx, conn, log, svc.remote, svc.ready...)
 	mopts := mcpgw.Options{Logger: log, Version: buildVersion()}
 	if err := applyProfile(&mopts, o, svc, getenv, log); err != nil {
 		return err
@@ -285,12 +311,22 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, ge
 	return err
 }
 
+// logVars are the log level and format the embedded service sets from its
+// configuration; nil when a flag fixed them.
+type logVars struct {
+	level  *slog.LevelVar
+	format *logging.FormatVar
+}
+
 // service is the skills service the MCP server talks to.
 type service struct {
 	// dial connects to it (the options mark calls whose answers hide paths).
 	dial func(opts ...grpc.DialOption) (*grpc.ClientConn, error)
 	// ready is what logStatus says once connected.
 	ready []any
+	// remote says the service is a skillsd elsewhere (--server): its empty
+	// catalog is reported here, an embedded one's by the service itself.
+	remote bool
 	// close stops the service when it is embedded.
 	close func()
 	// setClientRoots hands the MCP client's roots to the embedded service's
@@ -309,16 +345,16 @@ type service struct {
 }
 
 // connect returns the service: an embedded one, or a remote one with --server.
-func connect(ctx context.Context, o options, getenv func(string) string, log *slog.Logger, level *slog.LevelVar) (service, error) {
+func connect(ctx context.Context, o options, getenv func(string) string, log *slog.Logger, lv logVars) (service, error) {
 	if o.server != "" {
 		return dialRemote(o, getenv, log)
 	}
-	return startEmbedded(ctx, o, getenv, log, level)
+	return startEmbedded(ctx, o, getenv, log, lv)
 }
 
 // startEmbedded starts skillsd in this process; dial connects to it over
 // bufconn, as a trusted caller (the HTTP listener authenticates callers).
-func startEmbedded(ctx context.Context, o options, getenv func(string) string, log *slog.Logger, level *slog.LevelVar) (service, error) {
+func startEmbedded(ctx context.Context, o options, getenv func(string) string, log *slog.Logger, lv logVars) (service, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return service{}, fmt.Errorf("finding the working directory: %w", err)
@@ -337,9 +373,13 @@ func startEmbedded(ctx context.Context, o options, getenv func(string) string, l
 		Home:       home,
 		Getenv:     getenv,
 		Logger:     log,
-		LogLevel:   level,
-		Version:    buildVersion(),
-		Edge:       skillsd.EdgeOptions{Flags: o.guard, Surface: "MCP over HTTP", LegacyTokensEnv: authEnvDefault, Realm: "skills-mcp"},
+		LogLevel:   lv.level,
+		LogFormat:  lv.format,
+		// An empty catalog is a warning (or, with --require-skills, an
+		// error) on stderr, saying why and where it looked.
+		RequireSkills: o.requireSkills,
+		Version:       buildVersion(),
+		Edge:          skillsd.EdgeOptions{Flags: o.guard, Surface: "MCP over HTTP", LegacyTokensEnv: authEnvDefault, Realm: "skills-mcp"},
 	})
 	if err != nil {
 		return service{}, fmt.Errorf("starting the embedded skills service: %w", err)
@@ -380,17 +420,18 @@ func dialRemote(o options, getenv func(string) string, log *slog.Logger) (servic
 			}
 			return conn, nil
 		},
-		ready: []any{"connected to skillsd", "server", o.server},
-		close: func() {},
-		guard: func() (*edge.Guard, error) { return remoteGuard(o, getenv, log) },
-		http:  func() (skillsd.MCPHTTPSettings, error) { return skillsd.MCPHTTPFromEnv(getenv) },
+		ready:  []any{"connected to skillsd", "server", o.server},
+		remote: true,
+		close:  func() {},
+		guard:  func() (*edge.Guard, error) { return remoteGuard(o, getenv, log) },
+		http:   func() (skillsd.MCPHTTPSettings, error) { return skillsd.MCPHTTPFromEnv(getenv) },
 	}, nil
 }
 
 // logStatus logs the catalog's status (msg and attrs are the first item of
 // ready and the rest), or a warning when the service does not answer (a
 // remote one may come up later: tool calls then say it is unreachable).
-func logStatus(ctx context.Context, conn grpc.ClientConnInterface, log *slog.Logger, ready ...any) {
+func logStatus(ctx context.Context, conn grpc.ClientConnInterface, log *slog.Logger, remote bool, ready ...any) {
 	msg, _ := ready[0].(string)
 	attrs := ready[1:]
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -405,7 +446,7 @@ func logStatus(ctx context.Context, conn grpc.ClientConnInterface, log *slog.Log
 		"errors", st.GetErrorCount(),
 		"warnings", st.GetWarningCount(),
 		"version", st.GetVersion())...)
-	if st.GetSkillCount() == 0 {
+	if remote && st.GetSkillCount() == 0 {
 		log.Warn("the catalog has no skills: every query will answer no match", "sources", len(st.GetSources()))
 	}
 }

@@ -187,25 +187,30 @@ func TestParseArgs(t *testing.T) {
 		want    options
 		wantErr string
 	}{
-		{name: "defaults", want: options{logLevel: slog.LevelInfo}},
+		{name: "defaults", want: options{logLevel: slog.LevelInfo, logFormat: "text"}},
 		{
 			name: "embedded with folders and config",
 			args: []string{"--skills-dir", "a", "--skills-dir=b", "--config", "c.yaml", "--http", "127.0.0.1:0"},
-			want: options{skillsDirs: []string{"a", "b"}, configFile: "c.yaml", httpAddr: "127.0.0.1:0", logLevel: slog.LevelInfo},
+			want: options{skillsDirs: []string{"a", "b"}, configFile: "c.yaml", httpAddr: "127.0.0.1:0", logLevel: slog.LevelInfo, logFormat: "text"},
 		},
 		{
 			name: "remote with token",
 			args: []string{"--server", "host:50051", "--token-env", "TOK"},
-			want: options{server: "host:50051", tokenEnv: "TOK", logLevel: slog.LevelInfo},
+			want: options{server: "host:50051", tokenEnv: "TOK", logLevel: slog.LevelInfo, logFormat: "text"},
 		},
-		{name: "LOG_LEVEL", env: map[string]string{"LOG_LEVEL": "DEBUG"}, want: options{logLevel: slog.LevelDebug}},
-		{name: "flag over LOG_LEVEL", args: []string{"--log-level", "error"}, env: map[string]string{"LOG_LEVEL": "nonsense"}, want: options{logLevel: slog.LevelError, logLevelSet: true}},
-		{name: "version", args: []string{"--version"}, want: options{version: true, logLevel: slog.LevelInfo}},
+		{name: "LOG_LEVEL", env: map[string]string{"LOG_LEVEL": "DEBUG"}, want: options{logLevel: slog.LevelDebug, logFormat: "text"}},
+		{name: "flag over LOG_LEVEL", args: []string{"--log-level", "error"}, env: map[string]string{"LOG_LEVEL": "nonsense"}, want: options{logLevel: slog.LevelError, logLevelSet: true, logFormat: "text"}},
+		{name: "version", args: []string{"--version"}, want: options{version: true, logLevel: slog.LevelInfo, logFormat: "text"}},
 		{name: "server and skills-dir", args: []string{"--server", "h:1", "--skills-dir", "x"}, wantErr: "--skills-dir and --server exclude each other"},
 		{name: "server and config", args: []string{"--server", "h:1", "--config", "x"}, wantErr: "--config and --server exclude each other"},
 		{name: "token-env without server", args: []string{"--token-env", "TOK"}, wantErr: "--token-env needs --server"},
 		{name: "bad LOG_LEVEL", env: map[string]string{"LOG_LEVEL": "loud"}, wantErr: `LOG_LEVEL: invalid log level "loud": want debug, info, warn or error`},
 		{name: "bad --log-level", args: []string{"--log-level", "trace"}, wantErr: `--log-level: invalid log level "trace"`},
+		{name: "LOG_FORMAT", env: map[string]string{"LOG_FORMAT": "JSON"}, want: options{logLevel: slog.LevelInfo, logFormat: "json"}},
+		{name: "flag over LOG_FORMAT", args: []string{"--log-format", "text"}, env: map[string]string{"LOG_FORMAT": "json"}, want: options{logLevel: slog.LevelInfo, logFormat: "text", logFormatSet: true}},
+		{name: "bad LOG_FORMAT", env: map[string]string{"LOG_FORMAT": "yaml"}, wantErr: `LOG_FORMAT: invalid log format "yaml": want text or json`},
+		{name: "require-skills", args: []string{"--require-skills"}, want: options{logLevel: slog.LevelInfo, logFormat: "text", requireSkills: true}},
+		{name: "require-skills and server", args: []string{"--require-skills", "--server", "h:1"}, wantErr: "--require-skills checks the embedded service's catalog"},
 		{name: "positional argument", args: []string{"serve"}, wantErr: `unexpected argument "serve"`},
 		{name: "unknown flag", args: []string{"--nope"}, wantErr: "flag provided but not defined: -nope"},
 	}

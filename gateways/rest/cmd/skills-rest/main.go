@@ -6,7 +6,7 @@
 //	            [--token-env NAME] [--server-tls] [--server-ca FILE] [--client-cert FILE --client-key FILE]
 //	            [--auth none|token|github] [--auth-token-env NAME]
 //	            [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]] [--hide-paths auto|always|never]
-//	            [--ui=false] [--cors-origin ORIGIN]... [--log-level LEVEL] [--version]
+//	            [--ui=false] [--cors-origin ORIGIN]... [--log-level LEVEL] [--log-format text|json] [--require-skills] [--version]
 //
 // With --server it forwards to a running skillsd (remote mode; --token-env names
 // the environment variable holding the bearer token to send, --server-tls and
@@ -18,7 +18,8 @@
 // (docs/console.md); --cors-origin (or the config's rest.cors_origins) lets
 // pages of other origins call the API. It prints the address it listens on,
 // and the console's, to stderr ("--http 127.0.0.1:0" picks a free port); logs
-// go to stderr. SIGINT or SIGTERM stops it gracefully.
+// go to stderr, with one access-log line per request at info level. SIGINT
+// or SIGTERM stops it gracefully.
 package main
 
 import (
@@ -38,7 +39,7 @@ import (
 // version is set at build time with -ldflags "-X main.version=…".
 var version = skillsd.DefaultVersion
 
-const usageLine = "usage: skills-rest (--server ADDR | --skills-dir DIR...) [--http ADDR] [--config FILE] [--token-env NAME] [--auth none|token|github] [--auth-token-env NAME] [--tls-cert FILE --tls-key FILE] [--ui=false] [--cors-origin ORIGIN]... [--log-level LEVEL] [--version]"
+const usageLine = "usage: skills-rest (--server ADDR | --skills-dir DIR...) [--http ADDR] [--config FILE] [--token-env NAME] [--auth none|token|github] [--auth-token-env NAME] [--tls-cert FILE --tls-key FILE] [--ui=false] [--cors-origin ORIGIN]... [--log-level LEVEL] [--log-format text|json] [--require-skills] [--version]"
 
 func main() {
 	skillsd.SandboxHelper() // first: a re-executed binary becomes the confined script here
@@ -80,6 +81,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fs.StringVar(&o.logLevel, "log-level", "", "debug, info, warn or error (default: LOG_LEVEL, log.level, else info)")
 	fs.BoolVar(&o.ui, "ui", true, "serve the web console at /ui/")
 	fs.Var((*multiFlag)(&o.corsOrigins), "cors-origin", "an origin (scheme://host[:port], or * for any) whose pages may call the API from a browser (repeatable; replaces the config's rest.cors_origins; default: none)")
+	fs.StringVar(&o.logFormat, "log-format", "", "text or json (default: LOG_FORMAT, log.format, else text)")
+	fs.BoolVar(&o.requireSkills, "require-skills", false, "embedded mode: fail to start when the catalog has no skills (default: SKILLSD_REQUIRE_SKILLS, require_skills, else a warning)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

@@ -73,10 +73,18 @@ func skillsDir(t *testing.T) string {
 // and must exit 0.
 func start(t *testing.T, env []string, args ...string) string {
 	t.Helper()
+	addr, _ := startIn(t, t.TempDir(), env, args...)
+	return addr
+}
+
+// startIn is start in the working folder dir; it also returns a function
+// that reads what the process wrote on stderr so far.
+func startIn(t *testing.T, dir string, env []string, args ...string) (string, func() string) {
+	t.Helper()
 	cmd := exec.Command(binary(t), args...)
 	// State (the usage store, on by default) stays out of the real home.
 	cmd.Env = append(append(os.Environ(), "SKILLSD_HOME="+t.TempDir()), env...)
-	cmd.Dir = t.TempDir()
+	cmd.Dir = dir
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -120,13 +128,13 @@ func start(t *testing.T, env []string, args ...string) string {
 	})
 	select {
 	case addr := <-found:
-		return addr
+		return addr, stderrText
 	case <-drained:
 		t.Fatalf("skills-rest exited before listening\n%s", stderrText())
 	case <-time.After(30 * time.Second):
 		t.Fatalf("skills-rest did not say where it listens\n%s", stderrText())
 	}
-	return ""
+	return "", stderrText
 }
 
 func getJSON(t *testing.T, url string) (int, map[string]any) {

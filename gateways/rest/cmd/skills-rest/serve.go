@@ -15,17 +15,19 @@ import (
 
 	"github.com/skillsd/skillsd/gateways/rest/restgw"
 	"github.com/skillsd/skillsd/gateways/rest/ui"
+	"github.com/skillsd/skillsd/services/skills/accesslog"
 	"github.com/skillsd/skillsd/services/skills/edge"
+	"github.com/skillsd/skillsd/services/skills/logging"
 	"github.com/skillsd/skillsd/services/skills/skillsd"
 )
 
 // options is the parsed command line.
 type options struct {
-	server, httpAddr, configFile, tokenEnv, logLevel string
-	dirs, corsOrigins                                []string
-	ui                                               bool
-	serverTLS                                        edge.ClientTLS
-	guard                                            edge.Flags
+	server, httpAddr, configFile, tokenEnv, logLevel, logFormat string
+	dirs, corsOrigins                                           []string
+	ui, requireSkills                                           bool
+	serverTLS                                                   edge.ClientTLS
+	guard                                                       edge.Flags
 }
 
 // check checks the flags against each other.
@@ -40,11 +42,16 @@ func (o options) check(getenv func(string) string) error {
 		return errors.New("--token-env is the token sent to --server; it needs --server")
 	case !remote && o.serverTLS.On():
 		return errors.New("--server-tls, --server-ca, --client-cert and --client-key configure the connection to --server; they need --server")
+	case remote && o.requireSkills:
+		return errors.New("--require-skills checks the in-process service's catalog; with --server, give it to that skillsd")
 	case remote && o.tokenEnv != "" && strings.TrimSpace(getenv(o.tokenEnv)) == "":
 		return fmt.Errorf("--token-env %s: the variable is empty; set it to the token", o.tokenEnv)
 	}
 	if _, err := skillsd.ParseLogLevel(o.level(getenv)); err != nil {
 		return fmt.Errorf("log level: %w", err)
+	}
+	if _, err := logging.ParseFormat(o.format(getenv)); err != nil {
+		return fmt.Errorf("log format: %w", err)
 	}
 	return o.guard.Check(getenv)
 }
@@ -57,6 +64,14 @@ func (o options) level(getenv func(string) string) string {
 	return getenv("LOG_LEVEL")
 }
 
+// format is --log-format, else LOG_FORMAT.
+func (o options) format(getenv func(string) string) string {
+	if o.logFormat != "" {
+		return o.logFormat
+	}
+	return getenv("LOG_FORMAT")
+}
+
 // restOpen are the requests served without credentials: the health probes, the API's
 // description and the web console's static files (its API calls go to /v1,
 // which needs a token like any other caller's).
@@ -67,10 +82,12 @@ func restOpen(r *http.Request) bool {
 // serve connects to the service (remote or embedded), guards the listener
 // and serves until ctx ends.
 func serve(ctx context.Context, o options, getenv func(string) string, stderr io.Writer) error {
-	l, _ := skillsd.ParseLogLevel(o.level(getenv))
-	level := new(slog.LevelVar)
+	l, _ := skillsd.ParseLogLevel(o.level(getenv)) // checked
+	f, _ := logging.ParseFormat(o.format(getenv))  // checked
+	level, format := new(slog.LevelVar), new(logging.FormatVar)
 	level.Set(l)
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	format.Set(f)
+	log := logging.New(stderr, level, format)
 
 	var (
 		guard   *edge.Guard
@@ -83,13 +100,18 @@ func serve(ctx context.Context, o options, getenv func(string) string, stderr io
 			return err
 		}
 	} else {
-		logLevel := level
+		logLevel, logFormat := level, format
 		if o.logLevel != "" {
 			logLevel = nil // the flag wins over log.level
 		}
+		if o.logFormat != "" {
+			logFormat = nil // and over log.format
+		}
 		srv, err := skillsd.New(ctx, skillsd.Options{
-			SkillsDirs: o.dirs, ConfigFile: o.configFile, Getenv: getenv, Logger: log, LogLevel: logLevel, Version: version,
-			Edge: skillsd.EdgeOptions{Flags: o.guard, Surface: "REST", Realm: "skills-rest"},
+			SkillsDirs: o.dirs, ConfigFile: o.configFile, Getenv: getenv, Logger: log, LogLevel: logLevel, LogFormat: logFormat, Version: version,
+			Edge:          skillsd.EdgeOptions{Flags: o.guard, Surface: "REST", Realm: "skills-rest"},
+			RequireSkills: o.requireSkills,
+			// No access log of the in-process calls: the HTTP line covers them.
 		})
 		if err != nil {
 			return err
@@ -131,8 +153,9 @@ func serve(ctx context.Context, o options, getenv func(string) string, stderr io
 		return err
 	}
 	hs := &http.Server{
-		// CORS outermost: a browser's preflight carries no credentials.
-		Handler:           restgw.CORS(origins, guard.HTTP(h, edge.HTTPOptions{Open: restOpen})),
+		// The access log outermost: refused requests are logged too; then
+		// CORS: a browser's preflight carries no credentials.
+		Handler:           accesslog.HTTP(log, restgw.CORS(origins, guard.HTTP(h, edge.HTTPOptions{Open: restOpen}))),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       time.Minute,
 		// No WriteTimeout: GET /v1/catalog:watch streams for as long as the

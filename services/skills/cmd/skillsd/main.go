@@ -4,10 +4,13 @@
 //	skillsd [--skills-dir DIR]... [--grpc ADDR] [--config FILE] [--token-env NAME]
 //	        [--auth none|token|github] [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]
 //	        [--hide-paths auto|always|never] [--agents-dir DIR] [--docs-dir DIR]
+//	        [--log-level LEVEL] [--log-format text|json] [--require-skills] [--version]
 //
 // The listener is guarded by package edge: an address that is not loopback
 // needs authentication (or --auth none, on purpose); see docs/operations.md.
-// Logs go to stderr.
+// Logs go to stderr (--log-format json for one JSON object a line), with one
+// access-log line per call at info level. An empty catalog is a warning
+// saying why; --require-skills makes it an error that stops the start.
 package main
 
 import (
@@ -23,6 +26,7 @@ import (
 	"syscall"
 
 	"github.com/skillsd/skillsd/services/skills/edge"
+	"github.com/skillsd/skillsd/services/skills/logging"
 	"github.com/skillsd/skillsd/services/skills/skillsd"
 )
 
@@ -68,6 +72,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	var follow multiFlag
 	fs.Var(&follow, "follow-external-symlinks", "a folder outside the skills folders that their symbolic links may lead into, such as ~/dotfiles/skills (repeatable; default: SKILLS_FOLLOW_EXTERNAL_SYMLINKS, else none)")
 	logLevel := fs.String("log-level", "", "debug, info, warn or error (default: LOG_LEVEL, log.level, else info)")
+	logFormat := fs.String("log-format", "", "text or json (default: LOG_FORMAT, log.format, else text)")
+	requireSkills := fs.Bool("require-skills", false, "fail to start when the catalog has no skills (default: SKILLSD_REQUIRE_SKILLS, require_skills, else a warning)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -85,7 +91,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if err := guard.Check(getenv); err != nil {
 		return usageError{err}
 	}
-	log, level, err := logger(stderr, *logLevel, getenv)
+	log, level, format, err := logger(stderr, *logLevel, *logFormat, getenv)
 	if err != nil {
 		return usageError{err}
 	}
@@ -95,12 +101,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		Getenv:     getenv,
 		Logger:     log,
 		LogLevel:   level,
+		LogFormat:  format,
 		Version:    version,
 		Edge:       skillsd.EdgeOptions{Flags: guard},
 		AgentsDir:  *agentsDir,
 		DocsDir:    *docsDir,
-
 		FollowExternalSymlinks: follow,
+		// One access-log line per call (method, code, duration, request id).
+		AccessLog:     true,
+		RequireSkills: *requireSkills,
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -124,22 +133,36 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	return srv.Serve(ctx, lis)
 }
 
-// logger is the log to stderr at --log-level, else LOG_LEVEL (info until the
-// configuration's log.level is read: level is then nil).
-func logger(stderr io.Writer, flagLevel string, getenv func(string) string) (*slog.Logger, *slog.LevelVar, error) {
+// logger is the log to stderr at --log-level, else LOG_LEVEL, in
+// --log-format, else LOG_FORMAT (info and text until the configuration's
+// log.level and log.format are read: level and format are then nil when
+// their flag fixed them).
+func logger(stderr io.Writer, flagLevel, flagFormat string, getenv func(string) string) (*slog.Logger, *slog.LevelVar, *logging.FormatVar, error) {
 	v := flagLevel
 	if v == "" {
 		v = getenv("LOG_LEVEL")
 	}
 	l, err := skillsd.ParseLogLevel(v)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	level := new(slog.LevelVar)
+	f := flagFormat
+	if f == "" {
+		f = getenv("LOG_FORMAT")
+	}
+	format, err := logging.ParseFormat(f)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	level, formatVar := new(slog.LevelVar), new(logging.FormatVar)
 	level.Set(l)
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	formatVar.Set(format)
+	log := logging.New(stderr, level, formatVar)
 	if flagLevel != "" {
-		return log, nil, nil // the flag wins over the configuration
+		level = nil // the flag wins over the configuration
 	}
-	return log, level, nil
+	if flagFormat != "" {
+		formatVar = nil
+	}
+	return log, level, formatVar, nil
 }

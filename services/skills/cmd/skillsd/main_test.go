@@ -27,6 +27,8 @@ func TestRunRejectsBadInput(t *testing.T) {
 		{"stray argument", []string{"extra"}, nil, true, "unexpected argument"},
 		{"bad log level flag", []string{"--log-level", "loud"}, nil, true, "loud"},
 		{"bad LOG_LEVEL", nil, map[string]string{"LOG_LEVEL": "chatty"}, true, "chatty"},
+		{"bad log format flag", []string{"--log-format", "yaml"}, nil, true, "yaml"},
+		{"bad LOG_FORMAT", nil, map[string]string{"LOG_FORMAT": "logfmt"}, true, "logfmt"},
 		{"empty token variable", []string{"--token-env", "TOKENS"}, nil, true, "TOKENS"},
 		{"bad listen address", []string{"--skills-dir", t.TempDir(), "--grpc", "256.0.0.1:http"}, nil, false, "listening"},
 		{"bad config value", []string{"--skills-dir", t.TempDir(), "--config", "/does/not/exist.yaml"}, nil, false, "exist.yaml"},

@@ -92,6 +92,9 @@ type Config struct {
 	Sources []Source `yaml:"sources"`
 	// Content holds seed 003's repositories for skills, agents and docs.
 	Content Content `yaml:"content"`
+	// RequireSkills stops start-up when the first catalog has no skills,
+	// with the reason and the folders searched (false: a warning on the log).
+	RequireSkills bool `yaml:"require_skills"`
 }
 
 // Matching configures get_skill's context match (seed 000 §5).
@@ -356,7 +359,16 @@ type Network struct {
 type Log struct {
 	// Level is debug, info, warn or error; see ParseLogLevel.
 	Level string `yaml:"level"`
+	// Format is LogText (key=value lines) or LogJSON (one JSON object a
+	// line, for log collectors).
+	Format string `yaml:"format"`
 }
+
+// Log formats (log.format, LOG_FORMAT).
+const (
+	LogText = "text"
+	LogJSON = "json"
+)
 
 // Source is one configured skill source: exactly one of Path and Git is set.
 type Source struct {
@@ -529,7 +541,7 @@ func Default() Config {
 		},
 		TLS:     TLS{}, // plaintext
 		Network: Network{HidePaths: HidePathsAuto},
-		Log:     Log{Level: "info"},
+		Log:     Log{Level: "info", Format: LogText},
 		Security: Security{
 			Quarantine:  "critical",
 			Rules:       []string{},
@@ -538,6 +550,8 @@ func Default() Config {
 		},
 		StateDir: "",         // SKILLSD_HOME, else ~/.skillsd
 		Sources:  []Source{}, // default discovery
+		// An empty catalog is a warning, not an error.
+		RequireSkills: false,
 		Content: Content{
 			SkillsBranch: DefaultGitRef,
 			SkillsPath:   "skills",

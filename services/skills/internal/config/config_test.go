@@ -119,6 +119,8 @@ func TestDefault(t *testing.T) {
 		{"tls.key_file", d.TLS.KeyFile, ""},
 		{"tls.client_ca_file", d.TLS.ClientCAFile, ""},
 		{"network.hide_paths", d.Network.HidePaths, "auto"},
+		{"require_skills", d.RequireSkills, false},
+		{"log.format", d.Log.Format, "text"},
 		{"mcp.http.session_idle_timeout_seconds", d.MCP.HTTP.SessionIdleTimeoutSeconds, 1800},
 		{"mcp.http.max_sessions", d.MCP.HTTP.MaxSessions, 1000},
 		{"mcp.http.allowed_origins", d.MCP.HTTP.AllowedOrigins, []string{

@@ -73,7 +73,9 @@ var envVars = []EnvVar{
 	text("EMBEDDING_BASE_URL", "embedding.base_url", "an http:// or https:// URL", func(c *Config) *string { return &c.Embedding.BaseURL }),
 	text("EMBEDDING_MODEL", "embedding.model", "a model name", func(c *Config) *string { return &c.Embedding.Model }),
 	text("LOG_LEVEL", "log.level", "debug, info, warn or error", func(c *Config) *string { return &c.Log.Level }),
+	text("LOG_FORMAT", "log.format", "text or json", func(c *Config) *string { return &c.Log.Format }),
 	text("SKILLSD_HOME", "state_dir", "a folder", func(c *Config) *string { return &c.StateDir }),
+	boolean("SKILLSD_REQUIRE_SKILLS", "require_skills", func(c *Config) *bool { return &c.RequireSkills }),
 	text("SKILLS_MCP_PROFILE", "mcp.profile", "native, skills-mcp, universal-skills, sk, skillhub or github-worker", func(c *Config) *string { return &c.MCP.Profile }),
 	list("ALLOWED_COMMANDS", "commands.allowed", func(c *Config) *[]string { return &c.Commands.Allowed }),
 	number("EXEC_TIMEOUT_SECONDS", "commands.timeout_seconds", "a whole number of seconds, such as 60",
@@ -109,6 +111,18 @@ var envVars = []EnvVar{
 func text(name, key, form string, field func(*Config) *string) EnvVar {
 	return EnvVar{Name: name, Key: key, Form: form, set: func(c *Config, v string) error {
 		*field(c) = v
+		return nil
+	}}
+}
+
+func boolean(name, key string, field func(*Config) *bool) EnvVar {
+	const form = "true or false"
+	return EnvVar{Name: name, Key: key, Form: form, set: func(c *Config, v string) error {
+		b, err := strconv.ParseBool(strings.TrimSpace(v))
+		if err != nil {
+			return envError(name, key, form, v)
+		}
+		*field(c) = b
 		return nil
 	}}
 }

@@ -38,6 +38,8 @@ func TestApplyEnv(t *testing.T) {
 		{"EMBEDDING_MODEL", map[string]string{"EMBEDDING_MODEL": "text-embedding-3-small"}, func(c *Config) { c.Embedding.Model = "text-embedding-3-small" }},
 		{"LOG_LEVEL", map[string]string{"LOG_LEVEL": "DEBUG"}, func(c *Config) { c.Log.Level = "debug" }},
 		{"SKILLSD_HOME", map[string]string{"SKILLSD_HOME": "/var/lib/skillsd"}, func(c *Config) { c.StateDir = "/var/lib/skillsd" }},
+		{"SKILLSD_REQUIRE_SKILLS", map[string]string{"SKILLSD_REQUIRE_SKILLS": "true"}, func(c *Config) { c.RequireSkills = true }},
+		{"LOG_FORMAT", map[string]string{"LOG_FORMAT": "JSON"}, func(c *Config) { c.Log.Format = "json" }},
 		{"SKILLS_MCP_PROFILE", map[string]string{"SKILLS_MCP_PROFILE": "SkillHub"}, func(c *Config) { c.MCP.Profile = "skillhub" }},
 		{"ALLOWED_COMMANDS", map[string]string{"ALLOWED_COMMANDS": "python, ls"}, func(c *Config) { c.Commands.Allowed = []string{"python", "ls"} }},
 		{"EXEC_TIMEOUT_SECONDS", map[string]string{"EXEC_TIMEOUT_SECONDS": "5"}, func(c *Config) { c.Commands.TimeoutSeconds = 5 }},

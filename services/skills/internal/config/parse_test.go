@@ -203,12 +203,12 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown top-level key",
 			yaml: "x-git: &base {url: u}\n",
-			want: `config.yaml:1: unknown key "x-git" (known keys: matching, refresh, scripts, assets, analytics, search, filters, embedding, mcp, rest, commands, auth, tls, network, log, security, state_dir, sources, content)`,
+			want: `config.yaml:1: unknown key "x-git" (known keys: matching, refresh, scripts, assets, analytics, search, filters, embedding, mcp, rest, commands, auth, tls, network, log, security, state_dir, sources, content, require_skills)`,
 		},
 		{
 			name: "ambiguous key gets the list",
 			yaml: "enabled: true\n",
-			want: `config.yaml:1: unknown key "enabled" (known keys: matching, refresh, scripts, assets, analytics, search, filters, embedding, mcp, rest, commands, auth, tls, network, log, security, state_dir, sources, content)`,
+			want: `config.yaml:1: unknown key "enabled" (known keys: matching, refresh, scripts, assets, analytics, search, filters, embedding, mcp, rest, commands, auth, tls, network, log, security, state_dir, sources, content, require_skills)`,
 		},
 		{
 			name: "word for a whole number",
@@ -248,7 +248,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "scalar for a section",
 			yaml: "log: debug\n",
-			want: `config.yaml:1: log: want a section of keys (level), got "debug"`,
+			want: `config.yaml:1: log: want a section of keys (level, format), got "debug"`,
 		},
 		{
 			name: "mapping for sources",

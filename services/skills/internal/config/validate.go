@@ -41,7 +41,7 @@ func ParseLogLevel(s string) (slog.Level, error) {
 // case; "warning" → "warn") so that Validate and the code reading them see
 // one spelling.
 func (c *Config) normalize() {
-	for _, s := range []*string{&c.Matching.Strategy, &c.Embedding.Provider, &c.MCP.Profile, &c.Auth.Mode, &c.Log.Level, &c.Network.HidePaths, &c.Security.Quarantine} {
+	for _, s := range []*string{&c.Matching.Strategy, &c.Embedding.Provider, &c.MCP.Profile, &c.Auth.Mode, &c.Log.Level, &c.Log.Format, &c.Network.HidePaths, &c.Security.Quarantine} {
 		*s = strings.ToLower(strings.TrimSpace(*s))
 	}
 	if c.Log.Level == "warning" {
@@ -308,7 +308,7 @@ func (l Log) validate() *Error {
 	if _, err := ParseLogLevel(l.Level); err != nil {
 		return errorf("log.level", "%v", err)
 	}
-	return nil
+	return oneOf("log.format", l.Format, LogText, LogJSON)
 }
 
 func (c *Config) validateSources() *Error {

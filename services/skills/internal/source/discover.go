@@ -3,6 +3,7 @@ package source
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -60,6 +61,26 @@ func Discover(cwd, home string, clientRoots []string) []*Root {
 		}
 	}
 	return roots
+}
+
+// DiscoveryFolders lists every folder Discover looks in, in its order,
+// whether or not it exists: what to tell a user whose catalog came out
+// empty.
+func DiscoveryFolders(cwd, home string, clientRoots []string) []string {
+	var out []string
+	for _, b := range append(append(slices.Clone(clientRoots), cwd), home) {
+		if b == "" {
+			continue
+		}
+		dir, err := filepath.Abs(b)
+		if err != nil {
+			continue
+		}
+		for _, sub := range discoverySubdirs {
+			out = append(out, filepath.Join(dir, filepath.FromSlash(sub)))
+		}
+	}
+	return out
 }
 
 // ExpandPath expands a leading "~" (alone or followed by a separator) to home,
