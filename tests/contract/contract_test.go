@@ -263,10 +263,12 @@ var scenarios = []scenario{
 			}
 			found := false
 			for _, d := range o.Diagnostics.Diagnostics {
-				found = found || (d.File == "broken/SKILL.md" && d.Severity == "SEVERITY_WARNING" && d.Line > 0)
+				// Invalid YAML costs the skill its routing: an error
+				// (docs/diagnostics.md).
+				found = found || (d.File == "broken/SKILL.md" && d.Severity == "SEVERITY_ERROR" && d.Line > 0)
 			}
 			if !found {
-				t.Errorf("diagnostics: got %+v, want a warning with a line for broken/SKILL.md", o.Diagnostics.Diagnostics)
+				t.Errorf("diagnostics: got %+v, want an error with a line for broken/SKILL.md", o.Diagnostics.Diagnostics)
 			}
 		},
 	},

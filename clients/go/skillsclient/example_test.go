@@ -224,8 +224,9 @@ func ExampleClient_Diagnostics() {
 	}
 	fmt.Println("errors:", resp.GetErrorCount(), "warnings:", resp.GetWarningCount())
 	// Output:
-	// notes/SKILL.md: SEVERITY_WARNING [frontmatter-missing]
-	// errors: 0 warnings: 1
+	// notes/SKILL.md: SEVERITY_ERROR [not-routable]
+	// notes/SKILL.md: SEVERITY_ERROR [frontmatter-missing]
+	// errors: 2 warnings: 0
 }
 
 func ExampleClient_Status() {

@@ -38,7 +38,7 @@ func lintCmd(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		if err != nil {
 			return fmt.Errorf("lint: %w", describe(err))
 		}
-		skills := int(st.GetSkillCount())
+		skills, routed, unserved := int(st.GetSkillCount()), int(st.GetRoutableCount()), int(st.GetUnservedCount())
 		errs, warns := int(diags.GetErrorCount()), int(diags.GetWarningCount())
 		if e.global.json {
 			list, err := messagesJSON(diags.GetDiagnostics())
@@ -47,15 +47,18 @@ func lintCmd(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			}
 			if err := writeJSONValue(e.stdout, struct {
 				Skills      int             `json:"skills"`
+				Routed      int             `json:"routed"`
+				NotRouted   int             `json:"not_routed"`
+				NotServed   int             `json:"not_served"`
 				Errors      int             `json:"errors"`
 				Warnings    int             `json:"warnings"`
 				Diagnostics json.RawMessage `json:"diagnostics"`
-			}{skills, errs, warns, list}); err != nil {
+			}{skills, routed, skills - routed, unserved, errs, warns, list}); err != nil {
 				return err
 			}
 		} else {
 			writeDiagnostics(e.stdout, diags.GetDiagnostics(), st.GetSources(), workingDir())
-			fmt.Fprintf(e.stdout, "%s, %s, %s\n", plural(skills, "skill"), plural(errs, "error"), plural(warns, "warning"))
+			fmt.Fprintln(e.stdout, lintSummary(skills, routed, unserved, errs, warns))
 		}
 		switch {
 		case errs > 0:
@@ -78,6 +81,28 @@ func checkDirs(cmd string, dirs []string) error {
 		}
 	}
 	return nil
+}
+
+// lintSummary is lint's last line: what the agent will get (skills served,
+// of which routed), what it will not (served but never routed, skill files
+// not served), and the diagnostics:
+//
+//	12 skills served (10 routed): 2 not routed, 1 skill file not served; 3 errors, 1 warning
+func lintSummary(skills, routed, unserved, errs, warns int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s served (%d routed)", plural(skills, "skill"), routed)
+	var lost []string
+	if n := skills - routed; n > 0 {
+		lost = append(lost, fmt.Sprintf("%d not routed", n))
+	}
+	if unserved > 0 {
+		lost = append(lost, plural(unserved, "skill file")+" not served")
+	}
+	if len(lost) > 0 {
+		b.WriteString(": " + strings.Join(lost, ", "))
+	}
+	fmt.Fprintf(&b, "; %s, %s", plural(errs, "error"), plural(warns, "warning"))
+	return b.String()
 }
 
 func workingDir() string {

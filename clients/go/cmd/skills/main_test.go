@@ -329,13 +329,15 @@ func TestLintClean(t *testing.T) {
 	dir := catalog(t)
 	r := runCLI(t, "lint", "--strict", dir)
 	r.want(t, 0)
-	if got, want := r.stdout, "6 skills, 0 errors, 0 warnings\n"; got != want {
+	if got, want := r.stdout, "6 skills served (6 routed); 0 errors, 0 warnings\n"; got != want {
 		t.Errorf("stdout = %q, want %q", got, want)
 	}
 }
 
-// brokenCatalog is a catalog with one good skill and three broken SKILL.md
-// files: frontmatter that is not YAML, a binary file, and no description.
+// brokenCatalog is a catalog with one good skill and four broken SKILL.md
+// files: frontmatter that is not YAML, a binary file, no description and a
+// name that breaks the naming rules; and one with a warning (its name is
+// not its folder's).
 func brokenCatalog(t *testing.T) string {
 	t.Helper()
 	return makeFiles(t, map[string]string{
@@ -343,6 +345,8 @@ func brokenCatalog(t *testing.T) string {
 		"badyaml/SKILL.md": "---\nname: badyaml\ndescription: [unclosed\n  - {oops\n---\nbody\n",
 		"binary/SKILL.md":  "\x00\x01\x02\xff\xfe binary \x00 content",
 		"nodesc/SKILL.md":  "---\nname: nodesc\n---\nNo description here.\n",
+		"badname/SKILL.md": skillMD("Bad Name", "Capitals and a space.", "x\n"),
+		"renamed/SKILL.md": skillMD("other-name", "Name is not the folder's.", "x\n"),
 	})
 }
 
@@ -353,16 +357,18 @@ func TestLintBroken(t *testing.T) {
 	r := runCLI(t, "lint", dir)
 	r.want(t, 1)
 	for _, want := range []struct{ file, severity, reason string }{
-		{"binary/SKILL.md", "error", "NUL byte"},          // skipped: not text
-		{"badyaml/SKILL.md", "warning", "not valid YAML"}, // loaded as if it had no frontmatter
+		// Issue 18: each costs the skill its routing or its hosts, so each is
+		// an error and lint fails (they were warnings, and lint passed).
+		{"binary/SKILL.md", "error", "NUL byte"},        // skipped: not text
+		{"badyaml/SKILL.md", "error", "not valid YAML"}, // loaded as if it had no frontmatter: never routed
+		{"nodesc/SKILL.md", "error", "no description"},  // never routed
+		{"badname/SKILL.md", "error", "naming rules"},   // refused by hosts that check names
+		{"renamed/SKILL.md", "warning", "does not match"},
 	} {
 		re := `(?m)^\S*` + regexp.QuoteMeta(want.file) + `(:\d+)?: ` + want.severity + `: .*` + regexp.QuoteMeta(want.reason) + `.*$`
 		if !regexp.MustCompile(re).MatchString(r.stdout) {
 			t.Errorf("no %s line for %s saying %q:\n%s", want.severity, want.file, want.reason, r.stdout)
 		}
-	}
-	if !regexp.MustCompile(`(?m)^\S*nodesc/SKILL.md(:\d+)?: warning: .+$`).MatchString(r.stdout) {
-		t.Errorf("no warning for the skill without a description:\n%s", r.stdout)
 	}
 	if !strings.Contains(r.stdout, "== "+dir+" ==\n") {
 		t.Errorf("no heading for the source %s:\n%s", dir, r.stdout)
@@ -375,7 +381,11 @@ func TestLintBroken(t *testing.T) {
 			t.Errorf("line %q is not file:line: severity: message [code]", l)
 		}
 	}
-	if !regexp.MustCompile(`(?m)^\d+ skills?, [1-9]\d* errors?, [1-9]\d* warnings?$`).MatchString(r.stdout) {
+	// 5 served (binary is not), 3 routed: badyaml and nodesc are not.
+	if want := "5 skills served (3 routed): 2 not routed, 1 skill file not served; "; !strings.Contains(r.stdout, want) {
+		t.Errorf("no summary line %q:\n%s", want, r.stdout)
+	}
+	if !regexp.MustCompile(`(?m); [1-9]\d* errors?, [1-9]\d* warnings?$`).MatchString(r.stdout) {
 		t.Errorf("no summary line with errors and warnings:\n%s", r.stdout)
 	}
 	if !strings.Contains(r.stderr, "skills: lint: ") {
@@ -385,8 +395,8 @@ func TestLintBroken(t *testing.T) {
 
 func TestLintStrict(t *testing.T) {
 	dir := makeFiles(t, map[string]string{
-		"good/SKILL.md":   skillMD("good", "A good skill.", "Fine.\n"),
-		"nodesc/SKILL.md": "---\nname: nodesc\n---\nNo description here.\n",
+		"good/SKILL.md":    skillMD("good", "A good skill.", "Fine.\n"),
+		"renamed/SKILL.md": skillMD("other-name", "A name that is not its folder's.", "x\n"),
 	})
 	runCLI(t, "lint", dir).want(t, 0)
 	r := runCLI(t, "lint", "--strict", dir)
@@ -414,6 +424,8 @@ func TestLintJSON(t *testing.T) {
 	r.want(t, 1)
 	var got struct {
 		Skills      int `json:"skills"`
+		NotRouted   int `json:"not_routed"`
+		NotServed   int `json:"not_served"`
 		Errors      int `json:"errors"`
 		Warnings    int `json:"warnings"`
 		Diagnostics []struct {
@@ -424,6 +436,9 @@ func TestLintJSON(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
 		t.Fatalf("lint --json: %v\n%s", err, r.stdout)
+	}
+	if got.Skills != 5 || got.NotRouted != 2 || got.NotServed != 1 {
+		t.Errorf("lint --json: %d skills, %d not routed, %d not served; want 5, 2 and 1", got.Skills, got.NotRouted, got.NotServed)
 	}
 	if got.Errors == 0 || len(got.Diagnostics) == 0 {
 		t.Errorf("lint --json = %+v, want errors and diagnostics", got)
@@ -455,7 +470,7 @@ func TestLintMalformed(t *testing.T) {
 	}
 	dir := makeFiles(t, files)
 	r := runCLI(t, "lint", dir)
-	m := regexp.MustCompile(`(?m)^(\d+) skills?, (\d+) errors?, (\d+) warnings?$`).FindStringSubmatch(r.stdout)
+	m := regexp.MustCompile(`(?m)^(\d+) skills? served .*; (\d+) errors?, (\d+) warnings?$`).FindStringSubmatch(r.stdout)
 	if m == nil {
 		t.Fatalf("no summary line:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	}

@@ -403,6 +403,7 @@ func (b *builder) assemble(w *walked) {
 			continue
 		}
 		if l.doc == nil {
+			b.snap.stats.NotServed++
 			if !hasError(l.diags) {
 				b.diag(w.src.Name, e.RelFile, skill.SeverityError, CodeSkillUnreadable, "%s cannot be read as a skill: skipped", e.RelFile)
 			}
@@ -421,6 +422,7 @@ func (b *builder) assemble(w *walked) {
 	var order []*Skill
 	for _, sk := range drafts {
 		if first := kept[sk.Path]; first != nil {
+			b.snap.stats.NotServed++
 			b.diag(w.src.Name, sk.RelFile, skill.SeverityWarning, CodePathDuplicate,
 				"%s is not loaded: its catalog path %q is already %s's", sk.RelFile, sk.Path, first.RelFile)
 			continue
@@ -460,6 +462,7 @@ func (b *builder) assemble(w *walked) {
 
 func (b *builder) shadow(loser, winner *Skill, by string) {
 	b.snap.stats.Shadowed++
+	b.snap.stats.NotServed++
 	b.diag(loser.Source.Name, loser.RelFile, skill.SeverityWarning, CodeShadowed,
 		"%s (%q) is shadowed by %s of source %s, which has the same %s and comes first",
 		loser.RelFile, loser.Name, winner.RelFile, winner.Source.Name, by)
@@ -678,7 +681,18 @@ func (b *builder) finish() {
 			st.Bytes += h.file.Size
 		}
 	}
-	for _, d := range s.diags {
+	walkRejects := map[[2]string]bool{}
+	for i := range s.diags {
+		d := &s.diags[i]
+		// One table decides every code's severity (skill.SeverityFor); a
+		// code it does not know keeps the severity it was made with.
+		if sev, ok := skill.SeverityFor(d.Code); ok {
+			d.Severity = sev
+		}
+		switch d.Code {
+		case source.CodeSkillFileTooLarge, source.CodeSkillFileName, source.CodeTreeSkillInvalid:
+			walkRejects[[2]string{d.Source, d.File}] = true
+		}
 		switch d.Severity {
 		case skill.SeverityError:
 			st.Errors++
@@ -686,6 +700,7 @@ func (b *builder) finish() {
 			st.Warnings++
 		}
 	}
+	st.NotServed += len(walkRejects)
 }
 
 // srcRank orders diagnostics by source precedence (unknown sources first).

@@ -157,6 +157,10 @@ type Stats struct {
 	Bytes int64
 	// Shadowed counts skills hidden by a skill of an earlier source.
 	Shadowed int
+	// NotServed counts the skill files found but not served: unreadable or
+	// unparsable, too large, misnamed (skill.md), a duplicate path, shadowed.
+	// The diagnostics say why, file by file.
+	NotServed int
 	Errors   int
 	Warnings int
 	// Reused counts skill files taken from the previous snapshot unparsed.

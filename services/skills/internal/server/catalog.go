@@ -155,6 +155,7 @@ func (s *Service) GetCatalogStatus(ctx context.Context, _ *skillsv1.GetCatalogSt
 		Version:          s.opts.Version,
 		MatchingStrategy: s.strategy(snap),
 		Sources:          []*skillsv1.SourceStatus{},
+		UnservedCount:    int32(snap.Stats().NotServed),
 	}
 	counts := map[*catalog.Source]int32{}
 	for _, sk := range snap.Skills() {

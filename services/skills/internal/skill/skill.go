@@ -32,12 +32,18 @@ func (l Layout) String() string {
 // Severity ranks a diagnostic.
 type Severity int
 
+// The severities, as a skill author reads them (the table of every code is
+// Severities; docs/diagnostics.md explains each).
 const (
 	// SeverityInfo is worth knowing; nothing is wrong.
 	SeverityInfo Severity = iota + 1
-	// SeverityWarning means the file was loaded, but something in it is off.
+	// SeverityWarning means the skill is served, routed and loaded as its
+	// author meant, but something in it is off or will surprise some hosts.
 	SeverityWarning
-	// SeverityError means the file (or part of it) was skipped.
+	// SeverityError means a skill will not be served, routed or loaded as
+	// its author meant: the skill is left out, never offered by search and
+	// match, or loaded without part of what it declares (a script, an asset,
+	// its rules). skills lint fails on it.
 	SeverityError
 )
 
@@ -63,7 +69,8 @@ type Diagnostic struct {
 	File string
 	// Line is the 1-based line the problem was found on; 0 when unknown.
 	Line int
-	// Severity says whether the file was loaded (warning) or skipped (error).
+	// Severity is the code's severity in Severities (the catalog sets it
+	// from the table; see SeverityFor).
 	Severity Severity
 	// Code is a short stable identifier such as "frontmatter-missing".
 	Code string

@@ -730,7 +730,14 @@ type GetCatalogStatusResponse struct {
 	// lacks (with scripts.require_isolation, runs are then refused).
 	ScriptIsolation *ScriptIsolation `protobuf:"bytes,11,opt,name=script_isolation,json=scriptIsolation,proto3" json:"script_isolation,omitempty"`
 	// The security scan: policy and what it found.
-	Security      *SecurityStatus `protobuf:"bytes,12,opt,name=security,proto3" json:"security,omitempty"`
+	Security *SecurityStatus `protobuf:"bytes,12,opt,name=security,proto3" json:"security,omitempty"`
+	// The number of skill files found but not served: unreadable or
+	// unparsable, too large, misnamed (skill.md), a duplicate path, or
+	// shadowed by an earlier source. The diagnostics say why, file by file.
+	UnservedCount int32 `protobuf:"varint,20,opt,name=unserved_count,json=unservedCount,proto3" json:"unserved_count,omitempty"`
+	// The configuration file the server loaded, and what became of the edits
+	// made to it since; absent when the server runs without one.
+	Config        *ConfigStatus `protobuf:"bytes,21,opt,name=config,proto3" json:"config,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -849,6 +856,112 @@ func (x *GetCatalogStatusResponse) GetSecurity() *SecurityStatus {
 	return nil
 }
 
+func (x *GetCatalogStatusResponse) GetUnservedCount() int32 {
+	if x != nil {
+		return x.UnservedCount
+	}
+	return 0
+}
+
+func (x *GetCatalogStatusResponse) GetConfig() *ConfigStatus {
+	if x != nil {
+		return x.Config
+	}
+	return nil
+}
+
+// ConfigStatus is the state of the config.yaml a server loaded. The server
+// checks the file again as soon as it changes on disk: an edit that does
+// not parse or validate is refused (the running configuration stays, and
+// error says why); a valid edit applies at once what can change while
+// serving (log.level, log.format) and lists the other changed keys in
+// restart_needed.
+type ConfigStatus struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The file, as the server opened it.
+	File string `protobuf:"bytes,1,opt,name=file,proto3" json:"file,omitempty"`
+	// Why the file as it is now on disk cannot be used: its first error,
+	// naming the line and the key; empty when it is valid. A restart with
+	// this file would fail.
+	Error string `protobuf:"bytes,2,opt,name=error,proto3" json:"error,omitempty"`
+	// The keys whose value on disk differs from the value in use and that
+	// take effect only at the next start, dotted ("scripts.timeout_seconds");
+	// empty when none.
+	RestartNeeded []string `protobuf:"bytes,3,rep,name=restart_needed,json=restartNeeded,proto3" json:"restart_needed,omitempty"`
+	// The keys a change on disk applied while serving, since the start.
+	Applied []string `protobuf:"bytes,4,rep,name=applied,proto3" json:"applied,omitempty"`
+	// When the file was last read after a change; absent when it has not
+	// changed since the start.
+	CheckedAt     *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=checked_at,json=checkedAt,proto3" json:"checked_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConfigStatus) Reset() {
+	*x = ConfigStatus{}
+	mi := &file_skills_v1_catalog_service_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConfigStatus) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConfigStatus) ProtoMessage() {}
+
+func (x *ConfigStatus) ProtoReflect() protoreflect.Message {
+	mi := &file_skills_v1_catalog_service_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConfigStatus.ProtoReflect.Descriptor instead.
+func (*ConfigStatus) Descriptor() ([]byte, []int) {
+	return file_skills_v1_catalog_service_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *ConfigStatus) GetFile() string {
+	if x != nil {
+		return x.File
+	}
+	return ""
+}
+
+func (x *ConfigStatus) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+func (x *ConfigStatus) GetRestartNeeded() []string {
+	if x != nil {
+		return x.RestartNeeded
+	}
+	return nil
+}
+
+func (x *ConfigStatus) GetApplied() []string {
+	if x != nil {
+		return x.Applied
+	}
+	return nil
+}
+
+func (x *ConfigStatus) GetCheckedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CheckedAt
+	}
+	return nil
+}
+
 // SecurityStatus summarises the security scan of the catalog.
 type SecurityStatus struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -870,7 +983,7 @@ type SecurityStatus struct {
 
 func (x *SecurityStatus) Reset() {
 	*x = SecurityStatus{}
-	mi := &file_skills_v1_catalog_service_proto_msgTypes[10]
+	mi := &file_skills_v1_catalog_service_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -882,7 +995,7 @@ func (x *SecurityStatus) String() string {
 func (*SecurityStatus) ProtoMessage() {}
 
 func (x *SecurityStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_skills_v1_catalog_service_proto_msgTypes[10]
+	mi := &file_skills_v1_catalog_service_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -895,7 +1008,7 @@ func (x *SecurityStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SecurityStatus.ProtoReflect.Descriptor instead.
 func (*SecurityStatus) Descriptor() ([]byte, []int) {
-	return file_skills_v1_catalog_service_proto_rawDescGZIP(), []int{10}
+	return file_skills_v1_catalog_service_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *SecurityStatus) GetEnabled() bool {
@@ -956,7 +1069,7 @@ type SemanticStatus struct {
 
 func (x *SemanticStatus) Reset() {
 	*x = SemanticStatus{}
-	mi := &file_skills_v1_catalog_service_proto_msgTypes[11]
+	mi := &file_skills_v1_catalog_service_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -968,7 +1081,7 @@ func (x *SemanticStatus) String() string {
 func (*SemanticStatus) ProtoMessage() {}
 
 func (x *SemanticStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_skills_v1_catalog_service_proto_msgTypes[11]
+	mi := &file_skills_v1_catalog_service_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -981,7 +1094,7 @@ func (x *SemanticStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SemanticStatus.ProtoReflect.Descriptor instead.
 func (*SemanticStatus) Descriptor() ([]byte, []int) {
-	return file_skills_v1_catalog_service_proto_rawDescGZIP(), []int{11}
+	return file_skills_v1_catalog_service_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *SemanticStatus) GetModel() string {
@@ -1028,7 +1141,7 @@ type RefreshSkillsRequest struct {
 
 func (x *RefreshSkillsRequest) Reset() {
 	*x = RefreshSkillsRequest{}
-	mi := &file_skills_v1_catalog_service_proto_msgTypes[12]
+	mi := &file_skills_v1_catalog_service_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1040,7 +1153,7 @@ func (x *RefreshSkillsRequest) String() string {
 func (*RefreshSkillsRequest) ProtoMessage() {}
 
 func (x *RefreshSkillsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_skills_v1_catalog_service_proto_msgTypes[12]
+	mi := &file_skills_v1_catalog_service_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1053,7 +1166,7 @@ func (x *RefreshSkillsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RefreshSkillsRequest.ProtoReflect.Descriptor instead.
 func (*RefreshSkillsRequest) Descriptor() ([]byte, []int) {
-	return file_skills_v1_catalog_service_proto_rawDescGZIP(), []int{12}
+	return file_skills_v1_catalog_service_proto_rawDescGZIP(), []int{13}
 }
 
 // RefreshSkillsResponse reports a refresh, in the shapes of seed 000 §8.6.
@@ -1084,7 +1197,7 @@ type RefreshSkillsResponse struct {
 
 func (x *RefreshSkillsResponse) Reset() {
 	*x = RefreshSkillsResponse{}
-	mi := &file_skills_v1_catalog_service_proto_msgTypes[13]
+	mi := &file_skills_v1_catalog_service_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1096,7 +1209,7 @@ func (x *RefreshSkillsResponse) String() string {
 func (*RefreshSkillsResponse) ProtoMessage() {}
 
 func (x *RefreshSkillsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_skills_v1_catalog_service_proto_msgTypes[13]
+	mi := &file_skills_v1_catalog_service_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1109,7 +1222,7 @@ func (x *RefreshSkillsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RefreshSkillsResponse.ProtoReflect.Descriptor instead.
 func (*RefreshSkillsResponse) Descriptor() ([]byte, []int) {
-	return file_skills_v1_catalog_service_proto_rawDescGZIP(), []int{13}
+	return file_skills_v1_catalog_service_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *RefreshSkillsResponse) GetSuccess() bool {
@@ -1184,7 +1297,7 @@ type WatchCatalogRequest struct {
 
 func (x *WatchCatalogRequest) Reset() {
 	*x = WatchCatalogRequest{}
-	mi := &file_skills_v1_catalog_service_proto_msgTypes[14]
+	mi := &file_skills_v1_catalog_service_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1196,7 +1309,7 @@ func (x *WatchCatalogRequest) String() string {
 func (*WatchCatalogRequest) ProtoMessage() {}
 
 func (x *WatchCatalogRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_skills_v1_catalog_service_proto_msgTypes[14]
+	mi := &file_skills_v1_catalog_service_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1209,7 +1322,7 @@ func (x *WatchCatalogRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchCatalogRequest.ProtoReflect.Descriptor instead.
 func (*WatchCatalogRequest) Descriptor() ([]byte, []int) {
-	return file_skills_v1_catalog_service_proto_rawDescGZIP(), []int{14}
+	return file_skills_v1_catalog_service_proto_rawDescGZIP(), []int{15}
 }
 
 // WatchCatalogResponse is one catalog change.
@@ -1234,7 +1347,7 @@ type WatchCatalogResponse struct {
 
 func (x *WatchCatalogResponse) Reset() {
 	*x = WatchCatalogResponse{}
-	mi := &file_skills_v1_catalog_service_proto_msgTypes[15]
+	mi := &file_skills_v1_catalog_service_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1246,7 +1359,7 @@ func (x *WatchCatalogResponse) String() string {
 func (*WatchCatalogResponse) ProtoMessage() {}
 
 func (x *WatchCatalogResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_skills_v1_catalog_service_proto_msgTypes[15]
+	mi := &file_skills_v1_catalog_service_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1259,7 +1372,7 @@ func (x *WatchCatalogResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchCatalogResponse.ProtoReflect.Descriptor instead.
 func (*WatchCatalogResponse) Descriptor() ([]byte, []int) {
-	return file_skills_v1_catalog_service_proto_rawDescGZIP(), []int{15}
+	return file_skills_v1_catalog_service_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *WatchCatalogResponse) GetGeneration() int64 {
@@ -1361,7 +1474,7 @@ const file_skills_v1_catalog_service_proto_rawDesc = "" +
 	"\rwarning_count\x18\x03 \x01(\x05R\fwarningCount\x12.\n" +
 	"\bfindings\x18\x04 \x03(\v2\x12.skills.v1.FindingR\bfindings\x12=\n" +
 	"\vquarantined\x18\x05 \x03(\v2\x1b.skills.v1.QuarantinedSkillR\vquarantined\"\x19\n" +
-	"\x17GetCatalogStatusRequest\"\xae\x04\n" +
+	"\x17GetCatalogStatusRequest\"\x86\x05\n" +
 	"\x18GetCatalogStatusResponse\x12\x1e\n" +
 	"\n" +
 	"generation\x18\x01 \x01(\x03R\n" +
@@ -1379,7 +1492,16 @@ const file_skills_v1_catalog_service_proto_rawDesc = "" +
 	"\bsemantic\x18\n" +
 	" \x01(\v2\x19.skills.v1.SemanticStatusR\bsemantic\x12E\n" +
 	"\x10script_isolation\x18\v \x01(\v2\x1a.skills.v1.ScriptIsolationR\x0fscriptIsolation\x125\n" +
-	"\bsecurity\x18\f \x01(\v2\x19.skills.v1.SecurityStatusR\bsecurity\"\xad\x02\n" +
+	"\bsecurity\x18\f \x01(\v2\x19.skills.v1.SecurityStatusR\bsecurity\x12%\n" +
+	"\x0eunserved_count\x18\x14 \x01(\x05R\runservedCount\x12/\n" +
+	"\x06config\x18\x15 \x01(\v2\x17.skills.v1.ConfigStatusR\x06config\"\xb4\x01\n" +
+	"\fConfigStatus\x12\x12\n" +
+	"\x04file\x18\x01 \x01(\tR\x04file\x12\x14\n" +
+	"\x05error\x18\x02 \x01(\tR\x05error\x12%\n" +
+	"\x0erestart_needed\x18\x03 \x03(\tR\rrestartNeeded\x12\x18\n" +
+	"\aapplied\x18\x04 \x03(\tR\aapplied\x129\n" +
+	"\n" +
+	"checked_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcheckedAt\"\xad\x02\n" +
 	"\x0eSecurityStatus\x12\x18\n" +
 	"\aenabled\x18\x01 \x01(\bR\aenabled\x12\x1e\n" +
 	"\n" +
@@ -1448,7 +1570,7 @@ func file_skills_v1_catalog_service_proto_rawDescGZIP() []byte {
 	return file_skills_v1_catalog_service_proto_rawDescData
 }
 
-var file_skills_v1_catalog_service_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
+var file_skills_v1_catalog_service_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_skills_v1_catalog_service_proto_goTypes = []any{
 	(*ListSkillsRequest)(nil),        // 0: skills.v1.ListSkillsRequest
 	(*ListSkillsResponse)(nil),       // 1: skills.v1.ListSkillsResponse
@@ -1460,72 +1582,75 @@ var file_skills_v1_catalog_service_proto_goTypes = []any{
 	(*ListDiagnosticsResponse)(nil),  // 7: skills.v1.ListDiagnosticsResponse
 	(*GetCatalogStatusRequest)(nil),  // 8: skills.v1.GetCatalogStatusRequest
 	(*GetCatalogStatusResponse)(nil), // 9: skills.v1.GetCatalogStatusResponse
-	(*SecurityStatus)(nil),           // 10: skills.v1.SecurityStatus
-	(*SemanticStatus)(nil),           // 11: skills.v1.SemanticStatus
-	(*RefreshSkillsRequest)(nil),     // 12: skills.v1.RefreshSkillsRequest
-	(*RefreshSkillsResponse)(nil),    // 13: skills.v1.RefreshSkillsResponse
-	(*WatchCatalogRequest)(nil),      // 14: skills.v1.WatchCatalogRequest
-	(*WatchCatalogResponse)(nil),     // 15: skills.v1.WatchCatalogResponse
-	nil,                              // 16: skills.v1.SecurityStatus.FindingCountsEntry
-	(*Skill)(nil),                    // 17: skills.v1.Skill
-	(*SkillNode)(nil),                // 18: skills.v1.SkillNode
-	(*structpb.Struct)(nil),          // 19: google.protobuf.Struct
-	(*SkillFile)(nil),                // 20: skills.v1.SkillFile
-	(*Asset)(nil),                    // 21: skills.v1.Asset
-	(*Script)(nil),                   // 22: skills.v1.Script
-	(*Diagnostic)(nil),               // 23: skills.v1.Diagnostic
-	(*Finding)(nil),                  // 24: skills.v1.Finding
-	(Severity)(0),                    // 25: skills.v1.Severity
-	(*QuarantinedSkill)(nil),         // 26: skills.v1.QuarantinedSkill
-	(*timestamppb.Timestamp)(nil),    // 27: google.protobuf.Timestamp
-	(*SourceStatus)(nil),             // 28: skills.v1.SourceStatus
-	(*ScriptIsolation)(nil),          // 29: skills.v1.ScriptIsolation
+	(*ConfigStatus)(nil),             // 10: skills.v1.ConfigStatus
+	(*SecurityStatus)(nil),           // 11: skills.v1.SecurityStatus
+	(*SemanticStatus)(nil),           // 12: skills.v1.SemanticStatus
+	(*RefreshSkillsRequest)(nil),     // 13: skills.v1.RefreshSkillsRequest
+	(*RefreshSkillsResponse)(nil),    // 14: skills.v1.RefreshSkillsResponse
+	(*WatchCatalogRequest)(nil),      // 15: skills.v1.WatchCatalogRequest
+	(*WatchCatalogResponse)(nil),     // 16: skills.v1.WatchCatalogResponse
+	nil,                              // 17: skills.v1.SecurityStatus.FindingCountsEntry
+	(*Skill)(nil),                    // 18: skills.v1.Skill
+	(*SkillNode)(nil),                // 19: skills.v1.SkillNode
+	(*structpb.Struct)(nil),          // 20: google.protobuf.Struct
+	(*SkillFile)(nil),                // 21: skills.v1.SkillFile
+	(*Asset)(nil),                    // 22: skills.v1.Asset
+	(*Script)(nil),                   // 23: skills.v1.Script
+	(*Diagnostic)(nil),               // 24: skills.v1.Diagnostic
+	(*Finding)(nil),                  // 25: skills.v1.Finding
+	(Severity)(0),                    // 26: skills.v1.Severity
+	(*QuarantinedSkill)(nil),         // 27: skills.v1.QuarantinedSkill
+	(*timestamppb.Timestamp)(nil),    // 28: google.protobuf.Timestamp
+	(*SourceStatus)(nil),             // 29: skills.v1.SourceStatus
+	(*ScriptIsolation)(nil),          // 30: skills.v1.ScriptIsolation
 }
 var file_skills_v1_catalog_service_proto_depIdxs = []int32{
-	17, // 0: skills.v1.ListSkillsResponse.skills:type_name -> skills.v1.Skill
-	18, // 1: skills.v1.GetSkillTreeResponse.skills:type_name -> skills.v1.SkillNode
-	17, // 2: skills.v1.GetSkillResponse.skill:type_name -> skills.v1.Skill
-	19, // 3: skills.v1.GetSkillResponse.frontmatter:type_name -> google.protobuf.Struct
-	20, // 4: skills.v1.GetSkillResponse.files:type_name -> skills.v1.SkillFile
-	21, // 5: skills.v1.GetSkillResponse.assets:type_name -> skills.v1.Asset
-	22, // 6: skills.v1.GetSkillResponse.scripts:type_name -> skills.v1.Script
-	21, // 7: skills.v1.GetSkillResponse.inherited_assets:type_name -> skills.v1.Asset
-	22, // 8: skills.v1.GetSkillResponse.inherited_scripts:type_name -> skills.v1.Script
-	23, // 9: skills.v1.GetSkillResponse.diagnostics:type_name -> skills.v1.Diagnostic
-	24, // 10: skills.v1.GetSkillResponse.findings:type_name -> skills.v1.Finding
-	25, // 11: skills.v1.ListDiagnosticsRequest.min_severity:type_name -> skills.v1.Severity
-	23, // 12: skills.v1.ListDiagnosticsResponse.diagnostics:type_name -> skills.v1.Diagnostic
-	24, // 13: skills.v1.ListDiagnosticsResponse.findings:type_name -> skills.v1.Finding
-	26, // 14: skills.v1.ListDiagnosticsResponse.quarantined:type_name -> skills.v1.QuarantinedSkill
-	27, // 15: skills.v1.GetCatalogStatusResponse.built_at:type_name -> google.protobuf.Timestamp
-	28, // 16: skills.v1.GetCatalogStatusResponse.sources:type_name -> skills.v1.SourceStatus
-	11, // 17: skills.v1.GetCatalogStatusResponse.semantic:type_name -> skills.v1.SemanticStatus
-	29, // 18: skills.v1.GetCatalogStatusResponse.script_isolation:type_name -> skills.v1.ScriptIsolation
-	10, // 19: skills.v1.GetCatalogStatusResponse.security:type_name -> skills.v1.SecurityStatus
-	16, // 20: skills.v1.SecurityStatus.finding_counts:type_name -> skills.v1.SecurityStatus.FindingCountsEntry
-	27, // 21: skills.v1.SemanticStatus.last_error_at:type_name -> google.protobuf.Timestamp
-	27, // 22: skills.v1.RefreshSkillsResponse.last_sync:type_name -> google.protobuf.Timestamp
-	28, // 23: skills.v1.RefreshSkillsResponse.sources:type_name -> skills.v1.SourceStatus
-	27, // 24: skills.v1.WatchCatalogResponse.changed_at:type_name -> google.protobuf.Timestamp
-	0,  // 25: skills.v1.CatalogService.ListSkills:input_type -> skills.v1.ListSkillsRequest
-	2,  // 26: skills.v1.CatalogService.GetSkillTree:input_type -> skills.v1.GetSkillTreeRequest
-	4,  // 27: skills.v1.CatalogService.GetSkill:input_type -> skills.v1.GetSkillRequest
-	6,  // 28: skills.v1.CatalogService.ListDiagnostics:input_type -> skills.v1.ListDiagnosticsRequest
-	8,  // 29: skills.v1.CatalogService.GetCatalogStatus:input_type -> skills.v1.GetCatalogStatusRequest
-	12, // 30: skills.v1.CatalogService.RefreshSkills:input_type -> skills.v1.RefreshSkillsRequest
-	14, // 31: skills.v1.CatalogService.WatchCatalog:input_type -> skills.v1.WatchCatalogRequest
-	1,  // 32: skills.v1.CatalogService.ListSkills:output_type -> skills.v1.ListSkillsResponse
-	3,  // 33: skills.v1.CatalogService.GetSkillTree:output_type -> skills.v1.GetSkillTreeResponse
-	5,  // 34: skills.v1.CatalogService.GetSkill:output_type -> skills.v1.GetSkillResponse
-	7,  // 35: skills.v1.CatalogService.ListDiagnostics:output_type -> skills.v1.ListDiagnosticsResponse
-	9,  // 36: skills.v1.CatalogService.GetCatalogStatus:output_type -> skills.v1.GetCatalogStatusResponse
-	13, // 37: skills.v1.CatalogService.RefreshSkills:output_type -> skills.v1.RefreshSkillsResponse
-	15, // 38: skills.v1.CatalogService.WatchCatalog:output_type -> skills.v1.WatchCatalogResponse
-	32, // [32:39] is the sub-list for method output_type
-	25, // [25:32] is the sub-list for method input_type
-	25, // [25:25] is the sub-list for extension type_name
-	25, // [25:25] is the sub-list for extension extendee
-	0,  // [0:25] is the sub-list for field type_name
+	18, // 0: skills.v1.ListSkillsResponse.skills:type_name -> skills.v1.Skill
+	19, // 1: skills.v1.GetSkillTreeResponse.skills:type_name -> skills.v1.SkillNode
+	18, // 2: skills.v1.GetSkillResponse.skill:type_name -> skills.v1.Skill
+	20, // 3: skills.v1.GetSkillResponse.frontmatter:type_name -> google.protobuf.Struct
+	21, // 4: skills.v1.GetSkillResponse.files:type_name -> skills.v1.SkillFile
+	22, // 5: skills.v1.GetSkillResponse.assets:type_name -> skills.v1.Asset
+	23, // 6: skills.v1.GetSkillResponse.scripts:type_name -> skills.v1.Script
+	22, // 7: skills.v1.GetSkillResponse.inherited_assets:type_name -> skills.v1.Asset
+	23, // 8: skills.v1.GetSkillResponse.inherited_scripts:type_name -> skills.v1.Script
+	24, // 9: skills.v1.GetSkillResponse.diagnostics:type_name -> skills.v1.Diagnostic
+	25, // 10: skills.v1.GetSkillResponse.findings:type_name -> skills.v1.Finding
+	26, // 11: skills.v1.ListDiagnosticsRequest.min_severity:type_name -> skills.v1.Severity
+	24, // 12: skills.v1.ListDiagnosticsResponse.diagnostics:type_name -> skills.v1.Diagnostic
+	25, // 13: skills.v1.ListDiagnosticsResponse.findings:type_name -> skills.v1.Finding
+	27, // 14: skills.v1.ListDiagnosticsResponse.quarantined:type_name -> skills.v1.QuarantinedSkill
+	28, // 15: skills.v1.GetCatalogStatusResponse.built_at:type_name -> google.protobuf.Timestamp
+	29, // 16: skills.v1.GetCatalogStatusResponse.sources:type_name -> skills.v1.SourceStatus
+	12, // 17: skills.v1.GetCatalogStatusResponse.semantic:type_name -> skills.v1.SemanticStatus
+	30, // 18: skills.v1.GetCatalogStatusResponse.script_isolation:type_name -> skills.v1.ScriptIsolation
+	11, // 19: skills.v1.GetCatalogStatusResponse.security:type_name -> skills.v1.SecurityStatus
+	10, // 20: skills.v1.GetCatalogStatusResponse.config:type_name -> skills.v1.ConfigStatus
+	28, // 21: skills.v1.ConfigStatus.checked_at:type_name -> google.protobuf.Timestamp
+	17, // 22: skills.v1.SecurityStatus.finding_counts:type_name -> skills.v1.SecurityStatus.FindingCountsEntry
+	28, // 23: skills.v1.SemanticStatus.last_error_at:type_name -> google.protobuf.Timestamp
+	28, // 24: skills.v1.RefreshSkillsResponse.last_sync:type_name -> google.protobuf.Timestamp
+	29, // 25: skills.v1.RefreshSkillsResponse.sources:type_name -> skills.v1.SourceStatus
+	28, // 26: skills.v1.WatchCatalogResponse.changed_at:type_name -> google.protobuf.Timestamp
+	0,  // 27: skills.v1.CatalogService.ListSkills:input_type -> skills.v1.ListSkillsRequest
+	2,  // 28: skills.v1.CatalogService.GetSkillTree:input_type -> skills.v1.GetSkillTreeRequest
+	4,  // 29: skills.v1.CatalogService.GetSkill:input_type -> skills.v1.GetSkillRequest
+	6,  // 30: skills.v1.CatalogService.ListDiagnostics:input_type -> skills.v1.ListDiagnosticsRequest
+	8,  // 31: skills.v1.CatalogService.GetCatalogStatus:input_type -> skills.v1.GetCatalogStatusRequest
+	13, // 32: skills.v1.CatalogService.RefreshSkills:input_type -> skills.v1.RefreshSkillsRequest
+	15, // 33: skills.v1.CatalogService.WatchCatalog:input_type -> skills.v1.WatchCatalogRequest
+	1,  // 34: skills.v1.CatalogService.ListSkills:output_type -> skills.v1.ListSkillsResponse
+	3,  // 35: skills.v1.CatalogService.GetSkillTree:output_type -> skills.v1.GetSkillTreeResponse
+	5,  // 36: skills.v1.CatalogService.GetSkill:output_type -> skills.v1.GetSkillResponse
+	7,  // 37: skills.v1.CatalogService.ListDiagnostics:output_type -> skills.v1.ListDiagnosticsResponse
+	9,  // 38: skills.v1.CatalogService.GetCatalogStatus:output_type -> skills.v1.GetCatalogStatusResponse
+	14, // 39: skills.v1.CatalogService.RefreshSkills:output_type -> skills.v1.RefreshSkillsResponse
+	16, // 40: skills.v1.CatalogService.WatchCatalog:output_type -> skills.v1.WatchCatalogResponse
+	34, // [34:41] is the sub-list for method output_type
+	27, // [27:34] is the sub-list for method input_type
+	27, // [27:27] is the sub-list for extension type_name
+	27, // [27:27] is the sub-list for extension extendee
+	0,  // [0:27] is the sub-list for field type_name
 }
 
 func init() { file_skills_v1_catalog_service_proto_init() }
@@ -1540,7 +1665,7 @@ func file_skills_v1_catalog_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_skills_v1_catalog_service_proto_rawDesc), len(file_skills_v1_catalog_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   17,
+			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
