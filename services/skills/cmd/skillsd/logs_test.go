@@ -53,7 +53,9 @@ func serveRun(t *testing.T, env map[string]string, args ...string) (*grpc.Client
 	ctx, cancel := context.WithCancel(t.Context())
 	stderr := &syncBuffer{}
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, append(args, "--grpc", addr), func(k string) string { return vars[k] }, stderr) }()
+	go func() {
+		done <- run(ctx, append(args, "--grpc", addr), func(k string) string { return vars[k] }, stderr)
+	}()
 	t.Cleanup(func() { cancel(); <-done })
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {

@@ -161,8 +161,8 @@ type Stats struct {
 	// unparsable, too large, misnamed (skill.md), a duplicate path, shadowed.
 	// The diagnostics say why, file by file.
 	NotServed int
-	Errors   int
-	Warnings int
+	Errors    int
+	Warnings  int
 	// Reused counts skill files taken from the previous snapshot unparsed.
 	Reused int
 	// Quarantined counts the skills the security policy keeps from being
