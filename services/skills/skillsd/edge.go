@@ -73,8 +73,11 @@ func (s *Server) Guard() (*edge.Guard, error) {
 }
 
 // privateDirs are the folders that answers with hidden paths name by a label.
-func privateDirs(cfg config.Config, getenv func(string) string, home string) map[string]string {
+func privateDirs(cfg config.Config, cfgFile string, getenv func(string) string, home string) map[string]string {
 	dirs := map[string]string{}
+	if cfgFile != "" {
+		dirs[cfgFile] = filepath.Base(cfgFile) // its folder may be anywhere (--config)
+	}
 	if home != "" {
 		dirs[home] = "~"
 	}

@@ -332,6 +332,9 @@ func (s *Server) startBackground() {
 	if len(f.git) > 0 && f.interval > 0 {
 		f.wg.Go(func() { s.refreshLoop(f.bg) })
 	}
+	if s.config != nil && !s.opts.NoWatch {
+		f.wg.Go(func() { s.config.run(f.bg) })
+	}
 	s.restartWatchLocked(s.roots)
 }
 

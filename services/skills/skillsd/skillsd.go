@@ -91,8 +91,10 @@ type Options struct {
 	// DocsDir is the documentation folder; empty means content.docs_dir
 	// (DOCS_DIR), then the docs repository, else none.
 	DocsDir string
-	// NoWatch turns off the watching of local source folders: changes are
-	// then seen only on RefreshSkills or skip_cache. The zero value watches.
+	// NoWatch turns off the watching of local source folders (changes are
+	// then seen only on RefreshSkills or skip_cache) and of the config file
+	// (changes are then seen only at the next start). The zero value
+	// watches both.
 	NoWatch bool
 	// WatchDebounce is how long local files must stay quiet after a change
 	// before the catalog is rebuilt; 0 means 500 ms.
@@ -169,6 +171,8 @@ type Server struct {
 	loading     atomic.Pointer[string]
 	stopLoading context.CancelFunc
 	loadWG      sync.WaitGroup
+	// config follows the config file loaded (nil without one).
+	config *configWatch
 
 	// usage records usage events; nil when analytics is off.
 	usage *usage.Recorder
@@ -299,6 +303,9 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		cwd: cwd, home: home, discovered: discovered, roots: roots, follow: follow, scanner: sc,
 	}
 	s.fresh.git = gitSources
+	if cfgFile != "" {
+		s.config = newConfigWatch(cfgFile, cfg, opts, getenv, log)
+	}
 	if cfg.Refresh.Enabled {
 		s.fresh.interval = cfg.Refresh.Interval()
 	}
@@ -337,8 +344,9 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		Refresh:          s.refresh,
 		SourceState:      s.sourceState,
 		Semantic:         s.sem,
-		PrivateDirs:      privateDirs(cfg, getenv, home),
+		PrivateDirs:      privateDirs(cfg, cfgFile, getenv, home),
 		Scanner:          s.scanner,
+		Config:           s.configState(),
 	})
 	unary, stream := svc.Interceptors(log, server.Policy{Check: s.checkCall, Hide: s.hideCall})
 	// While the first catalog loads, RPCs answer UNAVAILABLE, saying so.
@@ -492,6 +500,15 @@ func (s *Server) setReady(ready bool) {
 			s.hs.SetServingStatus(name, st)
 		}
 	}
+}
+
+// configState reports the config file's state to the service; nil without
+// a config file.
+func (s *Server) configState() func() server.ConfigState {
+	if s.config == nil {
+		return nil
+	}
+	return s.config.State
 }
 
 // routing is the search and match configuration of cfg.

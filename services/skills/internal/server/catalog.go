@@ -103,7 +103,7 @@ func (s *Service) GetSkill(ctx context.Context, req *skillsv1.GetSkillRequest) (
 func (s *Service) ListDiagnostics(ctx context.Context, req *skillsv1.ListDiagnosticsRequest) (*skillsv1.ListDiagnosticsResponse, error) {
 	minSev := fromSeverity(req.GetMinSeverity())
 	resp := &skillsv1.ListDiagnosticsResponse{Diagnostics: []*skillsv1.Diagnostic{}}
-	for _, d := range s.snapshot().Diagnostics() {
+	for _, d := range append(s.configDiagnostics(), s.snapshot().Diagnostics()...) {
 		switch d.Severity {
 		case skill.SeverityError:
 			resp.ErrorCount++
@@ -168,7 +168,7 @@ func (s *Service) GetCatalogStatus(ctx context.Context, _ *skillsv1.GetCatalogSt
 		}
 		counts[sk.Source]++
 	}
-	for _, d := range snap.Diagnostics() {
+	for _, d := range append(s.configDiagnostics(), snap.Diagnostics()...) {
 		switch d.Severity {
 		case skill.SeverityError:
 			resp.ErrorCount++
@@ -176,6 +176,7 @@ func (s *Service) GetCatalogStatus(ctx context.Context, _ *skillsv1.GetCatalogSt
 			resp.WarningCount++
 		}
 	}
+	resp.Config = s.configStatus()
 	for _, src := range snap.Sources() {
 		resp.Sources = append(resp.Sources, s.sourceStatus(src, counts[src], snap.BuiltAt()))
 	}

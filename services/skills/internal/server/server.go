@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 	"github.com/skillsd/skillsd/services/skills/internal/assets"
@@ -75,6 +76,31 @@ type Options struct {
 	// SearchSkills (ranked mode) and the ranked match strategy; nil means
 	// lexical search only (embedding.provider none).
 	Semantic *embed.Engine
+	// Config reports the state of the configuration file the server loaded
+	// (GetCatalogStatus.config, and ListDiagnostics while a change to it is
+	// refused or waits for a restart); nil means the server runs without
+	// one.
+	Config func() ConfigState
+}
+
+// ConfigState is what the server knows of its configuration file since it
+// started: the file, why the file as it is on disk cannot be used, and what
+// its valid changes did.
+type ConfigState struct {
+	// File is the configuration file's path.
+	File string
+	// Error says why the file on disk is not valid; empty when it is. Line
+	// is the file line of the error, 0 when unknown.
+	Error string
+	Line  int
+	// RestartNeeded are the dotted keys whose values on disk take effect at
+	// the next start.
+	RestartNeeded []string
+	// Applied are the keys a change applied while serving, since the start.
+	Applied []string
+	// CheckedAt is when the file was last read after a change; zero when it
+	// has not changed.
+	CheckedAt time.Time
 }
 
 // Filter is the enabled subset of seed 004 §8.3: when EnabledSkills is set only

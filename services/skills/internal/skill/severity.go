@@ -67,6 +67,10 @@ var severities = map[string]Severity{
 	"declared-path-invalid": SeverityError,
 	"declared-file-missing": SeverityError, // fails when read or run
 
+	// The configuration file, changed while serving (package server).
+	"config-invalid":        SeverityError,   // refused: the running configuration stays, a restart would fail
+	"config-restart-needed": SeverityWarning, // valid, applied at the next start
+
 	// Sources and the walk.
 	"source-missing":    SeverityWarning, // an empty catalog is also reported on its own
 	"source-unreadable": SeverityError,
