@@ -72,6 +72,10 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.ui.ServeHTTP(rec, r)
 		return
 	}
+	if status, e := checkBody(r); e != nil {
+		h.errors.write(rec, status, *e)
+		return
+	}
 	h.next.ServeHTTP(rec, r)
 }
 

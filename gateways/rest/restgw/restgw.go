@@ -90,7 +90,10 @@ func New(ctx context.Context, conn *grpc.ClientConn, opts Options) (http.Handler
 					UseProtoNames:   true,
 					EmitUnpopulated: true,
 				},
-				UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: true},
+				// Unknown fields are refused, never dropped: checkBody names
+				// an unknown top-level field with the expected ones; the
+				// decoder refuses one inside a value.
+				UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: false},
 			},
 			errors: e,
 		}),
