@@ -25,6 +25,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
@@ -59,6 +60,15 @@ type Options struct {
 	// served at /ui/ with GET / and GET /ui redirecting there; package
 	// gateways/rest/ui has them. Nil serves no console.
 	UI fs.FS
+}
+
+// outgoingHeader is the one gRPC response header passed on to HTTP
+// clients: the request id.
+func outgoingHeader(key string) (string, bool) {
+	if strings.EqualFold(key, "x-request-id") {
+		return "X-Request-Id", true
+	}
+	return "", false
 }
 
 // New returns the gateway's handler. Every skills.v1 service is served over
@@ -101,6 +111,11 @@ func New(ctx context.Context, conn *grpc.ClientConn, opts Options) (http.Handler
 		runtime.WithRoutingErrorHandler(e.handleRoutingError),
 		runtime.WithUnescapingMode(runtime.UnescapingModeAllCharacters),
 		runtime.WithDisableHTTPMethodOverride(),
+		// The service's gRPC metadata stays inside (grpc-gateway would send
+		// it as Grpc-Metadata-* headers and trailers), but for the request
+		// id, which callers quote.
+		runtime.WithOutgoingHeaderMatcher(outgoingHeader),
+		runtime.WithOutgoingTrailerMatcher(func(string) (string, bool) { return "", false }),
 	)
 
 	// Always the …HandlerClient registrations over the generated gRPC
@@ -150,7 +165,7 @@ func New(ctx context.Context, conn *grpc.ClientConn, opts Options) (http.Handler
 		}
 	}
 
-	h := &handler{next: mux, errors: e, maxBody: opts.MaxBodyBytes, log: log}
+	h := &handler{next: conditional(mux), errors: e, maxBody: opts.MaxBodyBytes, log: log}
 	if opts.UI != nil {
 		ui, err := newUIHandler(opts.UI, e)
 		if err != nil {
