@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -70,8 +71,9 @@ type gitSource struct {
 // (content.skills_repo, its skills/ sub-folder by default, trusted, token
 // GITHUB_TOKEN) and the config's git sources (untrusted unless trusted: true,
 // token from token_env or GITHUB_TOKEN). Tokens are read here and kept in
-// memory only.
-func gitRoots(cfg config.Config, getenv func(string) string, cwd, home string) ([]*source.Root, []*gitSource, error) {
+// memory only. The syncers log to log (a long first clone says how far it
+// is).
+func gitRoots(cfg config.Config, getenv func(string) string, cwd, home string, log *slog.Logger) ([]*source.Root, []*gitSource, error) {
 	type spec struct {
 		name, url, ref, path, token string
 		trusted                     bool
@@ -118,7 +120,7 @@ func gitRoots(cfg config.Config, getenv func(string) string, cwd, home string) (
 	)
 	for _, sp := range specs {
 		s, err := gitsync.New(gitsync.Repo{Name: sp.name, URL: sp.url, Ref: sp.ref, Path: sp.path, Token: sp.token, TrustedKeys: sp.keys},
-			gitsync.Options{CacheDir: filepath.Join(state, "git")})
+			gitsync.Options{CacheDir: filepath.Join(state, "git"), Logger: log})
 		if err != nil {
 			return nil, nil, fmt.Errorf("config: git source %q: %w", sp.name, err)
 		}

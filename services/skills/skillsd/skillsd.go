@@ -262,7 +262,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	var gitSources []*gitSource
 	if len(roots) == 0 {
 		// SKILLS_REPO and the config's git sources, then its local ones.
-		if roots, gitSources, err = gitRoots(cfg, getenv, cwd, home); err != nil {
+		if roots, gitSources, err = gitRoots(cfg, getenv, cwd, home, log); err != nil {
 			return nil, err
 		}
 		for i, src := range cfg.Sources {

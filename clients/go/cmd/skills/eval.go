@@ -93,7 +93,12 @@ func evalCmd(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		if err := waitSemantic(ctx, c, e.stderr, *wait); err != nil {
 			return err
 		}
-		return evalQueries(ctx, c, in, e.stdout, *limit, !*noRestated)
+		prog := newProgress(e.stderr, "eval", "queries ranked", countLines(in), progressEvery)
+		if err := evalQueries(ctx, c, in, e.stdout, *limit, !*noRestated, prog); err != nil {
+			return err
+		}
+		prog.finish()
+		return nil
 	}
 }
 
@@ -152,12 +157,35 @@ func openQueries(name string) (io.Reader, func(), error) {
 	return f, func() { _ = f.Close() }, nil
 }
 
+// countLines counts the non-blank lines of a queries file, for the
+// progress's total, and rewinds it; 0 (unknown) for stdin or a file that
+// cannot be read twice.
+func countLines(in io.Reader) int {
+	f, ok := in.(*os.File)
+	if !ok || f == os.Stdin {
+		return 0
+	}
+	defer func() { _, _ = f.Seek(0, io.SeekStart) }()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), maxQueryLine)
+	n := 0
+	for sc.Scan() {
+		if len(bytes.TrimSpace(sc.Bytes())) > 0 {
+			n++
+		}
+	}
+	if sc.Err() != nil {
+		return 0
+	}
+	return n
+}
+
 // evalQueries ranks each query of in (with its restatements when
 // useRestated) and writes one result line per query to out, in input order.
 // Blank lines are skipped; a line that is not a query object stops the run
 // with its line number. A blank query gets an empty ranking without asking
 // the server.
-func evalQueries(ctx context.Context, c *skillsclient.Client, in io.Reader, out io.Writer, limit int, useRestated bool) error {
+func evalQueries(ctx context.Context, c *skillsclient.Client, in io.Reader, out io.Writer, limit int, useRestated bool, prog *progress) error {
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 64<<10), maxQueryLine)
 	w := bufio.NewWriter(out)
@@ -200,6 +228,7 @@ func evalQueries(ctx context.Context, c *skillsclient.Client, in io.Reader, out 
 		if _, err := w.Write(b); err != nil {
 			return err
 		}
+		prog.step()
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {

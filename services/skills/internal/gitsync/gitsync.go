@@ -86,7 +86,15 @@ type Options struct {
 	// with how many it has written so far: a fault-injection point for tests
 	// (one kills the process there). Nil does nothing.
 	OnCheckoutFile func(written int)
+	// ProgressInterval is how often a synchronisation that takes long (a
+	// first clone of a large repository) says at info level that it is
+	// still at work, with the remote's last progress message; 0 means
+	// DefaultProgressInterval.
+	ProgressInterval time.Duration
 }
+
+// DefaultProgressInterval is Options.ProgressInterval's default.
+const DefaultProgressInterval = 10 * time.Second
 
 // Result describes one synchronisation.
 type Result struct {
@@ -159,6 +167,9 @@ func New(repo Repo, opts Options) (*Syncer, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.ProgressInterval <= 0 {
+		opts.ProgressInterval = DefaultProgressInterval
 	}
 	return &Syncer{repo: repo, opts: opts, log: opts.Logger, dir: filepath.Join(opts.CacheDir, cacheName(repo.URL, repo.Ref))}, nil
 }
@@ -300,7 +311,14 @@ func (s *Syncer) sync(ctx context.Context) (Result, error) {
 	}
 	res.Previous = prev
 
-	if err := s.fetch(ctx, r); err != nil {
+	verb := "fetching"
+	if res.Cloned {
+		verb = "cloning"
+		s.log.Info("git source: cloning", "source", s.repo.Name, "url", Redact(s.repo.URL), "ref", s.repo.Ref)
+	}
+	prog := s.progress(verb)
+	defer prog.stop()
+	if err := s.fetch(ctx, r, prog); err != nil {
 		if res.Cloned {
 			// Leave no half-made clone behind: the next run clones again.
 			_ = os.RemoveAll(s.storeDir())
@@ -315,6 +333,7 @@ func (s *Syncer) sync(ctx context.Context) (Result, error) {
 		return Result{}, err
 	}
 	if prev != hash.String() {
+		prog.phase("checking out")
 		if err := s.checkout(ctx, r, hash, prev); err != nil {
 			return Result{}, fmt.Errorf("git source %s: checking out %s: %w", s.repo.Name, s.repo.Ref, err)
 		}
@@ -374,8 +393,9 @@ func (s *Syncer) initCache() (*git.Repository, error) {
 }
 
 // fetch brings the branches and tags of the remote.
-func (s *Syncer) fetch(ctx context.Context, r *git.Repository) error {
+func (s *Syncer) fetch(ctx context.Context, r *git.Repository, prog *progress) error {
 	err := r.FetchContext(ctx, &git.FetchOptions{
+		Progress:   prog,
 		RemoteName: git.DefaultRemoteName,
 		RefSpecs: []gitconfig.RefSpec{
 			"+refs/heads/*:refs/remotes/origin/*",
