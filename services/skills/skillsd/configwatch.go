@@ -97,6 +97,8 @@ func (w *configWatch) run(ctx context.Context) {
 		}
 	}
 	defer fw.Close()
+	// A change made between the start and the watch being in place.
+	w.check()
 	name := filepath.Base(w.file)
 	var settle <-chan time.Time
 	for {

@@ -11,8 +11,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Health of the gateway and the service behind it.
-         * @description 200 when the service's gRPC health check says SERVING, 503 otherwise. Never needs credentials.
+         * Liveness of the gateway and the service behind it.
+         * @description 200 while the service answers, its catalog loaded or not (restarting would not help a server that is still loading); 503 when it cannot be reached. Never needs credentials.
          */
         get: operations["Gateway_Health"];
         put?: never;
@@ -35,6 +35,26 @@ export interface paths {
          * @description The OpenAPI 3 document of the gateway. Never needs credentials.
          */
         get: operations["Gateway_OpenAPI"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness: the service's catalog is loaded and it answers.
+         * @description 200 when the service's gRPC health check says SERVING; 503 NOT_SERVING while its first catalog loads (a first clone) or it stops, 503 UNREACHABLE when it cannot be reached. Never needs credentials.
+         */
+        get: operations["Gateway_Ready"];
         put?: never;
         post?: never;
         delete?: never;
@@ -422,7 +442,7 @@ export interface components {
          * @enum {string}
          */
         ErrorReason: "SKILL_NOT_FOUND" | "SKILL_DISABLED" | "FILE_NOT_FOUND" | "INVALID_PATH" | "FILE_TOO_LARGE" | "SCRIPTS_DISABLED" | "SCRIPT_NOT_DECLARED" | "SCRIPT_NOT_SERVER" | "MISSING_ARGUMENTS" | "EXTENSION_NOT_ALLOWED" | "NO_RUNNER" | "REFRESH_IN_PROGRESS" | "UPSTREAM_ERROR" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_SUPPORTED" | "COMMANDS_DISABLED" | "COMMAND_NOT_ALLOWED" | "AGENT_NOT_FOUND" | "DOC_NOT_FOUND" | "ISOLATION_UNAVAILABLE" | "CATALOG_LOADING" | "SKILL_QUARANTINED";
-        /** @description The answer of GET /healthz. */
+        /** @description The answer of GET /healthz and GET /readyz. */
         Health: {
             /** @description The service's gRPC health status (SERVING, NOT_SERVING, …), or UNREACHABLE when the check itself failed. */
             status: string;
@@ -453,6 +473,38 @@ export interface components {
             from: string;
             /** The asset type: template, example, image, reference, other… */
             type: string;
+        };
+        /**
+         * @description ConfigStatus is the state of the config.yaml a server loaded. The server
+         *     checks the file again as soon as it changes on disk: an edit that does
+         *     not parse or validate is refused (the running configuration stays, and
+         *     error says why); a valid edit applies at once what can change while
+         *     serving (log.level, log.format) and lists the other changed keys in
+         *     restart_needed.
+         */
+        v1ConfigStatus: {
+            /** @description The keys a change on disk applied while serving, since the start. */
+            applied: string[];
+            /**
+             * Format: date-time
+             * @description When the file was last read after a change; absent when it has not
+             *     changed since the start.
+             */
+            checked_at: string | null;
+            /**
+             * @description Why the file as it is now on disk cannot be used: its first error,
+             *     naming the line and the key; empty when it is valid. A restart with
+             *     this file would fail.
+             */
+            error: string;
+            /** @description The file, as the server opened it. */
+            file: string;
+            /**
+             * @description The keys whose value on disk differs from the value in use and that
+             *     take effect only at the next start, dotted ("scripts.timeout_seconds");
+             *     empty when none.
+             */
+            restart_needed: string[];
         };
         /** @description ContextCount is a task description and how often it was seen. */
         v1ContextCount: {
@@ -579,6 +631,11 @@ export interface components {
              */
             built_at: string | null;
             /**
+             * @description The configuration file the server loaded, and what became of the edits
+             *     made to it since; absent when the server runs without one.
+             */
+            config: components["schemas"]["v1ConfigStatus"] | null;
+            /**
              * Format: int32
              * @description The number of error diagnostics.
              */
@@ -615,6 +672,13 @@ export interface components {
             skill_count: number;
             /** @description The sources, in precedence order. */
             sources: components["schemas"]["v1SourceStatus"][];
+            /**
+             * Format: int32
+             * @description The number of skill files found but not served: unreadable or
+             *     unparsable, too large, misnamed (skill.md), a duplicate path, or
+             *     shadowed by an earlier source. The diagnostics say why, file by file.
+             */
+            unserved_count: number;
             /** @description The server's version (semver of the build). */
             version: string;
             /**
@@ -1556,7 +1620,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The service is serving. */
+            /** @description The service is alive. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1565,7 +1629,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            /** @description The service is not serving or cannot be reached. */
+            /** @description The service cannot be reached. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1595,6 +1659,36 @@ export interface operations {
                     "application/json": {
                         [key: string]: unknown;
                     };
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
+    Gateway_Ready: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The service is ready. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description The service is not ready or cannot be reached. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
                 };
             };
             default: components["responses"]["Error"];

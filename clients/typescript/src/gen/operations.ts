@@ -186,6 +186,16 @@ export const operationSpecs = {
     stream: false,
     open: false,
   },
+  ready: {
+    id: "Gateway_Ready",
+    method: "GET",
+    path: "/readyz",
+    pathParams: [],
+    queryParams: [],
+    body: false,
+    stream: false,
+    open: true,
+  },
   refreshSkills: {
     id: "CatalogService_RefreshSkills",
     method: "POST",
@@ -311,6 +321,10 @@ export type OpenAPIResponse = AnswerOf_<"Gateway_OpenAPI">;
 export type ReadSkillFileRequest = RequestOf<"FileService_ReadSkillFile">;
 /** The answer of readSkillFile. */
 export type ReadSkillFileResponse = AnswerOf_<"FileService_ReadSkillFile">;
+/** The request of ready (GET /readyz). */
+export type ReadyRequest = RequestOf<"Gateway_Ready">;
+/** The answer of ready. */
+export type ReadyResponse = AnswerOf_<"Gateway_Ready">;
 /** The request of refreshSkills (POST /v1/skills:refresh). */
 export type RefreshSkillsRequest = RequestOf<"CatalogService_RefreshSkills">;
 /** The answer of refreshSkills. */
@@ -411,7 +425,7 @@ export abstract class GeneratedClient {
   }
 
   /**
-   * Health of the gateway and the service behind it.
+   * Liveness of the gateway and the service behind it.
    *
    * GET /healthz (no credentials needed)
    */
@@ -493,6 +507,15 @@ export abstract class GeneratedClient {
    */
   readSkillFile(request: ReadSkillFileRequest, options?: CallOptions): Promise<ReadSkillFileResponse> {
     return this.call<ReadSkillFileResponse>(operationSpecs.readSkillFile, request, options);
+  }
+
+  /**
+   * Readiness: the service's catalog is loaded and it answers.
+   *
+   * GET /readyz (no credentials needed)
+   */
+  ready(request: ReadyRequest = {}, options?: CallOptions): Promise<ReadyResponse> {
+    return this.call<ReadyResponse>(operationSpecs.ready, request, options);
   }
 
   /**

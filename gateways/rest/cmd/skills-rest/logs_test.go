@@ -45,8 +45,8 @@ func TestAccessLogAndJSON(t *testing.T) {
 	var access map[string]any
 	for deadline := time.Now().Add(5 * time.Second); access == nil && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		for _, line := range strings.Split(strings.TrimSpace(logs()), "\n") {
-			if strings.HasPrefix(line, "skills-rest: listening on") {
-				continue // the address line for scripts, not a log line
+			if strings.HasPrefix(line, "skills-rest: ") {
+				continue // the address lines for people and scripts, not log lines
 			}
 			var rec map[string]any
 			if err := json.Unmarshal([]byte(line), &rec); err != nil {

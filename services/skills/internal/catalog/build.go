@@ -690,7 +690,7 @@ func (b *builder) finish() {
 			d.Severity = sev
 		}
 		switch d.Code {
-		case source.CodeSkillFileTooLarge, source.CodeSkillFileName, source.CodeTreeSkillInvalid:
+		case source.CodeSkillFileTooLarge, source.CodeSkillFileName, source.CodeTreeSkillInvalid, source.CodeLimitSkillFiles:
 			walkRejects[[2]string{d.Source, d.File}] = true
 		}
 		switch d.Severity {

@@ -63,6 +63,7 @@ var severities = map[string]Severity{
 	"script-path":           SeverityError,
 	"script-execution":      SeverityError, // runs as "claude", not on the server as declared
 	"script-arg":            SeverityError, // an argument is dropped
+	"network-type":          SeverityError, // ignored: a script that needs the network gets none
 	"resource-dir-missing":  SeverityError, // the declared assets and scripts are ignored
 	"declared-path-invalid": SeverityError,
 	"declared-file-missing": SeverityError, // fails when read or run
@@ -80,8 +81,13 @@ var severities = map[string]Severity{
 	"symlink-loop":      SeverityWarning,
 	"symlink-broken":    SeverityWarning,
 	"symlink-stub":      SeverityWarning,
-	"limit-files":       SeverityError, // files past the limit are not read
-	"limit-depth":       SeverityError, // folders past the limit are not read
+	"limit-files":       SeverityError,   // files past the limit are not read
+	"limit-depth":       SeverityError,   // folders past the limit are not read
+	"limit-skill-files": SeverityError,   // a skill folder past the per-skill limit is not loaded
+	"special-file":      SeverityWarning, // a FIFO, device or socket: never read or served
+	// A rebuild that would lose many skills whose files are still there is
+	// refused: the last good catalog keeps serving, without the changes.
+	"catalog-shrink-refused": SeverityError,
 }
 
 // SeverityFor returns the severity of code in the table, and false for a

@@ -8,13 +8,28 @@ from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Map
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class ConfigStatus(_message.Message):
+    __slots__ = ["applied", "checked_at", "error", "file", "restart_needed"]
+    APPLIED_FIELD_NUMBER: _ClassVar[int]
+    CHECKED_AT_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    FILE_FIELD_NUMBER: _ClassVar[int]
+    RESTART_NEEDED_FIELD_NUMBER: _ClassVar[int]
+    applied: _containers.RepeatedScalarFieldContainer[str]
+    checked_at: _timestamp_pb2.Timestamp
+    error: str
+    file: str
+    restart_needed: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, file: _Optional[str] = ..., error: _Optional[str] = ..., restart_needed: _Optional[_Iterable[str]] = ..., applied: _Optional[_Iterable[str]] = ..., checked_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
 class GetCatalogStatusRequest(_message.Message):
     __slots__ = []
     def __init__(self) -> None: ...
 
 class GetCatalogStatusResponse(_message.Message):
-    __slots__ = ["built_at", "error_count", "generation", "matching_strategy", "routable_count", "script_isolation", "security", "semantic", "skill_count", "sources", "version", "warning_count"]
+    __slots__ = ["built_at", "config", "error_count", "generation", "matching_strategy", "routable_count", "script_isolation", "security", "semantic", "skill_count", "sources", "unserved_count", "version", "warning_count"]
     BUILT_AT_FIELD_NUMBER: _ClassVar[int]
+    CONFIG_FIELD_NUMBER: _ClassVar[int]
     ERROR_COUNT_FIELD_NUMBER: _ClassVar[int]
     GENERATION_FIELD_NUMBER: _ClassVar[int]
     MATCHING_STRATEGY_FIELD_NUMBER: _ClassVar[int]
@@ -24,9 +39,11 @@ class GetCatalogStatusResponse(_message.Message):
     SEMANTIC_FIELD_NUMBER: _ClassVar[int]
     SKILL_COUNT_FIELD_NUMBER: _ClassVar[int]
     SOURCES_FIELD_NUMBER: _ClassVar[int]
+    UNSERVED_COUNT_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     WARNING_COUNT_FIELD_NUMBER: _ClassVar[int]
     built_at: _timestamp_pb2.Timestamp
+    config: ConfigStatus
     error_count: int
     generation: int
     matching_strategy: str
@@ -36,9 +53,10 @@ class GetCatalogStatusResponse(_message.Message):
     semantic: SemanticStatus
     skill_count: int
     sources: _containers.RepeatedCompositeFieldContainer[_types_pb2.SourceStatus]
+    unserved_count: int
     version: str
     warning_count: int
-    def __init__(self, generation: _Optional[int] = ..., built_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., skill_count: _Optional[int] = ..., routable_count: _Optional[int] = ..., error_count: _Optional[int] = ..., warning_count: _Optional[int] = ..., sources: _Optional[_Iterable[_Union[_types_pb2.SourceStatus, _Mapping]]] = ..., version: _Optional[str] = ..., matching_strategy: _Optional[str] = ..., semantic: _Optional[_Union[SemanticStatus, _Mapping]] = ..., script_isolation: _Optional[_Union[_types_pb2.ScriptIsolation, _Mapping]] = ..., security: _Optional[_Union[SecurityStatus, _Mapping]] = ...) -> None: ...
+    def __init__(self, generation: _Optional[int] = ..., built_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., skill_count: _Optional[int] = ..., routable_count: _Optional[int] = ..., error_count: _Optional[int] = ..., warning_count: _Optional[int] = ..., sources: _Optional[_Iterable[_Union[_types_pb2.SourceStatus, _Mapping]]] = ..., version: _Optional[str] = ..., matching_strategy: _Optional[str] = ..., semantic: _Optional[_Union[SemanticStatus, _Mapping]] = ..., script_isolation: _Optional[_Union[_types_pb2.ScriptIsolation, _Mapping]] = ..., security: _Optional[_Union[SecurityStatus, _Mapping]] = ..., unserved_count: _Optional[int] = ..., config: _Optional[_Union[ConfigStatus, _Mapping]] = ...) -> None: ...
 
 class GetSkillRequest(_message.Message):
     __slots__ = ["skill_path", "skip_cache"]
