@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -58,7 +57,7 @@ func newConfigWatch(file string, cfg config.Config, opts Options, getenv func(st
 	if opts.LogFormat != nil {
 		w.format = opts.LogFormat
 	}
-	if data, err := os.ReadFile(file); err == nil {
+	if data, err := config.ReadFile(file); err == nil {
 		w.digest = sha256.Sum256(data)
 	}
 	return w
@@ -128,7 +127,7 @@ func (w *configWatch) run(ctx context.Context) {
 // check reads the file and, when its content changed, validates it and
 // reports what the change does.
 func (w *configWatch) check() {
-	data, readErr := os.ReadFile(w.file)
+	data, readErr := config.ReadFile(w.file)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if readErr == nil {

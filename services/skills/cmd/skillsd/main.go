@@ -96,16 +96,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return usageError{err}
 	}
 	srv, err := skillsd.New(ctx, skillsd.Options{
-		SkillsDirs: dirs,
-		ConfigFile: *cfgFile,
-		Getenv:     getenv,
-		Logger:     log,
-		LogLevel:   level,
-		LogFormat:  format,
-		Version:    version,
-		Edge:       skillsd.EdgeOptions{Flags: guard},
-		AgentsDir:  *agentsDir,
-		DocsDir:    *docsDir,
+		SkillsDirs:             dirs,
+		ConfigFile:             *cfgFile,
+		Getenv:                 getenv,
+		Logger:                 log,
+		LogLevel:               level,
+		LogFormat:              format,
+		Version:                version,
+		Edge:                   skillsd.EdgeOptions{Flags: guard},
+		AgentsDir:              *agentsDir,
+		DocsDir:                *docsDir,
 		FollowExternalSymlinks: follow,
 		// One access-log line per call (method, code, duration, request id).
 		AccessLog:     true,

@@ -36,19 +36,29 @@ func Find(dir string) (path string, ok bool) {
 // Load reads the configuration file at path and parses it (see Parse). A
 // missing file is an error naming it, that matches fs.ErrNotExist.
 func Load(path string) (Config, error) {
+	data, err := ReadFile(path)
+	if err != nil {
+		return Config{}, err
+	}
+	return Parse(path, data)
+}
+
+// ReadFile reads the configuration file at path, as Load does, without
+// parsing it: a file larger than a configuration can be is an *Error.
+func ReadFile(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return Config{}, fmt.Errorf("reading config file: %w", err)
+		return nil, fmt.Errorf("reading config file: %w", err)
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
 	if err != nil {
-		return Config{}, fmt.Errorf("reading config file: %w", err)
+		return nil, fmt.Errorf("reading config file: %w", err)
 	}
 	if len(data) > maxFileSize {
-		return Config{}, &Error{File: path, Msg: fmt.Sprintf("larger than %d MiB; is this the configuration file?", maxFileSize>>20)}
+		return nil, &Error{File: path, Msg: fmt.Sprintf("larger than %d MiB; is this the configuration file?", maxFileSize>>20)}
 	}
-	return Parse(path, data)
+	return data, nil
 }
 
 // Parse reads a config.yaml document (name is used in messages) merged over
