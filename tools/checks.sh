@@ -78,10 +78,12 @@ rule "never Register...HandlerServer (it skips interceptors)" \
 
 # Gateways and clients reach the service only through gRPC: library packages
 # never import the service (main packages and tests may, for embedded mode).
-# Package healthz is not the service: it is the one shape of the HTTP health
-# probes over the standard gRPC health API, which every surface answers.
+# Packages healthz and vocabulary are not the service: the one shape of the
+# HTTP health probes over the standard gRPC health API, and the one
+# vocabulary of request fields (aliases, unknown-field answers), which every
+# surface shares.
 rule "gateway/client library packages must not import services/skills" \
-  "$(nontest | grep -E '^(gateways|clients)/' | grep -v '/cmd/' | xargs -r grep -n '"github.com/skillsd/skillsd/services/' | grep -v '"github.com/skillsd/skillsd/services/skills/healthz"' || true)"
+  "$(nontest | grep -E '^(gateways|clients)/' | grep -v '/cmd/' | xargs -r grep -n '"github.com/skillsd/skillsd/services/' | grep -vE '"github.com/skillsd/skillsd/services/skills/(healthz|vocabulary)"' || true)"
 
 # Tests use t.Context(). Example functions and TestMain have no t: example_test.go
 # files are exempt.

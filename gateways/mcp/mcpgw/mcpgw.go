@@ -193,7 +193,7 @@ func New(conn grpc.ClientConnInterface, opts Options) (*mcp.Server, error) {
 	}
 	if profile == ProfileNative {
 		// Aliases and unknown arguments, before the SDK validates them.
-		server.AddReceivingMiddleware(vocabulary(nativeVocabulary()))
+		server.AddReceivingMiddleware(vocabularyMiddleware(nativeVocabulary()))
 	}
 	// Added last, so outermost: a panic in a handler or an answer the SDK
 	// cannot send is turned into an error instead of ending the connection
