@@ -69,6 +69,7 @@ func TestOpenAPIMatchesAnswers(t *testing.T) {
 	}
 	calls := []call{
 		{"GET", "/healthz", "", 200},
+		{"GET", "/readyz", "", 200},
 		{"GET", "/openapi.json", "", 200},
 		{"GET", "/v1/skills?page_size=3", "", 200},
 		{"GET", "/v1/skills?include_body=true&tags=go&routable_only=true", "", 200},
