@@ -50,6 +50,8 @@ after(async () => {
 
 test("health and the OpenAPI document need no token", async () => {
   assert.deepEqual(await client.health(), { status: "SERVING" });
+  // Readiness: the catalog is loaded (GET /readyz; /healthz is liveness).
+  assert.deepEqual(await client.ready(), { status: "SERVING" });
   const doc = await client.openAPI();
   assert.equal(doc.openapi, "3.0.3");
   assert.ok(doc.paths["/v1/skills"]);
