@@ -88,6 +88,11 @@ var severities = map[string]Severity{
 	// A rebuild that would lose many skills whose files are still there is
 	// refused: the last good catalog keeps serving, without the changes.
 	"catalog-shrink-refused": SeverityError,
+
+	// The security scan (package catalog's security.go): a finding's own code
+	// is its rule, with the severity the scan policy gives it (not listed here).
+	"quarantined": SeverityError,   // not served: its findings reach the quarantine threshold
+	"allow-stale": SeverityWarning, // a reviewer's acceptance no longer matches the skill's content
 }
 
 // SeverityFor returns the severity of code in the table, and false for a
