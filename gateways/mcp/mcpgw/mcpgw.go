@@ -214,10 +214,10 @@ func instructions(has func(string) bool) string {
 	switch {
 	case has(toolSearchSkills) && has(toolListSkills):
 		b.WriteString("1. Find: call search_skills with the task in a few words (list_skills browses the whole catalog).\n")
-		b.WriteString(restatedHint)
+		b.WriteString(restatedHint(has))
 	case has(toolSearchSkills):
 		b.WriteString("1. Find: call search_skills with the task in a few words.\n")
-		b.WriteString(restatedHint)
+		b.WriteString(restatedHint(has))
 	case has(toolListSkills):
 		b.WriteString("1. Find: call list_skills to see the catalog (pass path to see one branch) and pick the skill whose description fits the task.\n")
 	}
@@ -231,13 +231,20 @@ func instructions(has func(string) bool) string {
 	return b.String()
 }
 
-// restatedHint teaches a model to pass search_skills' restated argument:
-// one restatement in plain technical terms, which the server fuses with the
-// query (docs/routing.md measures what it adds); a generic category phrase
-// matches many skills and makes the answer worse.
-const restatedHint = "   Also pass restated: the same need in plain technical English, naming the technologies and concepts it implies " +
-	"(\"speed up page loads on phones\" -> \"web performance: bundle size, lazy loading, Core Web Vitals on mobile\"), " +
-	"not a category (\"a performance tool\").\n"
+// restatedHint teaches a model to pass the restated argument of search_skills
+// (and of get_skill, when it is served): one restatement in plain technical
+// terms, which the server fuses with the query (docs/routing.md measures what
+// it adds); a generic category phrase matches many skills and makes the
+// answer worse.
+func restatedHint(has func(string) bool) string {
+	takers := "search_skills takes it"
+	if has(toolGetSkill) {
+		takers = "search_skills and get_skill take it"
+	}
+	return "   Also pass restated (" + takers + "): the same need in plain technical English, naming the technologies and concepts it implies " +
+		"(\"speed up page loads on phones\" -> \"web performance: bundle size, lazy loading, Core Web Vitals on mobile\"), " +
+		"not a category (\"a performance tool\").\n"
+}
 
 // findHint is the sentence that tells a model how to find skills, naming only
 // the tools that exist.

@@ -196,7 +196,7 @@ func TestInstructions(t *testing.T) {
 		{
 			name:     "now",
 			tools:    []string{toolSearchSkills, toolGetSkill, toolLoadSkill, toolListSkills},
-			want:     []string{"1. Find: call search_skills", "restated", "plain technical English", "not a category", "list_skills", "load_skill"},
+			want:     []string{"1. Find: call search_skills", "restated (search_skills and get_skill take it)", "plain technical English", "not a category", "list_skills", "load_skill"},
 			dontWant: []string{"read_skill_file"},
 		},
 		{
@@ -213,8 +213,8 @@ func TestInstructions(t *testing.T) {
 		{
 			name:     "search only",
 			tools:    []string{toolSearchSkills, toolLoadSkill},
-			want:     []string{"search_skills", "load_skill"},
-			dontWant: []string{"list_skills", "read_skill_file"},
+			want:     []string{"search_skills", "load_skill", "restated (search_skills takes it)"},
+			dontWant: []string{"list_skills", "read_skill_file", "get_skill"},
 		},
 	}
 	for _, tt := range tests {
