@@ -1,5 +1,11 @@
 package scan
 
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
 // automaton is an Aho-Corasick automaton over bytes, ASCII case folded,
 // compiled to a full transition table over byte classes: one table lookup per
 // byte of text, whatever the number of atoms.
@@ -14,6 +20,9 @@ type automaton struct {
 	out    [][]int32
 	hasOut []bool
 	natoms int
+	atoms  []string
+	// check marks the atoms outside ASCII, whose hits are checked.
+	check []bool
 }
 
 // maxStates bounds the automaton (its states are 16-bit numbers).
@@ -22,19 +31,54 @@ const maxStates = 1 << 16
 // newAutomaton compiles atoms (lower case). Atom i is reported as i. It
 // returns nil when the atoms need more than maxStates states.
 func newAutomaton(atoms []string) *automaton {
-	a := &automaton{natoms: len(atoms)}
-	// Columns: one per distinct ASCII byte of the atoms, and one for every
-	// byte outside ASCII (a superset: the filter may say yes wrongly, never
-	// no).
+	a := &automaton{natoms: len(atoms), atoms: atoms}
+	// Columns: one per distinct ASCII byte of the atoms; outside ASCII, one
+	// for all continuation bytes, one per group of lead bytes that the
+	// atoms' characters and the characters they fold to begin with, and one
+	// for every other lead byte (a superset: the filter may say yes
+	// wrongly, never no; findAll checks the hits of atoms outside ASCII).
 	col := 1
-	nonASCII := 0
+	lead := map[byte]int{} // lead byte → group
+	group := 0
+	for _, s := range atoms {
+		for _, r := range s {
+			if r < utf8.RuneSelf || r == utf8.RuneError {
+				continue
+			}
+			size := utf8.RuneLen(r)
+			g := -1
+			orbit := []rune{r}
+			for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+				if utf8.RuneLen(f) == size {
+					orbit = append(orbit, f)
+				}
+			}
+			for _, o := range orbit {
+				k, ok := lead[utf8.AppendRune(nil, o)[0]]
+				switch {
+				case !ok:
+				case g < 0:
+					g = k
+				case k != g:
+					for b, kb := range lead { // merge group k into g
+						if kb == k {
+							lead[b] = g
+						}
+					}
+				}
+			}
+			if g < 0 {
+				g = group
+				group++
+			}
+			for _, o := range orbit {
+				lead[utf8.AppendRune(nil, o)[0]] = g
+			}
+		}
+	}
 	for _, s := range atoms {
 		for i := 0; i < len(s); i++ {
 			if s[i] >= 0x80 {
-				if nonASCII == 0 {
-					nonASCII = col
-					col++
-				}
 				continue
 			}
 			if a.class[s[i]] == 0 {
@@ -46,18 +90,43 @@ func newAutomaton(atoms []string) *automaton {
 			}
 		}
 	}
-	for c := 'A'; c <= 'Z'; c++ {
-		a.class[c] = a.class[c+'a'-'A']
+	// Groups beyond the columns left share the last one (a superset again).
+	cont, other := col, col+1
+	col += 2
+	groupCol := make([]int, group)
+	for g := range groupCol {
+		groupCol[g] = min(col, 255)
+		if col < 255 {
+			col++
+		}
 	}
 	for c := 0x80; c < 0x100; c++ {
-		a.class[c] = uint8(nonASCII)
+		switch {
+		case c < 0xC0:
+			a.class[c] = uint8(cont)
+		default:
+			if g, ok := lead[byte(c)]; ok {
+				a.class[c] = uint8(groupCol[g])
+			} else {
+				a.class[c] = uint8(other)
+			}
+		}
+	}
+	a.check = make([]bool, len(atoms))
+	for id, s := range atoms {
+		a.check[id] = !isASCIIString(s)
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		a.class[c] = a.class[c+'a'-'A']
 	}
 	for _, c := range []byte{'\t', '\n', '\r', '\v', '\f'} {
 		a.class[c] = a.class[' ']
 		a.space[c] = true
 	}
 	a.space[' '] = true
-	a.nclass = col
+	for _, c := range a.class {
+		a.nclass = max(a.nclass, int(c)+1)
+	}
 
 	// The trie, as a table (-1: no edge), then the failure links and the
 	// full transition table, breadth first.
@@ -145,6 +214,9 @@ func (a *automaton) findAll(text string, seen []bool, hits [][]int32) {
 		state = int(delta[state*n+int(class[c])])
 		if hasOut[state] {
 			for _, id := range a.out[state] {
+				if a.check[id] && !foldEqualBefore(text, i+1, a.atoms[id]) {
+					continue
+				}
 				seen[id] = true
 				if h := hits[id]; len(h) <= maxHits {
 					hits[id] = append(h, int32(i+1))
@@ -152,4 +224,30 @@ func (a *automaton) findAll(text string, seen []bool, hits [][]int32) {
 			}
 		}
 	}
+}
+
+// foldEqualBefore reports whether the text that ends at end is atom, as the
+// automaton reads it (a space stands for a run of white space) and with
+// letters in any case.
+func foldEqualBefore(text string, end int, atom string) bool {
+	i := end
+	for len(atom) > 0 {
+		k := strings.LastIndexByte(atom, ' ')
+		word := atom[k+1:]
+		if len(word) > i || !strings.EqualFold(text[i-len(word):i], word) {
+			return false
+		}
+		i -= len(word)
+		if k < 0 {
+			return true
+		}
+		atom = atom[:k]
+		if i == 0 || !isSpaceByte(text[i-1]) {
+			return false
+		}
+		for i > 0 && isSpaceByte(text[i-1]) {
+			i--
+		}
+	}
+	return true
 }

@@ -155,6 +155,10 @@ type Scanner struct {
 	// pattern; alsoAtoms likewise for its also patterns.
 	ruleAtoms [][]prefilter
 	alsoAtoms [][]prefilter
+	// anchors[i] are the anchors of rule i's match patterns (nil: none);
+	// atoms are the automaton's strings, by id.
+	anchors [][]*anchor
+	atoms   []string
 
 	cache cache
 	// cacheFile and rulesPrint: see Options.CacheFile; flushMu serialises
@@ -250,15 +254,23 @@ func (s *Scanner) compile() error {
 	}
 	for _, r := range s.set.rules {
 		var m, a []prefilter
+		var an []*anchor
 		for _, re := range r.match {
 			m = append(m, filter(re))
+			x := anchorOf(re)
+			if x != nil {
+				x.ids = idsOf(x.strs)
+			}
+			an = append(an, x)
 		}
+		s.anchors = append(s.anchors, an)
 		for _, re := range r.also {
 			a = append(a, filter(re))
 		}
 		s.ruleAtoms = append(s.ruleAtoms, m)
 		s.alsoAtoms = append(s.alsoAtoms, a)
 	}
+	s.atoms = atoms
 	if s.ac = newAutomaton(atoms); s.ac == nil {
 		return fmt.Errorf("the rules' patterns hold too many literal strings (%d) for the prefilter: simplify the largest alternations", len(atoms))
 	}
@@ -772,6 +784,9 @@ func (j *job) matchRule(v *view, ri int, r *Rule) {
 	for pi, re := range r.match {
 		pf := j.s.ruleAtoms[ri][pi]
 		if !pf.seen(v) {
+			continue
+		}
+		if an := j.s.anchors[ri][pi]; an != nil && !an.candidate(v, j.s.atoms) {
 			continue
 		}
 		for _, loc := range j.find(v, re, pf, maxPerRuleFile*4) {
