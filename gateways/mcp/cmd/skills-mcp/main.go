@@ -54,8 +54,10 @@ import (
 var version string
 
 func main() {
-	skillsd.SandboxHelper()   // first: a re-executed binary becomes the confined script here
-	setMemoryLimit(os.Getenv) // memlimit.go
+	skillsd.SandboxHelper() // first: a re-executed binary becomes the confined script here
+	// The soft memory limit follows the live heap once the catalog is loaded
+	// (memlimit.go); tests leave the runtime's limit alone.
+	afterConnect = func() { trackMemoryLimit(os.Getenv) }
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
 	stop()
@@ -250,6 +252,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return exitOK
 }
 
+// afterConnect, when set, runs once the service is connected (the embedded
+// catalog loaded), before the MCP server starts.
+var afterConnect func()
+
 // serve connects to the service, builds the MCP server and serves it until
 // the client leaves (stdio) or ctx ends. Over HTTP the listener is opened
 // first, through the guard (http.go), so that the connection to the service
@@ -260,6 +266,9 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, ge
 		return err
 	}
 	defer svc.close()
+	if afterConnect != nil {
+		afterConnect()
+	}
 	var web *httpEdge
 	if o.httpAddr != "" {
 		if web, err = openHTTP(o, svc, getenv, log); err != nil {
