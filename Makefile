@@ -10,7 +10,15 @@ VERSION  ?= 0.1.0-dev
 MODULES  := proto services/skills gateways/mcp gateways/rest clients/go tests
 PKGS     := $(addprefix ./,$(addsuffix /...,$(MODULES)))
 LDFLAGS  := -X main.version=$(VERSION)
-TOOLS    := $(BIN)/buf $(BIN)/protoc-gen-go $(BIN)/protoc-gen-go-grpc $(BIN)/protoc-gen-grpc-gateway $(BIN)/protoc-gen-openapiv2 $(BIN)/staticcheck
+# buf comes prebuilt from npm (tools/buf); the protoc plugins, staticcheck and
+# crosscheck are built from the pinned tools module, each for the targets that use it.
+BUF      := $(BIN)/buf
+BUF_DIR  := tools/buf
+PLUGINS  := $(BIN)/protoc-gen-go $(BIN)/protoc-gen-go-grpc $(BIN)/protoc-gen-grpc-gateway $(BIN)/protoc-gen-openapiv2
+PLUGIN_PKGS := google.golang.org/protobuf/cmd/protoc-gen-go google.golang.org/grpc/cmd/protoc-gen-go-grpc github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-grpc-gateway github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-openapiv2
+STATICCHECK := $(BIN)/staticcheck
+CROSSCHECK  := $(BIN)/crosscheck
+TOOLS    := $(BUF) $(PLUGINS) $(STATICCHECK) $(CROSSCHECK)
 #: GO_TEST_FLAGS  flags of go test in make unit (default -race)
 GO_TEST_FLAGS ?= -race
 NPM_DIR  := tests/e2e/node
@@ -29,11 +37,36 @@ help: ## list the targets and the variables they read
 
 # ---- tools ------------------------------------------------------------------
 
-$(TOOLS) &: tools/go.mod tools/go.sum
-	GOWORK=off go build -C tools -o $(BIN)/ tool
+# buf: @bufbuild/buf from npm, the version tools/buf/package.json pins; npm
+# installs the one binary of this platform (an optional dependency), which is
+# copied to ./bin/buf (no install script runs: the copy is the whole install).
+$(BUF_DIR)/node_modules/.installed: $(BUF_DIR)/package.json $(BUF_DIR)/package-lock.json
+	cd $(BUF_DIR) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	touch $@
+
+$(BUF): $(BUF_DIR)/node_modules/.installed
+	@mkdir -p $(BIN)
+	@want="$$(sed -n 's/.*"@bufbuild\/buf": *"\([^"]*\)".*/\1/p' $(BUF_DIR)/package.json)"; \
+	set -- $(BUF_DIR)/node_modules/@bufbuild/buf-*/bin/buf; \
+	if [ ! -x "$$1" ]; then echo "no buf binary for this platform in $(BUF_DIR)/node_modules/@bufbuild (npm ci installs it as an optional dependency of @bufbuild/buf)"; exit 1; fi; \
+	cp "$$1" $@.tmp; got="$$($@.tmp --version)"; \
+	if [ "$$got" != "$$want" ]; then rm -f $@.tmp; echo "$$1 is buf $$got, tools/buf/package.json pins $$want"; exit 1; fi; \
+	mv $@.tmp $@; echo "buf $$got (prebuilt, npm) -> $@"
+
+$(PLUGINS) &: tools/go.mod tools/go.sum
+	GOWORK=off go build -C tools -o $(BIN)/ $(PLUGIN_PKGS)
+	@touch $(PLUGINS)
+
+$(STATICCHECK): tools/go.mod tools/go.sum
+	GOWORK=off go build -C tools -o $(BIN)/ honnef.co/go/tools/cmd/staticcheck
+	@touch $@
+
+$(CROSSCHECK): tools/go.mod tools/go.sum tools/crosscheck/main.go
+	GOWORK=off go build -C tools -o $(BIN)/ ./crosscheck
+	@touch $@
 
 .PHONY: tools
-tools: $(TOOLS) ## build the pinned tools (buf, protoc plugins, staticcheck) into ./bin
+tools: $(TOOLS) ## install the pinned tools into ./bin: buf (prebuilt, from npm), the protoc plugins, staticcheck and crosscheck (built from tools/go.mod)
 
 # ---- build and run ------------------------------------------------------------
 
@@ -55,7 +88,7 @@ run: build ## build, then serve examples/skills over gRPC and REST (Ctrl-C stops
 # ---- generation ---------------------------------------------------------------
 
 .PHONY: generate
-generate: $(TOOLS) $(TS_DIR)/node_modules/.installed $(UI_DIR)/node_modules/.installed ## format the protos and regenerate every generated file (Go, OpenAPI 3, TypeScript and Python clients, the console's build)
+generate: $(BUF) $(PLUGINS) $(TS_DIR)/node_modules/.installed $(UI_DIR)/node_modules/.installed ## format the protos and regenerate every generated file (Go, OpenAPI 3, TypeScript and Python clients, the console's build)
 	$(BIN)/buf format -w
 	$(BIN)/buf generate
 	go run -C gateways/rest ./internal/oas3gen/cmd/oas3gen internal/openapiv2/skillsd.swagger.json restgw/openapi/openapi.json
@@ -70,18 +103,18 @@ checkgenerate: generate ## fail when generated files differ from the committed o
 
 BASELINE := proto/baseline/skills.binpb
 .PHONY: breaking
-breaking: $(TOOLS) ## compare the contract with the committed baseline image
+breaking: $(BUF) ## compare the contract with the committed baseline image
 	$(BIN)/buf breaking --against $(BASELINE)
 
 .PHONY: baseline
-baseline: $(TOOLS) ## record the current contract as the baseline (a deliberate contract change)
+baseline: $(BUF) ## record the current contract as the baseline (a deliberate contract change)
 	mkdir -p $(dir $(BASELINE))
 	$(BIN)/buf build -o $(BASELINE)
 
 # ---- checks -------------------------------------------------------------------
 
 .PHONY: lint
-lint: $(TOOLS) ## gofmt, go vet, staticcheck, buf lint and the house rules
+lint: $(BUF) $(STATICCHECK) ## gofmt, go vet, staticcheck, buf lint and the house rules
 	@unformatted="$$(gofmt -l $(MODULES) | grep -v '/gen/' || true)"; \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	go vet $(PKGS)
@@ -139,13 +172,31 @@ fuzz: ## run every fuzz target for FUZZTIME each (default 30s)
 	    echo "== $$pkg $$f"; (cd $$pkg && go test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) .); \
 	  done; done
 
+# cross type-checks from source, for each system, every package of the modules
+# and everything they import, with that system's files: what fails to build
+# there shows (a symbol or file missing on it, a type error, an embed pattern
+# matching nothing). It neither generates code nor links, so it takes under a
+# minute where the full build for both systems takes ~10 on a cold cache;
+# cross-build does that full build.
 .PHONY: cross
-cross: ## build every module for macOS and Windows too (scripts aside, both are supported)
+cross: $(CROSSCHECK) ## type-check every module, and all it imports, for macOS and Windows (both supported, scripts aside); cross-build compiles and links
+	$(CROSSCHECK) -os darwin,windows $(PKGS)
+
+.PHONY: cross-build
+cross-build: ## compile and link every module for macOS and Windows (slow on a cold cache; make cross type-checks the same in seconds)
 	for os in darwin windows; do GOOS=$$os GOARCH=amd64 go build $(PKGS) || exit 1; done
 
+# make test runs its phases one after the other, each between "== phase NAME"
+# and "== phase NAME done in Ns" (scripts/phase.sh), and ends with the time of each.
+TEST_PHASES := tools checkgenerate lint breaking build cross unit clients
 .PHONY: test
-test: checkgenerate lint breaking build cross unit clients ## everything CI checks
-	@echo "make test: all checks passed"
+test: ## everything CI checks, phase by phase, saying how long each took
+	@start=$$SECONDS; times=""; \
+	for p in $(TEST_PHASES); do \
+	  t=$$SECONDS; ./scripts/phase.sh $$p $(MAKE) --no-print-directory $$p || exit 1; \
+	  times="$$times$${times:+, }$$p $$((SECONDS - t))s"; \
+	done; \
+	echo "make test: all checks passed in $$((SECONDS - start))s ($$times)"
 
 .PHONY: ci
 ci: test ## what .ci/run runs
@@ -157,7 +208,7 @@ bench: ## Go benchmarks of the service (catalog build, one-skill change on 3,000
 
 .PHONY: clean
 clean: ## remove ./bin and the npm packages
-	rm -rf $(BIN) $(NPM_DIR)/node_modules $(TS_DIR)/node_modules $(TS_DIR)/dist $(UI_DIR)/node_modules
+	rm -rf $(BIN) $(BUF_DIR)/node_modules $(NPM_DIR)/node_modules $(TS_DIR)/node_modules $(TS_DIR)/dist $(UI_DIR)/node_modules
 
 STORE_EVENTS ?= 1000000
 .PHONY: bench-store
@@ -167,24 +218,25 @@ bench-store: ## usage store: GetUsageStats for a 30-day window with 1,000,000 ev
 	cd services/skills && SKILLSD_BENCH_STORE_EVENTS=$(STORE_EVENTS) go test -run '^$$' -bench '^BenchmarkStoreStats$$' -benchtime 30x -timeout 60m -v ./internal/usage | grep -v '^=== RUN'
 
 .PHONY: bench-startup
-bench-startup: build ## time skills-mcp from start to its tools/list answer (demo catalog, and ../shared/bench/corpus when present)
+bench-startup: build ## time skills-mcp from start to its tools/list answer (demo catalog, and BENCH/corpus when present)
 	python3 scripts/startup-time.py ./bin/skills-mcp --skills-dir examples/skills
-	@if [ -d ../shared/bench/corpus ]; then python3 scripts/startup-time.py ./bin/skills-mcp --skills-dir ../shared/bench/corpus; fi
+	@if [ -d "$(BENCH)/corpus" ]; then python3 scripts/startup-time.py ./bin/skills-mcp --skills-dir "$(BENCH)/corpus"; \
+	else echo "bench-startup: no corpus at $(BENCH)/corpus (a folder outside the repository; BENCH=DIR points at it): demo catalog only"; fi
 
 .PHONY: bench-mcp
-bench-mcp: build ## skills-mcp at scale: start-up to tools/list, tools/list, skills/list, resources/list and prompts/list sizes, RSS; on ../shared/bench/corpus and a 3,000-skill copy of it
-	@test -d ../shared/bench/corpus || { echo "bench-mcp needs ../shared/bench/corpus"; exit 1; }
-	python3 scripts/mcp-bench.py ./bin/skills-mcp --skills-dir ../shared/bench/corpus
+bench-mcp: build ## skills-mcp at scale: start-up to tools/list, tools/list, skills/list, resources/list and prompts/list sizes, RSS; on BENCH/corpus and a 3,000-skill copy of it
+	@test -d "$(BENCH)/corpus" || { echo "bench-mcp needs the benchmark corpus at $(BENCH)/corpus, a folder outside the repository (BENCH=DIR points at it)"; exit 1; }
+	python3 scripts/mcp-bench.py ./bin/skills-mcp --skills-dir "$(BENCH)/corpus"
 	tmp="$$(mktemp -d)"; trap 'rm -rf "$$tmp"' EXIT; \
-	python3 scripts/synth-catalog.py ../shared/bench/corpus "$$tmp/skills" 3000 && \
+	python3 scripts/synth-catalog.py "$(BENCH)/corpus" "$$tmp/skills" 3000 && \
 	python3 scripts/mcp-bench.py ./bin/skills-mcp --skills-dir "$$tmp/skills"
 	go test -run '^$$' -bench 'Skills(IndexBuild|ListPage)' -benchmem ./gateways/mcp/mcpgw
 
-#: BENCH  the routing benchmark folder of make bench-quality (default ../shared/bench; not in the repository)
+#: BENCH  the benchmark folder of make bench-quality, bench-mcp, bench-startup and bench-load (default ../shared/bench: outside the repository, a clone does not have it)
 BENCH     ?= ../shared/bench
 BENCH_TMP ?= $(or $(TMPDIR),/tmp)/skillsd-bench-quality
 .PHONY: bench-quality
-bench-quality: ## routing quality over ../shared/bench through search_skills over MCP (checked against skills eval): each dev query alone and with its restatement, scored by eval.py by query kind
+bench-quality: ## routing quality over the benchmark at BENCH (a folder outside the repository) through search_skills over MCP (checked against skills eval): each dev query alone and with its restatement, scored by eval.py by query kind
 	@if [ ! -d "$(BENCH)/corpus" ] || [ ! -f "$(BENCH)/queries.dev.jsonl" ] || [ ! -f "$(BENCH)/restatements.dev.jsonl" ] || [ ! -f "$(BENCH)/eval.py" ]; then \
 	  echo "bench-quality: no routing benchmark at $(BENCH) (corpus/, queries.dev.jsonl, restatements.dev.jsonl and eval.py); nothing to measure"; exit 0; fi; \
 	$(MAKE) --no-print-directory bench-bins && \
