@@ -90,4 +90,46 @@ rule "gateway/client library packages must not import services/skills" \
 rule "use t.Context() in tests, not context.Background()/TODO()" \
   "$(gofiles | grep '_test\.go$' | grep -v 'example_test\.go$' | xargs -r grep -nE 'context\.(Background|TODO)\(\)' || true)"
 
+# The repository stands on its own: a markdown link leads to a file or folder
+# the repository has (tracked, or new and not ignored), never out of it. Web
+# and mail links are not checked; anchors are ignored (only the path is).
+# Links in code spans count too (a SKILL.md is read raw, and an agent follows
+# a path whatever its markup); fenced code blocks do not.
+mdfiles() { git ls-files -co --exclude-standard -- '*.md' | grep -vE '(^|/)(node_modules|dist)/' | while read -r f; do [[ -f $f ]] && echo "$f"; done; }
+mapfile -t markdown < <(mdfiles)
+rule "markdown links lead to files of the repository (relative paths that exist, none out of it)" \
+  "$( ((${#markdown[@]})) && awk '
+  function report(why) { print FILENAME ":" FNR ": (" target ") " why }
+  function check(t,   path, n, parts, out, i, m) {
+    target = t
+    if (t ~ /^file:/) { report("leads outside the repository"); return }
+    if (t ~ /^[a-zA-Z][a-zA-Z0-9+.-]*:/ || t ~ /^#/) return
+    sub(/[#?].*$/, "", t)
+    if (t ~ /^\//) { report("is an absolute path: link relative to this file"); return }
+    n = split((dir == "" ? "" : dir "/") t, parts, "/"); m = 0
+    for (i = 1; i <= n; i++) {
+      if (parts[i] == "" || parts[i] == ".") continue
+      if (parts[i] == "..") { if (m == 0) { report("leads outside the repository"); return } m--; continue }
+      out[++m] = parts[i]
+    }
+    path = ""; for (i = 1; i <= m; i++) path = path (i > 1 ? "/" : "") out[i]
+    if (path != "" && !(path in have)) report("does not exist in the repository")
+  }
+  NR == FNR { have[$0] = 1; p = $0; while (sub(/\/[^\/]*$/, "", p)) have[p] = 1; next }
+  FNR == 1 { fence = ""; dir = FILENAME; if (!sub(/\/[^\/]*$/, "", dir)) dir = "" }
+  {
+    line = $0
+    if (match(line, /^[ \t]*(```|~~~)/)) {
+      f = substr(line, RSTART + RLENGTH - 3, 3)
+      if (fence == "") { fence = f; next }
+      if (f == fence) { fence = ""; next }
+    }
+    if (fence != "") next
+    if (match(line, /^[ ]*\[[^]]+\]:[ ]+[^ ]+/)) { t = line; sub(/^[ ]*\[[^]]+\]:[ ]+/, "", t); sub(/[ ].*$/, "", t); sub(/^</, "", t); sub(/>$/, "", t); check(t) }
+    while (match(line, /\]\([^) ]+/)) {
+      t = substr(line, RSTART + 2, RLENGTH - 2); sub(/^</, "", t); sub(/>$/, "", t); check(t)
+      line = substr(line, RSTART + RLENGTH)
+    }
+  }' <(git ls-files -co --exclude-standard) "${markdown[@]}")"
+
 exit $status
