@@ -14,7 +14,7 @@ import (
 	"github.com/skillsd/skillsd/services/skills/internal/content"
 	"github.com/skillsd/skillsd/services/skills/internal/failure"
 	"github.com/skillsd/skillsd/services/skills/internal/gitsync"
-	"github.com/skillsd/skillsd/services/skills/internal/source"
+	"github.com/skillsd/skillsd/services/skills/userpath"
 )
 
 // contentSetup is the agents and docs store and what keeps its git
@@ -37,13 +37,7 @@ type contentSetup struct {
 // succeeds.
 func newContent(opts Options, cfg config.Config, cwd, home string, getenv func(string) string, log *slog.Logger) (*contentSetup, error) {
 	cs := &contentSetup{}
-	localDir := func(d string) string {
-		d = source.ExpandPath(d, home, getenv)
-		if !filepath.IsAbs(d) {
-			d = filepath.Join(cwd, d)
-		}
-		return filepath.Clean(d)
-	}
+	localDir := func(d string) string { return userpath.Abs(d, cwd, home, getenv) }
 	folder := func(kind, flagDir, cfgDir string, repo config.Repo) (content.Folder, error) {
 		switch {
 		case flagDir != "":

@@ -2,12 +2,11 @@ package skillsd
 
 import (
 	"log/slog"
-	"path/filepath"
 
 	"github.com/skillsd/skillsd/services/skills/internal/assets"
 	"github.com/skillsd/skillsd/services/skills/internal/config"
 	"github.com/skillsd/skillsd/services/skills/internal/sandbox"
-	"github.com/skillsd/skillsd/services/skills/internal/source"
+	"github.com/skillsd/skillsd/services/skills/userpath"
 )
 
 // fileReader is the reader of skill files the configuration asks for
@@ -36,13 +35,10 @@ func scriptSandbox(cfg config.Config, home, cwd string, getenv func(string) stri
 func configPaths(list []string, home, cwd string, getenv func(string) string) []string {
 	var out []string
 	for _, d := range list {
-		if d = source.ExpandPath(d, home, getenv); d == "" {
+		if userpath.Expand(d, home, getenv) == "" {
 			continue
 		}
-		if !filepath.IsAbs(d) {
-			d = filepath.Join(cwd, d)
-		}
-		out = append(out, filepath.Clean(d))
+		out = append(out, userpath.Abs(d, cwd, home, getenv))
 	}
 	return out
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/skillsd/skillsd/services/skills/internal/config"
 	"github.com/skillsd/skillsd/services/skills/internal/scan"
-	"github.com/skillsd/skillsd/services/skills/internal/source"
+	"github.com/skillsd/skillsd/services/skills/userpath"
 )
 
 // newScanner makes the security scanner of cfg: the built-in rules and
@@ -29,11 +29,7 @@ func newScanner(cfg config.Config, cwd, home string, getenv func(string) string)
 	}
 	var rules []string
 	for _, r := range sec.Rules {
-		p := source.ExpandPath(r, home, getenv)
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(cwd, p)
-		}
-		rules = append(rules, p)
+		rules = append(rules, userpath.Abs(r, cwd, home, getenv))
 	}
 	opts := scan.Options{RuleFiles: rules, Policy: policy}
 	if state := config.StateDir(cfg, getenv, home); state != "" {
@@ -72,11 +68,7 @@ func trustedKeys(cfg config.Config, required bool, own []string, key, cwd, home 
 	}
 	var ring strings.Builder
 	for _, f := range files {
-		p := source.ExpandPath(f, home, getenv)
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(cwd, p)
-		}
-		r, err := scan.OpenResolved(p)
+		r, err := scan.OpenResolved(userpath.Abs(f, cwd, home, getenv))
 		if err != nil {
 			return "", fmt.Errorf("%s: %w", name, err)
 		}

@@ -39,6 +39,7 @@ import (
 	"github.com/skillsd/skillsd/services/skills/internal/source"
 	"github.com/skillsd/skillsd/services/skills/internal/usage"
 	"github.com/skillsd/skillsd/services/skills/logging"
+	"github.com/skillsd/skillsd/services/skills/userpath"
 )
 
 // DefaultVersion is reported when Options.Version is empty.
@@ -228,11 +229,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		if d == "" {
 			continue
 		}
-		d = source.ExpandPath(d, home, getenv)
-		if !filepath.IsAbs(d) {
-			d = filepath.Join(cwd, d)
-		}
-		expanded = append(expanded, filepath.Clean(d))
+		expanded = append(expanded, userpath.Abs(d, cwd, home, getenv))
 	}
 
 	cfg, cfgFile, err := loadConfig(opts.ConfigFile, expanded, getenv)
@@ -269,10 +266,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 			if src.Git != nil {
 				continue
 			}
-			d := source.ExpandPath(src.Path, home, getenv)
-			if !filepath.IsAbs(d) {
-				d = filepath.Join(cwd, d)
-			}
+			d := userpath.Abs(src.Path, cwd, home, getenv)
 			name := src.Name
 			if name == "" {
 				name = d
@@ -625,7 +619,7 @@ func followFolders(key string, list []string, home string, getenv func(string) s
 		if strings.TrimSpace(f) == "" {
 			continue
 		}
-		d := source.ExpandPath(f, home, getenv)
+		d := userpath.Expand(f, home, getenv)
 		if !filepath.IsAbs(d) {
 			return nil, fmt.Errorf("%s[%d]: %q is not an absolute folder once expanded (%q): list the folders the links lead into, such as ~/dotfiles/skills", key, i, f, d)
 		}

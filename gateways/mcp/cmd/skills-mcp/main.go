@@ -31,7 +31,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -47,6 +46,7 @@ import (
 	"github.com/skillsd/skillsd/services/skills/edge"
 	"github.com/skillsd/skillsd/services/skills/logging"
 	"github.com/skillsd/skillsd/services/skills/skillsd"
+	"github.com/skillsd/skillsd/services/skills/userpath"
 )
 
 // version is the build's version, set with -ldflags "-X main.version=…"; empty
@@ -370,7 +370,11 @@ func startEmbedded(ctx context.Context, o options, getenv func(string) string, l
 	}
 	home, _ := os.UserHomeDir() // empty: the service goes without the home folders
 	for _, d := range o.skillsDirs {
-		if _, err := os.Stat(expandPath(d, home, getenv)); err != nil {
+		p := "" // the service skips an empty --skills-dir: warn about it
+		if d != "" {
+			p = userpath.Abs(d, cwd, home, getenv) // the folder the service reads
+		}
+		if _, err := os.Stat(p); err != nil {
 			log.Warn("skills folder not readable; serving without it", "dir", d, "error", err)
 		}
 	}
@@ -476,15 +480,6 @@ func (bearerToken) RequireTransportSecurity() bool { return false }
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
-
-// expandPath expands a leading "~" and $VAR as the service does, only to warn
-// about missing folders early.
-func expandPath(p, home string, getenv func(string) string) string {
-	if home != "" && (p == "~" || strings.HasPrefix(p, "~/") || strings.HasPrefix(p, `~\`)) {
-		p = filepath.Join(home, p[1:])
-	}
-	return os.Expand(p, getenv)
-}
 
 // buildVersion is the version reported to clients.
 func buildVersion() string {

@@ -11,7 +11,7 @@
 // The package holds no secrets: tokens and API keys are only ever named, through
 // *_env keys, and read by the packages that use them. It does not read flags,
 // does not touch the process environment itself (getenv is injected), leaves
-// path expansion (~, $VAR) to source.ExpandPath, and does not decide what a
+// path expansion (~, $VAR) to userpath.Expand, and does not decide what a
 // setting does; the packages that own each capability do.
 package config
 
@@ -374,7 +374,7 @@ const (
 type Source struct {
 	// Name labels the source in answers and diagnostics; optional, unique.
 	Name string `yaml:"name,omitempty"`
-	// Path is a local folder; ~ and $VAR are expanded by the caller (source.ExpandPath).
+	// Path is a local folder; ~ and $VAR are expanded by the caller (userpath.Expand).
 	Path string `yaml:"path,omitempty"`
 	// FollowExternalSymlinks lists folders outside Path into which its
 	// symbolic links may lead (dotfiles set-ups such as

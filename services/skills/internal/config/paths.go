@@ -4,12 +4,12 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/skillsd/skillsd/services/skills/internal/source"
+	"github.com/skillsd/skillsd/services/skills/userpath"
 )
 
 // StateDir is the folder that holds all local state (git caches, the analytics
 // spool, stored aggregates): SKILLSD_HOME if set, else c.StateDir, else
-// ~/.skillsd. "~" and $VAR are expanded with source.ExpandPath (MCP hosts do
+// ~/.skillsd. "~" and $VAR are expanded with userpath.Expand (MCP hosts do
 // not run a shell). It is empty only when none is set and home is unknown. A
 // nil getenv reads nothing.
 func StateDir(c Config, getenv func(string) string, home string) string {
@@ -17,10 +17,10 @@ func StateDir(c Config, getenv func(string) string, home string) string {
 		getenv = func(string) string { return "" }
 	}
 	if v := strings.TrimSpace(getenv("SKILLSD_HOME")); v != "" {
-		return source.ExpandPath(v, home, getenv)
+		return userpath.Expand(v, home, getenv)
 	}
 	if c.StateDir != "" {
-		return source.ExpandPath(c.StateDir, home, getenv)
+		return userpath.Expand(c.StateDir, home, getenv)
 	}
 	if home == "" {
 		return ""

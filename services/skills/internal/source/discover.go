@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 )
 
 // discoverySubdirs are the skills folders looked for in a project or home
@@ -81,74 +80,4 @@ func DiscoveryFolders(cwd, home string, clientRoots []string) []string {
 		}
 	}
 	return out
-}
-
-// ExpandPath expands a leading "~" (alone or followed by a separator) to home,
-// and $VAR and ${VAR} to getenv's answer (an unset variable expands to "", as in
-// a shell), because MCP hosts start servers without a shell. A "$" that does
-// not start a variable name, and "~user", are left as they are; so is "~" when
-// home is "". getenv nil means os.Getenv. The result is cleaned; a relative
-// path stays relative (the caller makes it absolute). "" stays "".
-func ExpandPath(p, home string, getenv func(string) string) string {
-	if p == "" {
-		return ""
-	}
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	if home != "" && strings.HasPrefix(p, "~") && (len(p) == 1 || p[1] == '/' || p[1] == filepath.Separator) {
-		p = home + p[1:]
-	}
-	p = expandVars(p, getenv)
-	if p == "" {
-		return ""
-	}
-	return filepath.Clean(p)
-}
-
-// expandVars replaces $NAME and ${NAME} (NAME = [A-Za-z_][A-Za-z0-9_]*).
-func expandVars(s string, getenv func(string) string) string {
-	if !strings.Contains(s, "$") {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		if s[i] != '$' {
-			b.WriteByte(s[i])
-			i++
-			continue
-		}
-		if i+1 < len(s) && s[i+1] == '{' {
-			end := strings.IndexByte(s[i+2:], '}')
-			if end >= 0 && isVarName(s[i+2:i+2+end]) {
-				b.WriteString(getenv(s[i+2 : i+2+end]))
-				i += end + 3
-				continue
-			}
-		} else if n := varNameLen(s[i+1:]); n > 0 {
-			b.WriteString(getenv(s[i+1 : i+1+n]))
-			i += n + 1
-			continue
-		}
-		b.WriteByte('$')
-		i++
-	}
-	return b.String()
-}
-
-func varNameLen(s string) int {
-	n := 0
-	for n < len(s) {
-		c := s[n]
-		if c == '_' || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || (n > 0 && '0' <= c && c <= '9') {
-			n++
-			continue
-		}
-		break
-	}
-	return n
-}
-
-func isVarName(s string) bool {
-	return s != "" && varNameLen(s) == len(s)
 }

@@ -64,36 +64,3 @@ func TestDiscover(t *testing.T) {
 		t.Errorf("Discover with nothing = %v", got)
 	}
 }
-
-func TestExpandPath(t *testing.T) {
-	env := map[string]string{"HOME": "/home/me", "PROJ": "/src/proj", "EMPTY": ""}
-	getenv := func(k string) string { return env[k] }
-	for _, tc := range []struct{ in, want string }{
-		{"", ""},
-		{"~", "/home/me"},
-		{"~/skills", "/home/me/skills"},
-		{"~other/skills", "~other/skills"},
-		{"a/~/b", "a/~/b"},
-		{"$HOME/.claude/skills", "/home/me/.claude/skills"},
-		{"${PROJ}/skills", "/src/proj/skills"},
-		{"${PROJ}x/$UNSET/y", "/src/projx/y"},
-		{"$EMPTY/rel", "/rel"},
-		{"cost$5/x", "cost$5/x"},
-		{"a/${bad-name}/b", "a/${bad-name}/b"},
-		{"a/${unclosed", "a/${unclosed"},
-		{"trailing$", "trailing$"},
-		{"./rel//dir/../x", "rel/x"},
-		{"relative/dir", "relative/dir"},
-	} {
-		if got := ExpandPath(tc.in, "/home/me", getenv); got != filepath.FromSlash(tc.want) {
-			t.Errorf("ExpandPath(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-	if got := ExpandPath("~/x", "", getenv); got != filepath.FromSlash("~/x") {
-		t.Errorf("ExpandPath with no home = %q, want ~/x", got)
-	}
-	t.Setenv("SKILLSD_TEST_EXPAND", "/from/env")
-	if got := ExpandPath("$SKILLSD_TEST_EXPAND/s", "", nil); got != filepath.FromSlash("/from/env/s") {
-		t.Errorf("ExpandPath with os.Getenv = %q", got)
-	}
-}
