@@ -86,9 +86,11 @@ type Engine struct {
 	queryFail atomic.Int64
 	loaded    bool
 
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	// closed is set by Close: no pass starts after it. stopPass cancels the
+	// context of the latest pass (each pass gets its own, from kick).
+	closed   bool
+	stopPass context.CancelFunc
+	wg       sync.WaitGroup
 }
 
 // New returns an engine; it reads the disk cache at the first Sync.
@@ -120,7 +122,6 @@ func New(opts Options) *Engine {
 		log = slog.New(slog.DiscardHandler)
 	}
 	e := &Engine{opts: opts, log: log.With("model", opts.Provider.Model())}
-	e.ctx, e.cancel = context.WithCancel(context.Background())
 	empty := map[string][]float32{}
 	e.vecs.Store(&empty)
 	return e
@@ -129,7 +130,10 @@ func New(opts Options) *Engine {
 // Close stops the background embedding and waits for it.
 func (e *Engine) Close() {
 	e.mu.Lock() // kick starts passes under mu: none starts after this
-	e.cancel()
+	e.closed = true
+	if e.stopPass != nil {
+		e.stopPass()
+	}
 	e.mu.Unlock()
 	e.wg.Wait()
 }
@@ -187,11 +191,13 @@ func (e *Engine) text(sk *catalog.Skill) string {
 }
 
 // kick starts a background pass when vectors are missing and none runs;
-// after a failure only once RetryAfter has passed (unless force).
+// after a failure only once RetryAfter has passed (unless force). The pass
+// runs under a context of its own, not a caller's: it outlives the request
+// that kicked it, and only Close cancels it.
 func (e *Engine) kick(force bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.running || e.want == nil || e.ctx.Err() != nil {
+	if e.running || e.want == nil || e.closed {
 		return
 	}
 	if !force && time.Since(e.lastFail) < e.opts.RetryAfter {
@@ -201,14 +207,17 @@ func (e *Engine) kick(force bool) {
 		return
 	}
 	e.running = true
-	e.wg.Add(1)
-	go e.fill()
+	ctx, cancel := context.WithCancel(context.Background())
+	e.stopPass = cancel
+	e.wg.Go(func() {
+		defer cancel()
+		e.fill(ctx)
+	})
 }
 
 // fill embeds what the latest Set misses, saving the cache after each
-// batch, until nothing is missing or a request fails.
-func (e *Engine) fill() {
-	defer e.wg.Done()
+// batch, until nothing is missing, a request fails or ctx is done.
+func (e *Engine) fill(ctx context.Context) {
 	e.loadOnce()
 	for {
 		e.mu.Lock()
@@ -230,9 +239,9 @@ func (e *Engine) fill() {
 		start, saved := time.Now(), time.Now()
 		for lo := 0; lo < len(texts); lo += e.opts.BatchSize {
 			hi := min(lo+e.opts.BatchSize, len(texts))
-			vecs, err := e.opts.Provider.Embed(e.ctx, texts[lo:hi])
+			vecs, err := e.opts.Provider.Embed(ctx, texts[lo:hi])
 			if err != nil {
-				if e.ctx.Err() == nil {
+				if ctx.Err() == nil {
 					e.log.Warn("embedding skills failed; search stays lexical for them, retrying later",
 						"err", err, "missing", len(texts)-lo, "retry_after", e.opts.RetryAfter)
 				}

@@ -88,14 +88,13 @@ func walkRoot(ctx context.Context, root *Root, lim Limits, opts Options) ([]Entr
 	w := &walker{
 		rule:     rule,
 		known:    opts.Known,
-		ctx:      ctx,
 		root:     root,
 		lim:      lim.withDefaults(),
 		realRoot: realRoot,
 		spare:    make(chan struct{}, max(runtime.GOMAXPROCS(0)-1, 0)),
 	}
 	w.reuseFrom(opts)
-	if err := w.walkDir(dirTask{abs: root.Dir, real: realRoot, path: &ancestor{real: realRoot}}); err != nil {
+	if err := w.walkDir(ctx, dirTask{abs: root.Dir, real: realRoot, path: &ancestor{real: realRoot}}); err != nil {
 		w.wg.Wait()
 		return nil, nil, nil, err
 	}
@@ -127,7 +126,6 @@ type walker struct {
 	dirty    []string
 	sawLink  atomic.Bool
 	reused   atomic.Int64
-	ctx      context.Context
 	root     *Root
 	lim      Limits
 	realRoot string
@@ -306,8 +304,8 @@ func hidden(name string) bool {
 
 // walkDir walks one folder, then its subfolders (some on other goroutines). It
 // fails only when the root folder cannot be read or ctx is done.
-func (w *walker) walkDir(t dirTask) error {
-	if err := w.ctx.Err(); err != nil {
+func (w *walker) walkDir(ctx context.Context, t dirTask) error {
+	if err := ctx.Err(); err != nil {
 		return err
 	}
 	b := &batch{dirs: []dirRec{{rel: t.rel, contained: t.contained, viaLink: t.viaLink}}}
@@ -438,7 +436,7 @@ func (w *walker) walkDir(t dirTask) error {
 	w.merge(b)
 	for _, sub := range subs {
 		if sub.depth > spawnDepth {
-			if err := w.walkDir(sub); err != nil {
+			if err := w.walkDir(ctx, sub); err != nil {
 				return err
 			}
 			continue
@@ -447,10 +445,10 @@ func (w *walker) walkDir(t dirTask) error {
 		case w.spare <- struct{}{}:
 			w.wg.Go(func() {
 				defer func() { <-w.spare }()
-				_ = w.walkDir(sub) // below the root, only ctx fails, and Walk checks it
+				_ = w.walkDir(ctx, sub) // below the root, only ctx fails, and Walk checks it
 			})
 		default:
-			if err := w.walkDir(sub); err != nil {
+			if err := w.walkDir(ctx, sub); err != nil {
 				return err
 			}
 		}
