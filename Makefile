@@ -217,11 +217,15 @@ bench-store: ## usage store: GetUsageStats for a 30-day window with 1,000,000 ev
 	cd services/skills && GOWORK=off go run ./internal/pgtest/pgcheck
 	cd services/skills && SKILLSD_BENCH_STORE_EVENTS=$(STORE_EVENTS) go test -run '^$$' -bench '^BenchmarkStoreStats$$' -benchtime 30x -timeout 60m -v ./internal/usage | grep -v '^=== RUN'
 
+#: BENCH_SIZES  make bench-startup's catalog sizes, copies of BENCH/corpus (default 387 3000 10000)
+BENCH_SIZES ?= 387 3000 10000
+#: BENCH_RUNS  make bench-startup's rounds per size, medians reported (default 5)
+BENCH_RUNS ?= 5
 .PHONY: bench-startup
-bench-startup: build ## time skills-mcp from start to its tools/list answer (demo catalog, and BENCH/corpus when present)
-	python3 scripts/startup-time.py ./bin/skills-mcp --skills-dir examples/skills
-	@if [ -d "$(BENCH)/corpus" ]; then python3 scripts/startup-time.py ./bin/skills-mcp --skills-dir "$(BENCH)/corpus"; \
-	else echo "bench-startup: no corpus at $(BENCH)/corpus (a folder outside the repository; BENCH=DIR points at it): demo catalog only"; fi
+bench-startup: build ## skills-mcp against a go-sdk floor (8 no-op tools), interleaved, cold and warm SKILLSD_HOME: start -> tools/list, -> first search, CPU, RSS, search p50/p99, at BENCH_SIZES skills (docs/performance.md)
+	@test -d "$(BENCH)/corpus" || { echo "bench-startup needs the benchmark corpus at $(BENCH)/corpus, a folder outside the repository (BENCH=DIR points at it)"; exit 1; }
+	go build -o $(BIN)/benchfloor ./gateways/mcp/internal/benchfloor
+	python3 scripts/bench-startup.py -n $(BENCH_RUNS) --skills-mcp $(BIN)/skills-mcp --floor $(BIN)/benchfloor --corpus "$(BENCH)/corpus" $(BENCH_SIZES)
 
 .PHONY: bench-mcp
 bench-mcp: build ## skills-mcp at scale: start-up to tools/list, tools/list, skills/list, resources/list and prompts/list sizes, RSS; on BENCH/corpus and a 3,000-skill copy of it
