@@ -150,7 +150,10 @@ type Scanner struct {
 	open   func(string) (io.ReadCloser, error)
 	max    int64
 
-	ac *automaton
+	// ac is the prefilter over atoms, built on the first scan that needs
+	// it (acOnce): a start whose skills all come from the cache builds none.
+	acOnce sync.Once
+	ac     *automaton
 	// ruleAtoms[i] are the prefilters of rule i's match patterns, one per
 	// pattern; alsoAtoms likewise for its also patterns.
 	ruleAtoms [][]prefilter
@@ -209,6 +212,15 @@ func New(opts Options) (*Scanner, error) {
 	}
 	if err := s.compile(); err != nil {
 		return nil, err
+	}
+	if len(opts.RuleFiles) > 0 {
+		// A company's rules are proven at start: the prefilter must hold
+		// their atoms (selfTest then scans their examples). The built-in
+		// rules are proven by the package's tests, so without rule files
+		// the prefilter waits for the first scan.
+		if s.automaton() == nil {
+			return nil, errTooManyAtoms(len(s.atoms))
+		}
 	}
 	if err := s.selfTest(); err != nil {
 		return nil, err
@@ -271,10 +283,18 @@ func (s *Scanner) compile() error {
 		s.alsoAtoms = append(s.alsoAtoms, a)
 	}
 	s.atoms = atoms
-	if s.ac = newAutomaton(atoms); s.ac == nil {
-		return fmt.Errorf("the rules' patterns hold too many literal strings (%d) for the prefilter: simplify the largest alternations", len(atoms))
-	}
 	return nil
+}
+
+// automaton returns the prefilter over s.atoms, building it once; nil when
+// the atoms need more states than it can have (New refuses such rule files).
+func (s *Scanner) automaton() *automaton {
+	s.acOnce.Do(func() { s.ac = newAutomaton(s.atoms) })
+	return s.ac
+}
+
+func errTooManyAtoms(n int) error {
+	return fmt.Errorf("the rules' patterns hold too many literal strings (%d) for the prefilter: simplify the largest alternations", n)
 }
 
 // Rules returns the loaded rules, in file order.
@@ -660,10 +680,11 @@ func (j *job) match(v *view) {
 
 // index finds the atoms of a view and where they end.
 func (j *job) index(v *view) {
-	n := j.s.ac.natoms
+	ac := j.s.automaton()
+	n := ac.natoms
 	v.hits = make([][]int32, n)
 	v.seen = make([]bool, n)
-	j.s.ac.findAll(v.text, v.seen, v.hits)
+	ac.findAll(v.text, v.seen, v.hits)
 }
 
 // seen reports whether the view holds an atom of each set of pf (true when
