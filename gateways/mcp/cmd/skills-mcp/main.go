@@ -281,7 +281,15 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, ge
 		return err
 	}
 	defer conn.Close()
-	logStatus(ctx, conn, log, svc.remote, svc.ready...)
+	// The status line (skills, errors, version) is only logged: it is read
+	// beside serving, not before it, so the host's first requests do not
+	// wait for it (GetCatalogStatus probes the kernel's script isolation).
+	statusDone := make(chan struct{})
+	go func() {
+		defer close(statusDone)
+		logStatus(ctx, conn, log, svc.remote, svc.ready...)
+	}()
+	defer func() { <-statusDone }()
 	mopts := mcpgw.Options{Logger: log, Version: buildVersion()}
 	if err := applyProfile(&mopts, o, svc, getenv, log); err != nil {
 		return err
