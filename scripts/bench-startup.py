@@ -40,16 +40,6 @@ def ms(t0):
     return (time.perf_counter() - t0) * 1000
 
 
-def proc_status(pid):
-    out = {}
-    with open(f"/proc/{pid}/status") as fh:
-        for line in fh:
-            k, _, v = line.partition(":")
-            if k in ("VmRSS", "VmHWM"):
-                out[k] = int(v.split()[0]) / 1024
-    return out
-
-
 def cpu_ms(pid):
     with open(f"/proc/{pid}/stat") as fh:
         fields = fh.read().rsplit(")", 1)[1].split()
@@ -80,7 +70,7 @@ def one_start(args, env, calls):
         if res.get("isError"):
             raise SystemExit(f"bench-startup: {args[0]}: search_skills failed: {res}")
         cpu = cpu_ms(p.pid)
-        mem = proc_status(p.pid)
+        mem = mcpstdio.memory(p.pid)
         lat = []
         for i in range(calls):
             t1 = time.perf_counter()

@@ -34,15 +34,6 @@ def paged(call, method, key):
         if not cursor:
             return items, size, pages
 
-def mem(pid):
-    out = {}
-    with open(f"/proc/{pid}/status") as fh:
-        for line in fh:
-            k, _, v = line.partition(":")
-            if k in ("VmRSS", "VmHWM"):
-                out[k] = int(v.split()[0]) / 1024
-    return out
-
 def main():
     args = sys.argv[1:]
     runs = 9
@@ -66,7 +57,7 @@ def main():
     again_ms = (time.perf_counter() - t0) * 1000
     resources, res_size, res_pages = paged(call, "resources/list", "resources")
     prompts, prompts_size, _ = paged(call, "prompts/list", "prompts")
-    m = mem(p.pid)
+    m = mcpstdio.memory(p.pid)
     p.stdin.close(); p.wait()
     print(json.dumps({
         "startup_to_tools_list_ms": {"median": round(statistics.median(times)), "min": round(min(times)), "max": round(max(times)), "runs": runs},

@@ -39,3 +39,14 @@ def session(args, who, env=None):
         p.stdin.flush()
 
     return p, call, notify
+
+
+def memory(pid):
+    """VmRSS and VmHWM (the peak) of a running process, in MiB (Linux)."""
+    out = {}
+    with open(f"/proc/{pid}/status") as fh:
+        for line in fh:
+            k, _, v = line.partition(":")
+            if k in ("VmRSS", "VmHWM"):
+                out[k] = int(v.split()[0]) / 1024
+    return out
