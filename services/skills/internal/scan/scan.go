@@ -323,9 +323,8 @@ func readLimited(open func(string) (io.ReadCloser, error), name string, limit in
 // policy applied (no finding is Allowed). A skill whose Digest was scanned
 // before (with the same path and files) is answered from the cache.
 func (s *Scanner) Scan(ctx context.Context, sk *Skill) []Finding {
-	key := ""
-	if sk.Digest != "" {
-		key = sk.Digest + "\x00" + sk.Path + "\x00" + sk.SkillFile + "\x00" + sk.DirRel + "\x00" + sk.Folder
+	key := cacheKey(sk)
+	if key != "" {
 		if f, ok := s.cache.get(key); ok {
 			return slices.Clone(f)
 		}
@@ -349,6 +348,32 @@ func (s *Scanner) Scan(ctx context.Context, sk *Skill) []Finding {
 // Check scans a skill and applies the policy.
 func (s *Scanner) Check(ctx context.Context, sk *Skill) Verdict {
 	return s.policy.Apply(sk, s.Scan(ctx, sk))
+}
+
+// Cached returns what Check would return for sk when the cache holds a scan
+// of the same content (the same Digest, path and files), without scanning;
+// false when sk would have to be scanned. It is cheap: one map lookup and the
+// policy.
+func (s *Scanner) Cached(sk *Skill) (Verdict, bool) {
+	key := cacheKey(sk)
+	if key == "" {
+		return Verdict{}, false
+	}
+	f, ok := s.cache.get(key)
+	if !ok {
+		return Verdict{}, false
+	}
+	return s.policy.Apply(sk, f), true
+}
+
+// cacheKey is the key of sk's scan in the cache: its content digest and
+// what the checks read besides the content (its path and where its files
+// sit); "" when sk has no digest (not cached).
+func cacheKey(sk *Skill) string {
+	if sk.Digest == "" {
+		return ""
+	}
+	return sk.Digest + "\x00" + sk.Path + "\x00" + sk.SkillFile + "\x00" + sk.DirRel + "\x00" + sk.Folder
 }
 
 // cache holds scans by key, in two generations: when the young one is full

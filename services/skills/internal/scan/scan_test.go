@@ -237,3 +237,45 @@ func TestHostileInput(t *testing.T) {
 		}
 	}
 }
+
+// TestCached: Cached answers only what was scanned, at the same content and
+// path, with the policy applied as Check applies it.
+func TestCached(t *testing.T) {
+	dir := t.TempDir()
+	sk := writeFixture(t, dir, fixtureNamed(t, "curl-bash"))
+	sk.Digest = "sha256:" + strings.Repeat("cd", 32)
+	s, err := New(Options{Policy: Policy{Quarantine: High}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.Cached(sk); ok {
+		t.Fatal("Cached answered a skill never scanned")
+	}
+	want := s.Check(t.Context(), sk)
+	got, ok := s.Cached(sk)
+	if !ok {
+		t.Fatal("Cached did not answer a skill just scanned")
+	}
+	if got.Quarantined != want.Quarantined || got.Max != want.Max || len(got.Findings) != len(want.Findings) {
+		t.Errorf("Cached: got quarantined %v max %v %d findings, want %v %v %d", got.Quarantined, got.Max, len(got.Findings),
+			want.Quarantined, want.Max, len(want.Findings))
+	}
+	if !got.Quarantined {
+		t.Errorf("curl-bash at quarantine high: not quarantined (%s)", dump(got.Findings))
+	}
+	moved := *sk
+	moved.Path = "elsewhere"
+	if _, ok := s.Cached(&moved); ok {
+		t.Error("Cached answered the same content under another path")
+	}
+	other := *sk
+	other.Digest = "sha256:" + strings.Repeat("ef", 32)
+	if _, ok := s.Cached(&other); ok {
+		t.Error("Cached answered another digest")
+	}
+	none := *sk
+	none.Digest = ""
+	if _, ok := s.Cached(&none); ok {
+		t.Error("Cached answered a skill without a digest")
+	}
+}
