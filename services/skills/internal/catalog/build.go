@@ -70,7 +70,27 @@ type Options struct {
 	// neither are nor hold one are taken from Previous's walk unread. Nil
 	// means anything may have changed: every folder is read.
 	Dirty []string
+	// DeferScan, with Scan, keeps a large first scan off the build: skills
+	// the scanner has a result for are answered from its cache, and skills
+	// that Previous served are scanned whatever their number (an edit never
+	// hides a skill); the other skills are scanned too when there are at
+	// most DeferScanSkills of them holding at most DeferScanBytes, and are
+	// otherwise left pending (Skill.ScanPending): not served, like a
+	// quarantined skill, until ScanPending has scanned them and a later
+	// build answers them from the cache. False scans every skill in Build.
+	DeferScan bool
 }
+
+// What a deferred build (Options.DeferScan) still scans itself: skills new to
+// the scanner, when there are at most DeferScanSkills of them and their skill
+// files and text companion files hold at most DeferScanBytes (each file
+// counted up to scan.DefaultMaxFileBytes). That bounds the scan in a build to
+// a few tens of milliseconds of CPU (about 3 ms per skill of the benchmark
+// corpus).
+const (
+	DeferScanSkills = 16
+	DeferScanBytes  = 1 << 20
+)
 
 // Build walks roots in precedence order and returns the snapshot of their
 // skills. It fails only when ctx is done: a root that is missing or unreadable
@@ -164,7 +184,11 @@ func Build(ctx context.Context, roots []*source.Root, opts Options) (*Snapshot, 
 	}
 	// 4. Scan every skill before it is served.
 	if opts.Scan != nil {
-		if err := b.scanSkills(ctx, workers, opts.Scan); err != nil {
+		var prev *Snapshot
+		if opts.DeferScan {
+			prev = opts.Previous
+		}
+		if err := b.scanSkills(ctx, workers, opts.Scan, opts.DeferScan, prev); err != nil {
 			return nil, err
 		}
 	}

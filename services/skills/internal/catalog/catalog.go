@@ -103,6 +103,12 @@ type Skill struct {
 	// content, held from parse to scan.
 	fileDigest string
 	data       []byte
+	// pending says the skill waits for its first security scan (Build with
+	// Options.DeferScan), or inherits the content of a skill that does: it
+	// is not served until a later build finds its scan in the cache.
+	pending bool
+	// pendingFrom is the path of that skill when it is an ancestor.
+	pendingFrom string
 }
 
 // Inherits reports whether the skill's content, assets and scripts include
@@ -168,6 +174,10 @@ type Stats struct {
 	// Quarantined counts the skills the security policy keeps from being
 	// served.
 	Quarantined int
+	// ScanPending counts the skills that wait for their first security scan
+	// (Options.DeferScan) and are not served until it is done; they are not
+	// counted in Quarantined.
+	ScanPending int
 	// Duration is how long Build took.
 	Duration time.Duration
 }

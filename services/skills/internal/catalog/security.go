@@ -24,12 +24,33 @@ const (
 	// CodeAllowStale says a reviewer's acceptance no longer applies: the
 	// skill changed since it was reviewed.
 	CodeAllowStale = "allow-stale"
+	// CodeScanPending says skills of a source wait for their first security
+	// scan, which runs in the background (Options.DeferScan): they are not
+	// served until it is done.
+	CodeScanPending = "scan-pending"
 )
 
-// Quarantined reports whether the security policy keeps the skill from being
-// served: a finding of its own at or above security.quarantine that no
-// reviewer accepted, or a quarantined skill it inherits content from.
-func (s *Skill) Quarantined() bool { return s.Security.Quarantined }
+// Quarantined reports whether the skill is kept from being served by the
+// security scan: the policy quarantines it (a finding of its own at or above
+// security.quarantine that no reviewer accepted, or a quarantined skill it
+// inherits content from), or it waits for its first scan (ScanPending).
+// Every surface that hides quarantined skills thereby hides unscanned ones.
+func (s *Skill) Quarantined() bool { return s.Security.Quarantined || s.pending }
+
+// ScanPending reports whether the skill is not served only because it, or a
+// skill it inherits content from, waits for its first security scan
+// (Options.DeferScan): it will be served, or quarantined, once the scan is
+// done. It is false for a skill the policy quarantines.
+func (s *Skill) ScanPending() bool { return s.pending && !s.Security.Quarantined }
+
+// PendingReason says in one sentence why a skill that waits for its first
+// security scan is not served yet, and what to do.
+func PendingReason(sk *Skill) string {
+	if sk.pendingFrom != "" {
+		return fmt.Sprintf("skill %q is not served yet: it inherits the content of skill %q, which is waiting for its first security scan; retry in a moment", sk.Path, sk.pendingFrom)
+	}
+	return fmt.Sprintf("skill %q is not served yet: it is waiting for its first security scan, which runs in the background; retry in a moment", sk.Path)
+}
 
 // fileDigest is the digest of a skill file's content.
 func fileDigest(data []byte) string {
@@ -52,8 +73,9 @@ func contentDigest(sk *Skill) string {
 // scanSkills runs the scanner on every skill of the build (unchanged skills
 // are answered from the scanner's cache), applies the policy, quarantines the
 // skills that inherit from a quarantined one, and reports the findings as
-// diagnostics.
-func (b *builder) scanSkills(ctx context.Context, workers int, sc *scan.Scanner) error {
+// diagnostics. With deferScan it scans only what Options.DeferScan says and
+// marks the other skills pending; prev is the snapshot the build replaces.
+func (b *builder) scanSkills(ctx context.Context, workers int, sc *scan.Scanner, deferScan bool, prev *Snapshot) error {
 	skills := b.snap.skills
 	for _, sk := range skills {
 		if sk.fileDigest == "" {
@@ -64,16 +86,20 @@ func (b *builder) scanSkills(ctx context.Context, workers int, sc *scan.Scanner)
 		}
 		sk.Digest = contentDigest(sk)
 	}
+	todo := skills
+	if deferScan {
+		todo = deferScans(skills, sc, prev)
+	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(workers, max(len(skills), 1)) {
+	for range min(workers, max(len(todo), 1)) {
 		wg.Go(func() {
 			for ctx.Err() == nil {
 				n := int(next.Add(1)) - 1
-				if n >= len(skills) {
+				if n >= len(todo) {
 					return
 				}
-				sk := skills[n]
+				sk := todo[n]
 				sk.Security = sc.Check(ctx, scanInput(sk))
 				sk.data = nil
 			}
@@ -84,9 +110,8 @@ func (b *builder) scanSkills(ctx context.Context, workers int, sc *scan.Scanner)
 		return err
 	}
 	policy := sc.Policy()
-	seen := map[string]bool{}
+	// A skill that inherits content from a quarantined one would serve it.
 	for _, sk := range skills {
-		// A skill that inherits content from a quarantined one would serve it.
 		if !sk.Security.Quarantined && sk.Inherits() {
 			for p := sk.Parent; p != nil; p = p.Parent {
 				if p.Security.Quarantined {
@@ -96,6 +121,23 @@ func (b *builder) scanSkills(ctx context.Context, workers int, sc *scan.Scanner)
 				}
 			}
 		}
+	}
+	// Nor may one serve the content of a skill not scanned yet.
+	for _, sk := range skills {
+		if !sk.Quarantined() && sk.Inherits() {
+			for p := sk.Parent; p != nil; p = p.Parent {
+				if p.pending {
+					sk.pending = true
+					sk.pendingFrom = p.Path
+					break
+				}
+			}
+		}
+	}
+	seen := map[string]bool{}
+	pending := map[string][]string{} // source → skill paths
+	var pendingSources []string
+	for _, sk := range skills {
 		src := sk.Source.Name
 		for _, f := range sk.Security.Findings {
 			key := f.Rule + "\x00" + f.File + "\x00" + fmt.Sprint(f.Line)
@@ -120,17 +162,113 @@ func (b *builder) scanSkills(ctx context.Context, workers int, sc *scan.Scanner)
 		for _, st := range sk.Security.Stale {
 			b.diag(src, sk.RelFile, skill.SeverityWarning, CodeAllowStale, "%s: %s", sk.Path, st)
 		}
-		if sk.Security.Quarantined {
+		switch {
+		case sk.Security.Quarantined:
 			b.snap.stats.Quarantined++
 			b.diag(src, sk.RelFile, skill.SeverityError, CodeQuarantined, "%s", QuarantineReason(sk, policy))
+		case sk.pending:
+			b.snap.stats.ScanPending++
+			if pending[src] == nil {
+				pendingSources = append(pendingSources, src)
+			}
+			pending[src] = append(pending[src], sk.Path)
 		}
 	}
+	// One diagnostic per source, not one per skill: a first start over a
+	// large catalog would otherwise bury the other diagnostics.
+	for _, src := range pendingSources {
+		paths := pending[src]
+		shown := paths
+		more := ""
+		if len(shown) > 5 {
+			shown = shown[:5]
+			more = fmt.Sprintf(" and %d more", len(paths)-len(shown))
+		}
+		b.diag(src, "", skill.SeverityInfo, CodeScanPending,
+			"%d skills wait for their first security scan (%s%s): they are not served until it is done, in the background; retry in a moment",
+			len(paths), strings.Join(shown, ", "), more)
+	}
 	return nil
+}
+
+// deferScans answers the skills the scanner has a result for from its cache,
+// marks pending the new ones it would have to scan when they are more than a
+// build should scan (Options.DeferScan), and returns the skills to scan now.
+func deferScans(skills []*Skill, sc *scan.Scanner, prev *Snapshot) []*Skill {
+	var now, later []*Skill
+	var bytes int64
+	for _, sk := range skills {
+		if v, ok := sc.Cached(scanInput(sk)); ok {
+			sk.Security = v
+			sk.data = nil
+			continue
+		}
+		if prev != nil {
+			if p := prev.byPath[sk.Path]; p != nil && !p.Quarantined() {
+				now = append(now, sk) // served: an edit must not hide it
+				continue
+			}
+		}
+		later = append(later, sk)
+		bytes += min(sk.Size, scan.DefaultMaxFileBytes)
+		for _, f := range sk.Files {
+			if f.Text {
+				bytes += min(f.Size, scan.DefaultMaxFileBytes)
+			}
+		}
+	}
+	if len(later) <= DeferScanSkills && bytes <= DeferScanBytes {
+		return append(now, later...)
+	}
+	for _, sk := range later {
+		sk.pending = true
+		sk.data = nil
+	}
+	return now
+}
+
+// ScanPending scans, with up to workers goroutines, the skills of snap that
+// wait for their first scan (Skill.ScanPending) and are not in sc's cache,
+// so that the next Build with the same scanner answers them from the cache.
+// It returns how many skills it scanned, and ctx's error when ctx ended
+// first. It changes nothing in snap.
+func ScanPending(ctx context.Context, snap *Snapshot, sc *scan.Scanner, workers int) (int, error) {
+	var todo []*scan.Skill
+	for _, sk := range snap.skills {
+		if !sk.pending || sk.Security.Quarantined {
+			continue
+		}
+		in := scanInput(sk)
+		if _, ok := sc.Cached(in); !ok {
+			todo = append(todo, in)
+		}
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(max(workers, 1), max(len(todo), 1)) {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				n := int(next.Add(1)) - 1
+				if n >= len(todo) {
+					return
+				}
+				sc.Scan(ctx, todo[n])
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	return len(todo), nil
 }
 
 // QuarantineReason says in one sentence why a quarantined skill is not
 // served, and what to do.
 func QuarantineReason(sk *Skill, p scan.Policy) string {
+	if sk.ScanPending() {
+		return PendingReason(sk)
+	}
 	if sk.Security.InheritedFrom != "" && len(sk.Security.Blocking(p)) == 0 {
 		return fmt.Sprintf("skill %q is quarantined and not served: it inherits the content of quarantined skill %q", sk.Path, sk.Security.InheritedFrom)
 	}

@@ -93,6 +93,9 @@ var severities = map[string]Severity{
 	// is its rule, with the severity the scan policy gives it (not listed here).
 	"quarantined": SeverityError,   // not served: its findings reach the quarantine threshold
 	"allow-stale": SeverityWarning, // a reviewer's acceptance no longer matches the skill's content
+	// Skills not scanned yet wait for the scan in the background: served
+	// once it is done (or quarantined, if it finds so).
+	"scan-pending": SeverityInfo,
 }
 
 // SeverityFor returns the severity of code in the table, and false for a
