@@ -53,6 +53,10 @@ type freshness struct {
 	// stopWatch ends the watcher of the current local sources.
 	stopWatch context.CancelFunc
 
+	// scanning says the background security scan runs (scanjob.go);
+	// scanAgain that a catalog with skills pending was swapped in meanwhile.
+	scanning, scanAgain bool
+
 	// watchMu guards watch, the watcher's last status (nil before it
 	// reports).
 	watchMu sync.Mutex
@@ -463,12 +467,13 @@ func (s *Server) gitFailing() bool {
 func (s *Server) rebuildChanged(ctx context.Context, changed []string) error {
 	s.buildMu.Lock()
 	defer s.buildMu.Unlock()
-	snap, err := catalog.Build(ctx, s.roots, catalog.Options{Logger: s.log, Previous: s.store.Current(), Dirty: changed, Scan: s.scanner})
+	snap, err := catalog.Build(ctx, s.roots, s.buildOptions(changed))
 	if err != nil {
 		return fmt.Errorf("loading the catalog: %w", err)
 	}
 	s.swapIfChanged(snap)
 	s.flushScans()
+	s.scanLater()
 	return nil
 }
 

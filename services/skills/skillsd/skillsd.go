@@ -168,7 +168,16 @@ type Server struct {
 	// ready is closed once the first catalog is loaded; until then loading
 	// says why RPCs are refused. stopLoading ends a background load and
 	// loadWG waits for it.
-	ready       chan struct{}
+	ready chan struct{}
+	// scanned is closed once the first catalog's skills are all scanned
+	// (scannedOnce): at once when its build scanned them, after the background
+	// scan otherwise (scanjob.go). Readiness waits for both (readyMu guards
+	// isLoaded and isScanned, and the order of setReady's calls).
+	scanned     chan struct{}
+	scannedOnce sync.Once
+	readyMu     sync.Mutex
+	isLoaded    bool
+	isScanned   bool
 	loading     atomic.Pointer[string]
 	stopLoading context.CancelFunc
 	loadWG      sync.WaitGroup
@@ -304,6 +313,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		s.fresh.interval = cfg.Refresh.Interval()
 	}
 	s.ready = make(chan struct{})
+	s.scanned = make(chan struct{})
 
 	cont, err := newContent(opts, cfg, cwd, home, getenv, log)
 	if err != nil {
@@ -385,7 +395,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 				}
 				return
 			}
-			s.setReady(true)
+			s.setLoaded()
 		})
 		return s, nil
 	}
@@ -393,7 +403,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		s.closeParts()
 		return nil, err
 	}
-	s.setReady(true)
+	s.setLoaded()
 	return s, nil
 }
 
@@ -426,6 +436,7 @@ func (s *Server) load(ctx context.Context, svc *server.Service) error {
 		s.content.poll(s.cfg.Refresh.Interval(), s.closeCh, s.log)
 	}
 	s.startBackground()
+	s.scanLater() // the first scan, when the build left skills pending
 	s.loading.Store(nil)
 	close(s.ready)
 	return nil
@@ -464,23 +475,29 @@ func (s *Server) loadingMessage() string {
 	return ""
 }
 
-// WaitReady waits until the first catalog is loaded (at once when New
-// loaded it itself; after the first clone of a git source otherwise), ctx
-// ends (its error), or the server is closed.
+// WaitReady waits until the server is ready, as its readiness reports it:
+// the first catalog is loaded (at once when New loaded it itself; after the
+// first clone of a git source otherwise) and its skills are scanned (at once
+// when the build scanned them; after the background scan of a large catalog
+// the scanner never saw otherwise). It returns ctx's error when ctx ends
+// first, and an error when the server is closed.
 func (s *Server) WaitReady(ctx context.Context) error {
-	select {
-	case <-s.ready:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-s.closeCh:
-		return errors.New("skillsd: server is closed")
+	for _, ch := range []chan struct{}{s.ready, s.scanned} {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-s.closeCh:
+			return errors.New("skillsd: server is closed")
+		}
 	}
+	return nil
 }
 
 // setReady sets the readiness the health service reports: for the overall
 // server ("") and for the name of every skills.v1 service, SERVING once the
-// catalog is loaded, NOT_SERVING before (during a first clone). Liveness
+// catalog is loaded and its skills scanned, NOT_SERVING before (during a
+// first clone, or the first background scan: setLoaded, firstScanDone). Liveness
 // (healthz.LivenessService) is apart: it stays SERVING until the server
 // stops.
 func (s *Server) setReady(ready bool) {
@@ -554,12 +571,13 @@ func (s *Server) rebuild(ctx context.Context) error {
 // rebuildLocked is rebuild for a caller holding buildMu. Files that did not
 // change are taken from the snapshot being served.
 func (s *Server) rebuildLocked(ctx context.Context) error {
-	snap, err := catalog.Build(ctx, s.roots, catalog.Options{Logger: s.log, Previous: s.store.Current(), Scan: s.scanner})
+	snap, err := catalog.Build(ctx, s.roots, s.buildOptions(nil))
 	if err != nil {
 		return fmt.Errorf("loading the catalog: %w", err)
 	}
 	s.swapIfChanged(snap)
 	s.flushScans()
+	s.scanLater()
 	return nil
 }
 

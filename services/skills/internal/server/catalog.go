@@ -136,7 +136,7 @@ func (s *Service) ListDiagnostics(ctx context.Context, req *skillsv1.ListDiagnos
 			}
 			resp.Findings = append(resp.Findings, f)
 		}
-		if sk.Quarantined() {
+		if sk.Quarantined() && !sk.ScanPending() { // pending: the scan-pending diagnostic
 			resp.Quarantined = append(resp.Quarantined, &skillsv1.QuarantinedSkill{
 				SkillPath: sk.Path, Source: sk.Source.Name, Reason: catalog.QuarantineReason(sk, s.policy()), ContentDigest: sk.Digest,
 			})

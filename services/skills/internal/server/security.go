@@ -28,8 +28,15 @@ func (s *Service) policy() scan.Policy {
 	return s.opts.Scanner.Policy()
 }
 
-// quarantined is the error for a request naming a quarantined skill.
+// quarantined is the error for a request naming a quarantined skill. A
+// skill that waits for its first security scan is still loading, as far as
+// callers can tell: UNAVAILABLE with the reason CATALOG_LOADING (and
+// metadata scan "pending"), whose message says to retry in a moment.
 func (s *Service) quarantined(sk *catalog.Skill) error {
+	if sk.ScanPending() {
+		return failure.New(failure.Unavailable, ReasonCatalogLoading, "%s", catalog.PendingReason(sk)).
+			With("skill_path", sk.Path).With("scan", "pending")
+	}
 	var rules []string
 	for _, f := range sk.Security.Blocking(s.policy()) {
 		if !contains(rules, f.Rule) {
@@ -99,7 +106,7 @@ func (s *Service) securityStatus(snap *catalog.Snapshot) *skillsv1.SecurityStatu
 		if !s.opts.Filter.Enabled(sk) {
 			continue
 		}
-		if sk.Quarantined() {
+		if sk.Quarantined() && !sk.ScanPending() {
 			st.QuarantinedCount++
 		}
 		for _, f := range sk.Security.Findings {

@@ -1,0 +1,145 @@
+package skillsd
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/skillsd/skillsd/services/skills/internal/catalog"
+)
+
+// The first security scan of skills the scanner never saw costs about ten
+// times a catalog build, so it is kept off the build (catalog.Options.
+// DeferScan): a build answers the skills whose scan is cached and leaves the
+// others pending — not served on any surface, as if quarantined, with a
+// scan-pending diagnostic — and the server scans them in the background,
+// then rebuilds so that the verdicts are swapped in (the swap notifies the
+// change streams). Readiness (gRPC health, /readyz) waits for the first such
+// scan; liveness does not, and catalog reads answer at once with the skills
+// already scanned.
+
+// scanWorkers is how many skills the background scan scans at once: all
+// cores but one, so that serving keeps a core while the scan runs.
+func scanWorkers() int { return max(1, runtime.GOMAXPROCS(0)-1) }
+
+// buildOptions are the options of every catalog build of the server: the
+// files that did not change taken from the catalog served, the paths that
+// changed (nil: any), and a large first scan deferred.
+func (s *Server) buildOptions(dirty []string) catalog.Options {
+	return catalog.Options{Logger: s.log, Previous: s.store.Current(), Dirty: dirty, Scan: s.scanner, DeferScan: true}
+}
+
+// scanLater starts the background scan when the catalog served leaves skills
+// pending. Only one runs at a time: while it runs, a new catalog with pending
+// skills makes it go round once more. It does nothing before the background
+// work started (load calls it then) or after it stopped.
+func (s *Server) scanLater() {
+	snap := s.store.Current()
+	pending := snap != nil && snap.Stats().ScanPending > 0
+	f := &s.fresh
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.bg == nil || f.bg.Err() != nil {
+		return
+	}
+	if f.scanning {
+		f.scanAgain = f.scanAgain || pending
+		return
+	}
+	if !pending {
+		s.firstScanDone()
+		return
+	}
+	f.scanning = true
+	ctx := f.bg
+	f.wg.Go(func() { s.scanLoop(ctx) })
+}
+
+// scanLoop scans the pending skills until none is left to scan, or ctx ends
+// (the server stops).
+func (s *Server) scanLoop(ctx context.Context) {
+	f := &s.fresh
+	for {
+		if err := s.scanRound(ctx); err != nil && ctx.Err() == nil {
+			s.log.Warn("the background security scan failed; the skills it did not scan stay unserved until the next rebuild", "error", err)
+		}
+		f.mu.Lock()
+		if f.scanAgain && ctx.Err() == nil {
+			f.scanAgain = false
+			f.mu.Unlock()
+			continue
+		}
+		f.scanning, f.scanAgain = false, false
+		f.mu.Unlock()
+		if ctx.Err() == nil {
+			s.firstScanDone()
+		}
+		return
+	}
+}
+
+// scanRound scans the skills the catalog served leaves pending, then
+// rebuilds it so that their verdicts are served, until nothing is pending or
+// a round scans nothing new (what then stays pending does not wait for a
+// scan: a rebuild the shrink guard refused, say; the next rebuild retries).
+func (s *Server) scanRound(ctx context.Context) error {
+	for i := 0; ; i++ {
+		snap := s.store.Current()
+		if snap == nil || snap.Stats().ScanPending == 0 {
+			return nil
+		}
+		start, pending := time.Now(), snap.Stats().ScanPending
+		n, err := catalog.ScanPending(ctx, snap, s.scanner, scanWorkers())
+		if err != nil {
+			return err
+		}
+		if n == 0 && i > 0 {
+			return nil
+		}
+		s.flushScans()
+		if err := s.rebuildScanned(ctx); err != nil {
+			return err
+		}
+		after := s.store.Current()
+		s.log.Info("security scan done in the background", "scanned", n, "pending_before", pending,
+			"pending_now", after.Stats().ScanPending, "quarantined", after.Stats().Quarantined,
+			"generation", after.Generation(), "took", time.Since(start).Round(time.Millisecond))
+	}
+}
+
+// rebuildScanned rebuilds the catalog after a background scan (the new
+// catalog answers the scanned skills from the cache) and swaps it in.
+func (s *Server) rebuildScanned(ctx context.Context) error {
+	s.buildMu.Lock()
+	defer s.buildMu.Unlock()
+	snap, err := catalog.Build(ctx, s.roots, s.buildOptions(nil))
+	if err != nil {
+		return fmt.Errorf("loading the catalog: %w", err)
+	}
+	s.swapIfChanged(snap)
+	s.flushScans()
+	return nil
+}
+
+// firstScanDone records that the first catalog's skills are all scanned (or
+// that the first background scan ended): readiness may now report SERVING,
+// and WaitReady returns.
+func (s *Server) firstScanDone() {
+	s.scannedOnce.Do(func() {
+		close(s.scanned)
+		s.readyMu.Lock()
+		defer s.readyMu.Unlock()
+		s.isScanned = true
+		s.setReady(s.isLoaded && s.isScanned)
+	})
+}
+
+// setLoaded records that the first catalog is loaded: readiness reports
+// SERVING once its first scan is done too.
+func (s *Server) setLoaded() {
+	s.readyMu.Lock()
+	defer s.readyMu.Unlock()
+	s.isLoaded = true
+	s.setReady(s.isLoaded && s.isScanned)
+}
