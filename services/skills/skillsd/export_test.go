@@ -15,3 +15,8 @@ func HoldRefresh(s *Server) (release func(), ok bool) {
 // RefreshInterval is the interval of s's periodic refresh of git sources
 // (refresh.enabled, refresh.interval_minutes); 0 is off.
 func RefreshInterval(s *Server) time.Duration { return s.fresh.interval }
+
+// GateScans makes each round of the background security scan of the server
+// made with opts wait until gate receives or is closed: tests use it to look
+// at the catalog while skills wait for their first scan.
+func GateScans(opts *Options, gate <-chan struct{}) { opts.scanGate = gate }

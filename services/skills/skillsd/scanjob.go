@@ -89,6 +89,13 @@ func (s *Server) scanRound(ctx context.Context) error {
 		if snap == nil || snap.Stats().ScanPending == 0 {
 			return nil
 		}
+		if g := s.opts.scanGate; g != nil {
+			select {
+			case <-g:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
 		start, pending := time.Now(), snap.Stats().ScanPending
 		n, err := catalog.ScanPending(ctx, snap, s.scanner, scanWorkers())
 		if err != nil {

@@ -128,6 +128,10 @@ type Options struct {
 	// service on a network listener. The zero value logs calls at debug
 	// level only, as a gateway's in-process calls and stdio MCP want.
 	AccessLog bool
+
+	// scanGate, when set (tests, GateScans), holds each round of the
+	// background security scan until it receives or is closed.
+	scanGate <-chan struct{}
 }
 
 // Server is a ready catalog and the gRPC server that serves it.
