@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -21,12 +22,20 @@ import (
 //	go test -run XXX -bench 'Scan' -benchtime 10x -count 5 ./internal/catalog/
 //
 // BenchmarkScanBaseline is a cold build without scanning; BenchmarkScanCold
-// a cold build with a scanner that never saw the corpus; BenchmarkScanRestart
+// a cold build with a scanner that never saw the corpus; BenchmarkScanDeferred
+// the same in deferred mode (Options.DeferScan: what a server's start pays),
+// and BenchmarkScanBackground the first scan it leaves to the background
+// (ScanPending, then the build that serves the verdicts); BenchmarkScanRestart
 // a cold build by a new scanner that reads back the scans a previous process
 // kept in its state folder (a restart); BenchmarkScanRebuild a rebuild when
 // nothing changed (the in-memory cache answers).
 
 func benchBuilds(b *testing.B, scanner func() *scan.Scanner, prev func() *Snapshot) {
+	benchBuildsWith(b, scanner, prev, false)
+}
+
+// benchBuildsWith is benchBuilds, with deferScan as Options.DeferScan.
+func benchBuildsWith(b *testing.B, scanner func() *scan.Scanner, prev func() *Snapshot, deferScan bool) {
 	root := corpusRoot(b)
 	ctx := b.Context()
 	if _, err := Build(ctx, []*source.Root{root}, Options{}); err != nil { // warm the page cache
@@ -36,7 +45,7 @@ func benchBuilds(b *testing.B, scanner func() *scan.Scanner, prev func() *Snapsh
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		opts := Options{}
+		opts := Options{DeferScan: deferScan}
 		if scanner != nil {
 			opts.Scan = scanner()
 		}
@@ -67,6 +76,49 @@ func BenchmarkScanBaseline(b *testing.B) { benchBuilds(b, nil, nil) }
 
 func BenchmarkScanCold(b *testing.B) {
 	benchBuilds(b, func() *scan.Scanner { return newBenchScanner(b, "") }, nil)
+}
+
+func BenchmarkScanDeferred(b *testing.B) {
+	benchBuildsWith(b, func() *scan.Scanner { return newBenchScanner(b, "") }, nil, true)
+}
+
+// BenchmarkScanBackground is the work a deferred cold build leaves to the
+// background: ScanPending over every skill of the corpus with
+// GOMAXPROCS-1 workers (at least 1, as skillsd runs it), then the rebuild
+// that answers them from the cache. The deferred build itself is outside
+// the timing.
+func BenchmarkScanBackground(b *testing.B) {
+	root := corpusRoot(b)
+	ctx := b.Context()
+	workers := max(1, runtime.GOMAXPROCS(0)-1)
+	var cpu time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		sc := newBenchScanner(b, "")
+		snap, err := Build(ctx, []*source.Root{root}, Options{Scan: sc, DeferScan: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if snap.Stats().ScanPending != snap.Len() {
+			b.Fatalf("%d of %d skills pending", snap.Stats().ScanPending, snap.Len())
+		}
+		c0 := cpuTime()
+		b.StartTimer()
+		if _, err := ScanPending(ctx, snap, sc, workers); err != nil {
+			b.Fatal(err)
+		}
+		after, err := Build(ctx, []*source.Root{root}, Options{Scan: sc, DeferScan: true, Previous: snap})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		cpu += cpuTime() - c0
+		if after.Stats().ScanPending != 0 {
+			b.Fatalf("%d skills still pending after the background scan", after.Stats().ScanPending)
+		}
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 }
 
 // restartCache is the cache file of BenchmarkScanRestart, written once per
