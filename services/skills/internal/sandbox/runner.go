@@ -124,7 +124,7 @@ func (r *Runner) Isolation() Isolation {
 // probed returns the host's features, probing them on first use.
 func (r *Runner) probed() *host {
 	r.hostOnce.Do(func() {
-		r.host = probeHost(r.opts.TempDir)
+		r.host = hostFeatures(r.opts.TempDir)
 		iso, _ := r.host.plan(false)
 		if len(iso.Missing) == 0 {
 			r.log.Info("scripts and commands are isolated by the kernel", "protections", strings.Join(iso.InForce, ","))
@@ -134,6 +134,31 @@ func (r *Runner) probed() *host {
 			"in_force", strings.Join(iso.InForce, ","), "missing", iso.missingText(), "require_isolation", r.opts.RequireIsolation)
 	})
 	return &r.host
+}
+
+// hostProbe is what the kernel under this process offers: a property of the
+// host (and of whether the binary has the helper hook), probed once per
+// process however many Runners it makes, since each probe starts two
+// processes. Index 1 is the answer with the hook, 0 without.
+var hostProbe struct {
+	mu    sync.Mutex
+	done  [2]bool
+	hosts [2]host
+}
+
+// hostFeatures probes the host on the first call (tempDir is where the
+// probe may write) and returns the same answer on every later one.
+func hostFeatures(tempDir string) host {
+	i := 0
+	if hooked.Load() {
+		i = 1
+	}
+	hostProbe.mu.Lock()
+	defer hostProbe.mu.Unlock()
+	if !hostProbe.done[i] {
+		hostProbe.hosts[i], hostProbe.done[i] = probeHost(tempDir), true
+	}
+	return hostProbe.hosts[i]
 }
 
 // start runs j to its end and returns what happened, with the isolation it
