@@ -2,6 +2,7 @@ package skillsd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"time"
@@ -149,4 +150,27 @@ func (s *Server) setLoaded() {
 	defer s.readyMu.Unlock()
 	s.isLoaded = true
 	s.setReady(s.isLoaded && s.isScanned)
+}
+
+// WaitScanned waits until the first background security scan is done (at
+// once when there is none), ctx ends (its error), or the server is closed.
+// It returns at once while the first catalog still loads (a first clone):
+// calls are then refused as loading, which is the better answer. An
+// embedded gateway whose host reads the catalog once and trusts it (an MCP
+// host over stdio) holds its calls with it rather than answer without the
+// skills that wait for their scan.
+func (s *Server) WaitScanned(ctx context.Context) error {
+	select {
+	case <-s.ready:
+	default:
+		return nil
+	}
+	select {
+	case <-s.scanned:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-s.closeCh:
+		return errors.New("skillsd: server is closed")
+	}
 }

@@ -406,7 +406,9 @@ func startEmbedded(ctx context.Context, o options, getenv func(string) string, l
 		return service{}, fmt.Errorf("starting the embedded skills service: %w", err)
 	}
 	return service{
-		dial:           func(opts ...grpc.DialOption) (*grpc.ClientConn, error) { return srv.DialTrusted(ctx, opts...) },
+		dial: func(opts ...grpc.DialOption) (*grpc.ClientConn, error) {
+			return srv.DialTrusted(ctx, append(opts, grpc.WithChainUnaryInterceptor(waitScanned(srv)))...)
+		},
 		ready:          []any{"embedded skills service ready", "took", time.Since(start).Round(time.Millisecond)},
 		close:          func() { _ = srv.Close() },
 		setClientRoots: srv.SetClientRoots,
@@ -414,6 +416,22 @@ func startEmbedded(ctx context.Context, o options, getenv func(string) string, l
 		guard:          srv.Guard,
 		http:           func() (skillsd.MCPHTTPSettings, error) { return srv.MCPHTTP(), nil },
 	}, nil
+}
+
+// waitScanned holds the calls to the embedded service, but its health
+// checks (the probes), until the first security scan of a catalog it never
+// saw is done: an MCP host reads the list of skills once and trusts it, so
+// it should not be told of a catalog without the skills that wait for their
+// scan. A start whose skills are all in the scan cache does not wait.
+func waitScanned(srv *skillsd.Server) grpc.UnaryClientInterceptor {
+	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		if !strings.HasPrefix(method, "/grpc.health.v1.Health/") {
+			if err := srv.WaitScanned(ctx); err != nil {
+				return err
+			}
+		}
+		return invoker(ctx, method, req, reply, cc, opts...)
+	}
 }
 
 // dialRemote prepares the connection to the skillsd at o.server.
