@@ -202,3 +202,32 @@ func TestDeferScanInherits(t *testing.T) {
 		t.Errorf("reason %q does not name the root", r)
 	}
 }
+
+// TestScanPendingVerifiesContent: a file that changes between the build and
+// the background scan is not scanned under the digest the build recorded
+// (which would let content hashed as malicious be cached with a clean
+// scan); once it is back, the next build scans it and quarantines it.
+func TestScanPendingVerifiesContent(t *testing.T) {
+	dir := manySkills(t, DeferScanSkills+4)
+	root := localRoot("skills", dir)
+	sc := newScanner(t)
+	snap := deferred(t, root, sc, nil)
+	script := filepath.Join(dir, "cleaner", "clean.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho tidy\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n, err := ScanPending(t.Context(), snap, sc, 2)
+	if err != nil || n != DeferScanSkills+4 {
+		t.Fatalf("ScanPending = %d, %v; want %d (all but the changed skill)", n, err, DeferScanSkills+4)
+	}
+	if _, ok := sc.Cached(scanInput(snap.Get("cleaner"))); ok {
+		t.Fatal("the changed skill was cached under the digest of its content before the change")
+	}
+	if err := os.WriteFile(script, []byte(wipeScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	after := deferred(t, root, sc, snap)
+	if sk := after.Get("cleaner"); sk == nil || !sk.Quarantined() || sk.ScanPending() {
+		t.Errorf("cleaner, malicious again: not quarantined (pending %v)", sk != nil && sk.ScanPending())
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"path"
@@ -100,7 +101,15 @@ func (b *builder) scanSkills(ctx context.Context, workers int, sc *scan.Scanner,
 					return
 				}
 				sk := todo[n]
-				sk.Security = sc.Check(ctx, scanInput(sk))
+				in, ok := verifiedInput(sk, sc.MaxFileBytes())
+				if !ok {
+					// A file changed since the build hashed it: scan what
+					// is there now, which is what would be served, and
+					// keep it out of the cache (its digest is not known).
+					in = scanInput(sk)
+					in.Digest = ""
+				}
+				sk.Security = sc.Check(ctx, in)
 				sk.data = nil
 			}
 		})
@@ -233,17 +242,16 @@ func deferScans(skills []*Skill, sc *scan.Scanner, prev *Snapshot) []*Skill {
 // It returns how many skills it scanned, and ctx's error when ctx ended
 // first. It changes nothing in snap.
 func ScanPending(ctx context.Context, snap *Snapshot, sc *scan.Scanner, workers int) (int, error) {
-	var todo []*scan.Skill
+	var todo []*Skill
 	for _, sk := range snap.skills {
 		if !sk.pending || sk.Security.Quarantined {
 			continue
 		}
-		in := scanInput(sk)
-		if _, ok := sc.Cached(in); !ok {
-			todo = append(todo, in)
+		if _, ok := sc.Cached(scanInput(sk)); !ok {
+			todo = append(todo, sk)
 		}
 	}
-	var next atomic.Int64
+	var next, scanned atomic.Int64
 	var wg sync.WaitGroup
 	for range min(max(workers, 1), max(len(todo), 1)) {
 		wg.Go(func() {
@@ -252,7 +260,12 @@ func ScanPending(ctx context.Context, snap *Snapshot, sc *scan.Scanner, workers 
 				if n >= len(todo) {
 					return
 				}
-				sc.Scan(ctx, todo[n])
+				// A skill whose files changed since snap was built is left:
+				// the rebuild its change brings gives it a new digest.
+				if in, ok := verifiedInput(todo[n], sc.MaxFileBytes()); ok {
+					sc.Scan(ctx, in)
+					scanned.Add(1)
+				}
 			}
 		})
 	}
@@ -260,7 +273,78 @@ func ScanPending(ctx context.Context, snap *Snapshot, sc *scan.Scanner, workers 
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	return len(todo), nil
+	return int(scanned.Load()), nil
+}
+
+// verifiedInput is scanInput with the content of the skill file and of every
+// companion file read here, once, and checked against the digests the build
+// recorded (sk.Digest is made of them): the scanner then scans exactly the
+// content its cache entry names, however the files change meanwhile. Of each
+// file it keeps what the scanner reads (maxBytes+1 bytes of a text file, 512
+// of a binary one), so one skill at a time is held. False when a file cannot
+// be read or no longer has its digest.
+func verifiedInput(sk *Skill, maxBytes int64) (*scan.Skill, bool) {
+	in := scanInput(sk)
+	buf := make([]byte, hashBufSize)
+	if in.SkillData == nil {
+		data, ok := readVerified(sk.File, sk.fileDigest, -1, buf)
+		if !ok {
+			return nil, false
+		}
+		in.SkillData = data
+	} else if sk.fileDigest == "" || fileDigest(in.SkillData) != sk.fileDigest {
+		return nil, false
+	}
+	if sk.Dir == "" {
+		return in, true
+	}
+	for i := range in.Files {
+		f := &in.Files[i]
+		keep := int64(512)
+		if f.Text {
+			keep = maxBytes + 1
+		}
+		data, ok := readVerified(filepath.Join(sk.Dir, filepath.FromSlash(f.Path)), sk.Files[i].Digest, keep, buf)
+		if !ok {
+			return nil, false
+		}
+		f.Data = data
+	}
+	return in, true
+}
+
+// readVerified reads a file through the confined opener and reports whether
+// its whole content has the digest want; it returns the first keep bytes
+// (all of them when keep < 0), never nil when ok. buf is its read buffer.
+func readVerified(name, want string, keep int64, buf []byte) ([]byte, bool) {
+	if want == "" {
+		return nil, false
+	}
+	f, err := confine.OpenResolved(name)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	h := sha256.New()
+	kept := []byte{}
+	for {
+		n, err := f.Read(buf)
+		if n > 0 {
+			h.Write(buf[:n])
+			if keep < 0 {
+				kept = append(kept, buf[:n]...)
+			} else if room := keep - int64(len(kept)); room > 0 {
+				kept = append(kept, buf[:min(int64(n), room)]...)
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, false
+		}
+	}
+	return kept, "sha256:"+hex.EncodeToString(h.Sum(nil)) == want
 }
 
 // QuarantineReason says in one sentence why a quarantined skill is not

@@ -96,6 +96,11 @@ type File struct {
 	Size int64
 	// Text is false for binary files.
 	Text bool
+	// Data, when not nil, is the file's content as the caller read it: at
+	// least MaxFileBytes+1 bytes of a text file when it has them (what is
+	// beyond MaxFileBytes is not scanned), at least its first 512 bytes for
+	// a binary file. Nil: the scanner reads the file through Options.Open.
+	Data []byte
 }
 
 // Options configure a Scanner. The zero value uses the built-in rules, the
@@ -299,6 +304,9 @@ func errTooManyAtoms(n int) error {
 
 // Rules returns the loaded rules, in file order.
 func (s *Scanner) Rules() []*Rule { return slices.Clone(s.set.rules) }
+
+// MaxFileBytes is how much of each file is scanned (Options.MaxFileBytes).
+func (s *Scanner) MaxFileBytes() int64 { return s.max }
 
 // Policy returns the scanner's policy.
 func (s *Scanner) Policy() Policy { return s.policy }
@@ -513,15 +521,21 @@ func (j *job) run(ctx context.Context) {
 		}
 		abs := sk.Dir + string(os.PathSeparator) + strings.ReplaceAll(f.Path, "/", string(os.PathSeparator))
 		if !f.Text {
-			head, err := j.readHead(abs, 512)
+			head, err := f.Data[:min(len(f.Data), 512)], error(nil)
+			if f.Data == nil {
+				head, err = j.readHead(abs, 512)
+			}
 			if err == nil {
 				j.files = append(j.files, &fileText{rel: rel, path: f.Path, binary: head})
 			}
 			continue
 		}
-		data, err := j.read(abs)
-		if err != nil {
-			continue
+		data := f.Data
+		if data == nil {
+			var err error
+			if data, err = j.read(abs); err != nil {
+				continue
+			}
 		}
 		ft := &fileText{rel: rel, path: f.Path, truncated: int64(len(data)) > j.s.max}
 		if ft.truncated {
