@@ -150,10 +150,29 @@ const builtinPrefix = "builtin:"
 
 // Scanner scans skills. It is safe for concurrent use.
 type Scanner struct {
-	set    ruleSet
+	// engine is the compiled rules, shared by the Scanners of the process
+	// that load only the built-in ones.
+	*engine
 	policy Policy
 	open   func(string) (io.ReadCloser, error)
 	max    int64
+
+	cache cache
+	// cacheFile and rulesPrint: see Options.CacheFile; flushMu serialises
+	// Flush.
+	cacheFile  string
+	rulesPrint string
+	flushMu    sync.Mutex
+}
+
+// engine is a set of rules in its compiled form, never changed once built:
+// the rules, the prefilters of their patterns and the automaton over the
+// prefilters' atoms.
+type engine struct {
+	set ruleSet
+	// sources are the rule files' contents, in load order (the cache's
+	// fingerprint).
+	sources [][]byte
 
 	// ac is the prefilter over atoms, built on the first scan that needs
 	// it (acOnce): a start whose skills all come from the cache builds none.
@@ -167,13 +186,16 @@ type Scanner struct {
 	// atoms are the automaton's strings, by id.
 	anchors [][]*anchor
 	atoms   []string
+}
 
-	cache cache
-	// cacheFile and rulesPrint: see Options.CacheFile; flushMu serialises
-	// Flush.
-	cacheFile  string
-	rulesPrint string
-	flushMu    sync.Mutex
+// builtinEngine is the engine of the built-in rules alone, compiled once per
+// process: a server that makes a new Scanner when its configuration changes
+// (and a test binary that starts hundreds of servers) reads and compiles the
+// embedded rules once.
+var builtinEngine struct {
+	once sync.Once
+	eng  *engine
+	err  error
 }
 
 // New loads the built-in rules and opts.RuleFiles and checks every rule
@@ -186,58 +208,73 @@ func New(opts Options) (*Scanner, error) {
 	if s.max <= 0 {
 		s.max = DefaultMaxFileBytes
 	}
-	names, err := fs.Glob(builtin, "rules/*.rules")
-	if err != nil {
-		return nil, err
-	}
-	slices.Sort(names)
-	var sources [][]byte
-	for _, n := range names {
-		data, err := builtin.ReadFile(n)
+	if len(opts.RuleFiles) == 0 {
+		builtinEngine.once.Do(func() { builtinEngine.eng, builtinEngine.err = newEngine(nil, nil) })
+		if builtinEngine.err != nil {
+			return nil, builtinEngine.err
+		}
+		s.engine = builtinEngine.eng
+	} else {
+		eng, err := newEngine(opts.RuleFiles, s.open)
 		if err != nil {
 			return nil, err
 		}
-		if err := parseRules(&s.set, builtinPrefix+path.Base(n), data); err != nil {
-			return nil, err
-		}
-		sources = append(sources, data)
-	}
-	for _, f := range opts.RuleFiles {
-		data, err := readLimited(s.open, f, maxRuleFileSize)
-		if err != nil {
-			return nil, fmt.Errorf("security.rules: %w", err)
-		}
-		if err := parseRules(&s.set, f, data); err != nil {
-			return nil, fmt.Errorf("security.rules: %w", err)
-		}
-		sources = append(sources, data)
-	}
-	if s.set.docs.within == 0 {
-		s.set.docs.within = 6
-	}
-	if err := s.compile(); err != nil {
-		return nil, err
-	}
-	if len(opts.RuleFiles) > 0 {
+		s.engine = eng
 		// A company's rules are proven at start: the prefilter must hold
-		// their atoms (selfTest then scans their examples). The built-in
+		// their atoms, and selfTest scans their examples. The built-in
 		// rules are proven by the package's tests, so without rule files
 		// the prefilter waits for the first scan.
 		if s.automaton() == nil {
 			return nil, errTooManyAtoms(len(s.atoms))
 		}
-	}
-	if err := s.selfTest(); err != nil {
-		return nil, err
+		if err := s.selfTest(); err != nil {
+			return nil, err
+		}
 	}
 	if err := opts.Policy.validate(s); err != nil {
 		return nil, err
 	}
-	s.rulesPrint = s.fingerprint(sources)
+	s.rulesPrint = s.fingerprint(s.sources)
 	if s.cacheFile != "" {
 		s.loadCache()
 	}
 	return s, nil
+}
+
+// newEngine reads and compiles the built-in rules and the rule files (read
+// with open).
+func newEngine(ruleFiles []string, open func(string) (io.ReadCloser, error)) (*engine, error) {
+	e := &engine{}
+	names, err := fs.Glob(builtin, "rules/*.rules")
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		data, err := builtin.ReadFile(n)
+		if err != nil {
+			return nil, err
+		}
+		if err := parseRules(&e.set, builtinPrefix+path.Base(n), data); err != nil {
+			return nil, err
+		}
+		e.sources = append(e.sources, data)
+	}
+	for _, f := range ruleFiles {
+		data, err := readLimited(open, f, maxRuleFileSize)
+		if err != nil {
+			return nil, fmt.Errorf("security.rules: %w", err)
+		}
+		if err := parseRules(&e.set, f, data); err != nil {
+			return nil, fmt.Errorf("security.rules: %w", err)
+		}
+		e.sources = append(e.sources, data)
+	}
+	if e.set.docs.within == 0 {
+		e.set.docs.within = 6
+	}
+	e.compile()
+	return e, nil
 }
 
 // prefilter is what a pattern needs from a text: one atom of each set (by
@@ -245,8 +282,9 @@ func New(opts Options) (*Scanner, error) {
 // text).
 type prefilter struct{ sets [][]int32 }
 
-// compile builds the automaton over every atom of every pattern.
-func (s *Scanner) compile() error {
+// compile builds the prefilters and anchors of every pattern; the automaton
+// over their atoms waits for the first scan (automaton).
+func (s *engine) compile() {
 	ids := map[string]int32{}
 	var atoms []string
 	idsOf := func(list []string) []int32 {
@@ -288,12 +326,11 @@ func (s *Scanner) compile() error {
 		s.alsoAtoms = append(s.alsoAtoms, a)
 	}
 	s.atoms = atoms
-	return nil
 }
 
 // automaton returns the prefilter over s.atoms, building it once; nil when
 // the atoms need more states than it can have (New refuses such rule files).
-func (s *Scanner) automaton() *automaton {
+func (s *engine) automaton() *automaton {
 	s.acOnce.Do(func() { s.ac = newAutomaton(s.atoms) })
 	return s.ac
 }
