@@ -750,7 +750,13 @@ func TestConfigAudit(t *testing.T) {
 			t.Errorf("config key %s has no case in configAudit (audit_test.go): add one that proves what it changes", key)
 			continue
 		}
-		t.Run(key, func(t *testing.T) { check(t, a) })
+		t.Run(key, func(t *testing.T) {
+			// Each case starts its own servers in its own folders: they
+			// run side by side (most of their time is spent waiting on
+			// scripts and start-up, not computing).
+			t.Parallel()
+			check(t, a)
+		})
 	}
 	for key := range securityAudit {
 		if !slices.Contains(keys, key) {
