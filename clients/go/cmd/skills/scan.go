@@ -9,6 +9,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 
@@ -86,9 +87,14 @@ func scanCmd(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		if sec := st.GetSecurity(); sec == nil || !sec.GetEnabled() {
 			return errors.New("scan: the server does not scan skills (it is older than this client)")
 		}
-		diags, err := c.Diagnostics(ctx, skillsclient.DiagnosticsOptions{})
+		diags, waited, err := scannedDiagnostics(ctx, c, e.stderr)
 		if err != nil {
-			return fmt.Errorf("scan: %w", describe(err))
+			return err
+		}
+		if waited { // the counts of the status changed with the scan
+			if st, err = c.Status(ctx); err != nil {
+				return fmt.Errorf("scan: %w", describe(err))
+			}
 		}
 		findings := diags.GetFindings()
 		sort.SliceStable(findings, func(i, j int) bool {
@@ -124,6 +130,51 @@ func scanCmd(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			return fmt.Errorf("scan: %s at or above %s", plural(failing, "finding"), findingSeverityName(threshold))
 		}
 		return nil
+	}
+}
+
+// codeScanPending is the diagnostic of skills that wait for their first
+// security scan on the server (it scans a large catalog it never saw in the
+// background, and serves them only then).
+const codeScanPending = "scan-pending"
+
+// scanPendingWait bounds how long scan waits for the server's first scan.
+const scanPendingWait = 2 * time.Minute
+
+// scannedDiagnostics returns the server's diagnostics once no skill waits for
+// its first scan: findings read before would be incomplete, and a gate
+// (--fail-on) would pass skills nobody scanned. It says on w that it waits
+// (and returns waited true), and fails when the scan does not end within
+// scanPendingWait.
+func scannedDiagnostics(ctx context.Context, c *skillsclient.Client, w io.Writer) (*skillsv1.ListDiagnosticsResponse, bool, error) {
+	deadline := time.Now().Add(scanPendingWait)
+	told := false
+	for {
+		diags, err := c.Diagnostics(ctx, skillsclient.DiagnosticsOptions{})
+		if err != nil {
+			return nil, told, fmt.Errorf("scan: %w", describe(err))
+		}
+		var pending []string
+		for _, d := range diags.GetDiagnostics() {
+			if d.GetCode() == codeScanPending {
+				pending = append(pending, d.GetMessage())
+			}
+		}
+		if len(pending) == 0 {
+			return diags, told, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, told, fmt.Errorf("scan: the server has not finished its first security scan after %v: %s", scanPendingWait, strings.Join(pending, "; "))
+		}
+		if !told {
+			fmt.Fprintf(w, "waiting for the server's first security scan: %s\n", strings.Join(pending, "; "))
+			told = true
+		}
+		select {
+		case <-ctx.Done():
+			return nil, told, ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
 	}
 }
 
