@@ -12,8 +12,6 @@ import (
 	"strings"
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
-
-	"github.com/skillsd/skillsd/clients/go/skillsclient"
 )
 
 func lintCmd(fs *flag.FlagSet) func(context.Context, *env, []string) error {
@@ -34,9 +32,16 @@ func lintCmd(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		if err != nil {
 			return fmt.Errorf("lint: %w", describe(err))
 		}
-		diags, err := c.Diagnostics(ctx, skillsclient.DiagnosticsOptions{})
+		// A server still scanning skills it never saw would pass them
+		// unlinted for security: wait for its first scan.
+		diags, waited, err := scannedDiagnostics(ctx, c, e.stderr, "lint")
 		if err != nil {
-			return fmt.Errorf("lint: %w", describe(err))
+			return err
+		}
+		if waited {
+			if st, err = c.Status(ctx); err != nil {
+				return fmt.Errorf("lint: %w", describe(err))
+			}
 		}
 		skills, routed, unserved := int(st.GetSkillCount()), int(st.GetRoutableCount()), int(st.GetUnservedCount())
 		errs, warns := int(diags.GetErrorCount()), int(diags.GetWarningCount())

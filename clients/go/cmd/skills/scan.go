@@ -87,7 +87,7 @@ func scanCmd(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		if sec := st.GetSecurity(); sec == nil || !sec.GetEnabled() {
 			return errors.New("scan: the server does not scan skills (it is older than this client)")
 		}
-		diags, waited, err := scannedDiagnostics(ctx, c, e.stderr)
+		diags, waited, err := scannedDiagnostics(ctx, c, e.stderr, "scan")
 		if err != nil {
 			return err
 		}
@@ -145,14 +145,14 @@ const scanPendingWait = 2 * time.Minute
 // its first scan: findings read before would be incomplete, and a gate
 // (--fail-on) would pass skills nobody scanned. It says on w that it waits
 // (and returns waited true), and fails when the scan does not end within
-// scanPendingWait.
-func scannedDiagnostics(ctx context.Context, c *skillsclient.Client, w io.Writer) (*skillsv1.ListDiagnosticsResponse, bool, error) {
+// scanPendingWait; cmd names the command in errors.
+func scannedDiagnostics(ctx context.Context, c *skillsclient.Client, w io.Writer, cmd string) (*skillsv1.ListDiagnosticsResponse, bool, error) {
 	deadline := time.Now().Add(scanPendingWait)
 	told := false
 	for {
 		diags, err := c.Diagnostics(ctx, skillsclient.DiagnosticsOptions{})
 		if err != nil {
-			return nil, told, fmt.Errorf("scan: %w", describe(err))
+			return nil, told, fmt.Errorf("%s: %w", cmd, describe(err))
 		}
 		var pending []string
 		for _, d := range diags.GetDiagnostics() {
@@ -164,7 +164,7 @@ func scannedDiagnostics(ctx context.Context, c *skillsclient.Client, w io.Writer
 			return diags, told, nil
 		}
 		if time.Now().After(deadline) {
-			return nil, told, fmt.Errorf("scan: the server has not finished its first security scan after %v: %s", scanPendingWait, strings.Join(pending, "; "))
+			return nil, told, fmt.Errorf("%s: the server has not finished its first security scan after %v: %s", cmd, scanPendingWait, strings.Join(pending, "; "))
 		}
 		if !told {
 			fmt.Fprintf(w, "waiting for the server's first security scan: %s\n", strings.Join(pending, "; "))

@@ -50,7 +50,7 @@ func TestScanWaitsForFirstScan(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = conn.Close() })
 	var stderr bytes.Buffer
-	diags, waited, err := scannedDiagnostics(t.Context(), skillsclient.New(conn), &stderr)
+	diags, waited, err := scannedDiagnostics(t.Context(), skillsclient.New(conn), &stderr, "scan")
 	if err != nil {
 		t.Fatal(err)
 	}
