@@ -176,6 +176,12 @@ func writeFileTB(tb testing.TB, path, content string) {
 	}
 }
 
+// hugeText is the length of a "huge" fuzz string: four times the largest
+// bound any tool argument has (a search query's 16 KiB), so that every bound
+// is crossed, and no larger — each of these calls is encoded and decoded
+// several times on its way, which the race detector makes slow.
+const hugeText = 64 << 10
+
 // hostile derives the string a fuzz case sends from s and the mode's bits:
 // as is, as a traversal, absolute, with a NUL, or huge.
 func hostile(s string, mode uint8) string {
@@ -192,7 +198,7 @@ func hostile(s string, mode uint8) string {
 		if s == "" {
 			s = "é"
 		}
-		s = strings.Repeat(s, max(1, (256<<10)/len(s)))
+		s = strings.Repeat(s, max(1, hugeText/len(s)))
 	}
 	return s
 }

@@ -18,6 +18,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -435,25 +436,54 @@ func TestStdioCorpus(t *testing.T) {
 		t.Errorf("list_skills: got %d skills, want %d", got, want)
 	}
 	t.Logf("list_skills answer: %d bytes", len(text))
-	truncated := 0
-	for _, n := range all {
-		got, isErr, text := callJSON[loadAnswer](t, cs, "load_skill", map[string]any{"name": n.Path})
-		if isErr || got.SkillPath != n.Path {
-			t.Errorf("load_skill(%q): got %.300s", n.Path, text)
-			continue
+	// Every skill loads, by path and by its name in capitals: four calls
+	// in flight at a time, as a client may send them (the session answers
+	// each on its own).
+	var truncated atomic.Int64
+	load := func(name string) (loadAnswer, string, bool) {
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "load_skill", Arguments: map[string]any{"name": name}})
+		if err != nil {
+			t.Errorf("load_skill(%q): %v", name, err)
+			return loadAnswer{}, "", false
 		}
-		if got.Truncated {
-			truncated++
+		text := res.Content[0].(*mcp.TextContent).Text
+		var got loadAnswer
+		if res.IsError || json.Unmarshal([]byte(text), &got) != nil {
+			t.Errorf("load_skill(%q): got %.300s", name, text)
+			return loadAnswer{}, text, false
 		}
-		if len(text) > 200<<10 {
-			t.Errorf("load_skill(%q): answer of %d bytes", n.Path, len(text))
-		}
-		byName, isErr, text := callJSON[loadAnswer](t, cs, "load_skill", map[string]any{"name": strings.ToUpper(n.Name)})
-		if isErr || !strings.EqualFold(byName.Name, n.Name) {
-			t.Errorf("load_skill(%q) by name: got %.300s", strings.ToUpper(n.Name), text)
-		}
+		return got, text, true
 	}
-	t.Logf("loaded %d skills, %d truncated", len(all), truncated)
+	work := make(chan skillNode)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for n := range work {
+				got, text, ok := load(n.Path)
+				if !ok {
+					continue
+				}
+				if got.SkillPath != n.Path {
+					t.Errorf("load_skill(%q): got %.300s", n.Path, text)
+				}
+				if got.Truncated {
+					truncated.Add(1)
+				}
+				if len(text) > 200<<10 {
+					t.Errorf("load_skill(%q): answer of %d bytes", n.Path, len(text))
+				}
+				if byName, text, ok := load(strings.ToUpper(n.Name)); ok && !strings.EqualFold(byName.Name, n.Name) {
+					t.Errorf("load_skill(%q) by name: got %.300s", strings.ToUpper(n.Name), text)
+				}
+			}
+		})
+	}
+	for _, n := range all {
+		work <- n
+	}
+	close(work)
+	wg.Wait()
+	t.Logf("loaded %d skills, %d truncated", len(all), truncated.Load())
 }
 
 // TestHTTP serves over Streamable HTTP on a free port, checks the probes and an
