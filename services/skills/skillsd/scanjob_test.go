@@ -118,6 +118,17 @@ func TestFirstScanInBackground(t *testing.T) {
 		errorReason(err) != "CATALOG_LOADING" {
 		t.Errorf("GetSkill before the first scan: %v (reason %q); want UNAVAILABLE CATALOG_LOADING saying it waits for its scan", err, errorReason(err))
 	}
+	_, err = skillsv1.NewFileServiceClient(conn).ReadSkillFile(t.Context(), &skillsv1.ReadSkillFileRequest{SkillPath: "topic-03", File: "SKILL.md"})
+	if status.Code(err) != codes.Unavailable {
+		t.Errorf("ReadSkillFile before the first scan: %v; want UNAVAILABLE", err)
+	}
+	m, err := skillsv1.NewRoutingServiceClient(conn).MatchSkill(t.Context(), &skillsv1.MatchSkillRequest{Context: "polishing widget03 surfaces"})
+	if err != nil {
+		t.Fatalf("MatchSkill: %v", err)
+	}
+	if m.GetSkillPath() != "" || m.GetContent() != "" {
+		t.Errorf("MatchSkill before the first scan matched %q", m.GetSkillPath())
+	}
 	d, err := cat.ListDiagnostics(t.Context(), &skillsv1.ListDiagnosticsRequest{})
 	if err != nil {
 		t.Fatal(err)
@@ -148,6 +159,13 @@ func TestFirstScanInBackground(t *testing.T) {
 	}
 	if p := look(t, conn, "topic-03", "polishing widget03 surfaces"); !p.searched || !p.loaded {
 		t.Errorf("topic-03 after the first scan: %+v; want searched and loaded", p)
+	}
+	if _, err := skillsv1.NewFileServiceClient(conn).ReadSkillFile(t.Context(), &skillsv1.ReadSkillFileRequest{SkillPath: "topic-03", File: "SKILL.md"}); err != nil {
+		t.Errorf("ReadSkillFile after the first scan: %v", err)
+	}
+	m, err = skillsv1.NewRoutingServiceClient(conn).MatchSkill(t.Context(), &skillsv1.MatchSkillRequest{Context: "polishing widget03 surfaces"})
+	if err != nil || m.GetSkillPath() != "topic-03" {
+		t.Errorf("MatchSkill after the first scan: %q, %v; want topic-03", m.GetSkillPath(), err)
 	}
 	if p := look(t, conn, "cleaner", "freeing disk space cleaning caches"); p.searched || p.loaded || !p.refused || !p.listed {
 		t.Errorf("cleaner after the first scan: %+v; want refused as quarantined and listed so", p)
