@@ -193,9 +193,13 @@ func (b *builder) scanSkills(ctx context.Context, workers int, sc *scan.Scanner,
 			shown = shown[:5]
 			more = fmt.Sprintf(" and %d more", len(paths)-len(shown))
 		}
+		what := fmt.Sprintf("%d skills wait for their first security scan", len(paths))
+		if len(paths) == 1 {
+			what = "1 skill waits for its first security scan"
+		}
 		b.diag(src, "", skill.SeverityInfo, CodeScanPending,
-			"%d skills wait for their first security scan (%s%s): they are not served until it is done, in the background; retry in a moment",
-			len(paths), strings.Join(shown, ", "), more)
+			"%s (%s%s): not served until it is done, in the background; retry in a moment",
+			what, strings.Join(shown, ", "), more)
 	}
 	return nil
 }
