@@ -8,6 +8,11 @@ MAKEFLAGS += --no-builtin-rules
 BIN      := $(CURDIR)/bin
 VERSION  ?= 0.1.0-dev
 MODULES  := proto services/skills gateways/mcp gateways/rest clients/go tests
+# make unit's order: the longest first, as they start first.
+UNIT_MODULES := services/skills tests gateways/mcp clients/go gateways/rest proto
+ifneq ($(sort $(MODULES)),$(sort $(UNIT_MODULES)))
+$(error UNIT_MODULES and MODULES must list the same modules)
+endif
 PKGS     := $(addprefix ./,$(addsuffix /...,$(MODULES)))
 LDFLAGS  := -X main.version=$(VERSION)
 # buf comes prebuilt from npm (tools/buf); the protoc plugins, staticcheck and
@@ -67,6 +72,20 @@ $(CROSSCHECK): tools/go.mod tools/go.sum tools/crosscheck/main.go
 
 .PHONY: tools
 tools: $(TOOLS) ## install the pinned tools into ./bin: buf (prebuilt, from npm), the protoc plugins, staticcheck and crosscheck (built from tools/go.mod)
+
+# deps fetches and builds, side by side, what every check needs: the tools,
+# the npm packages of the end-to-end tests, the TypeScript client and the
+# console, and the Go modules of every module (go list loads the packages and
+# their tests, which downloads what they import and nothing more). On a
+# fresh machine most of this waits on the network, so the downloads overlap
+# the tools' compilation instead of each check waiting for its own.
+DEPS := $(TOOLS) $(NPM_DIR)/node_modules/.installed $(TS_DIR)/node_modules/.installed $(UI_DIR)/node_modules/.installed go-modules
+.PHONY: deps go-modules
+deps: ## fetch and build, side by side, every tool, npm package and Go module the checks use
+	@$(MAKE) --no-print-directory -j$(words $(DEPS)) $(DEPS)
+
+go-modules:
+	@for m in $(MODULES); do (cd $$m && GOWORK=off go list -deps -test ./... >/dev/null) || exit 1; done
 
 # ---- build and run ------------------------------------------------------------
 
@@ -158,10 +177,12 @@ test-console: build $(UI_DIR)/node_modules/.installed ## the console in Chromium
 .PHONY: clients
 clients: test-ts test-python test-console ## the TypeScript, Python and browser tests
 
+#: UNIT_JOBS  how many modules make unit tests side by side (default 2)
+UNIT_JOBS ?= 2
 .PHONY: unit
-unit: npm-deps ## go test every module on its own (GOWORK=off, as a consumer builds it), race detector on
+unit: npm-deps ## go test every module on its own (GOWORK=off, as a consumer builds it), race detector on, UNIT_JOBS modules at a time (then tests alone)
 	cd services/skills && GOWORK=off go run ./internal/pgtest/pgcheck
-	for m in $(MODULES); do (cd $$m && GOWORK=off go test $(GO_TEST_FLAGS) ./...) || exit 1; done
+	UNIT_JOBS=$(UNIT_JOBS) UNIT_MODULES="$(UNIT_MODULES)" ./scripts/unit.sh $(GO_TEST_FLAGS)
 
 .PHONY: fuzz
 #: FUZZTIME  how long make fuzz runs each fuzz target (default 30s)
@@ -188,7 +209,7 @@ cross-build: ## compile and link every module for macOS and Windows (slow on a c
 
 # make test runs its phases one after the other, each between "== phase NAME"
 # and "== phase NAME done in Ns" (scripts/phase.sh), and ends with the time of each.
-TEST_PHASES := tools checkgenerate lint breaking build cross unit clients
+TEST_PHASES := deps checkgenerate lint breaking build cross unit clients
 .PHONY: test
 test: ## everything CI checks, phase by phase, saying how long each took
 	@start=$$SECONDS; times=""; \

@@ -208,6 +208,7 @@ func TestAuthEverySurfaceEveryWay(t *testing.T) {
 				continue // a remote gateway reads no config.yaml
 			}
 			t.Run(s.name+"/"+w.name, func(t *testing.T) {
+				t.Parallel() // each case runs its own processes on its own ports
 				args, env := w.setup(t, t.TempDir())
 				addr := s.start(t, dir, args, env)
 				for _, c := range []struct {

@@ -87,6 +87,9 @@ func TestInspectorCLI(t *testing.T) {
 	examples := filepath.Join(repoRoot(t), "examples", "skills")
 	for _, c := range []struct{ name, dir string }{{"examples", examples}, {"bench-corpus", corpus}} {
 		t.Run(c.name, func(t *testing.T) {
+			// The catalogs and transports run side by side: each case is
+			// a server of its own and Node processes that mostly wait.
+			t.Parallel()
 			if _, err := os.Stat(c.dir); err != nil {
 				t.Skipf("%s is not present: %v", c.dir, err)
 			}
@@ -101,6 +104,7 @@ func TestInspectorCLI(t *testing.T) {
 			targets["http"] = []string{"http://" + addr + "/mcp", "--transport", "http", "--header", "Authorization: Bearer " + e2eToken}
 			for transport, target := range targets {
 				t.Run(transport, func(t *testing.T) {
+					t.Parallel()
 					cli := func(args ...string) (string, string, int) {
 						all := append([]string{inspector, "--cli", "--format", "json", "-q"}, target...)
 						return runTool(t, node, append(all, args...)...)

@@ -132,12 +132,16 @@ func TestFaultSlowWatcher(t *testing.T) {
 	}
 	// A folder of 400 skills with long names, moved in and out of the
 	// catalog: each move is a change message of about 20 KB, so a few fill
-	// the stalled stream's windows.
+	// the stalled stream's windows. It is in the catalog at start, then
+	// moved out, so that the server's first security scan (which readiness
+	// waits for) has seen its skills: skills it never saw would wait for a
+	// background scan, hidden, and their moves would change almost nothing.
 	outside := t.TempDir()
 	bulk := filepath.Join(outside, "bulk")
+	inside := filepath.Join(dir, "bulk")
 	for i := range 400 {
 		name := fmt.Sprintf("a-skill-with-a-rather-long-name-for-the-stream-%04d", i)
-		writeSkillFile(t, bulk, name, skillstest.SkillMD(name, "One of many."))
+		writeSkillFile(t, inside, name, skillstest.SkillMD(name, "One of many."))
 	}
 	proc, grpcAddr := startOnFreePortEnv(t, []string{"SKILLSD_HOME=" + t.TempDir()}, binary(t, "skillsd"),
 		func(addr string) []string { return []string{"--grpc", addr, "--skills-dir", dir} }, grpcReady)
@@ -146,6 +150,12 @@ func TestFaultSlowWatcher(t *testing.T) {
 	conn := dialGRPC(t, grpcAddr)
 	cat := skillsv1.NewCatalogServiceClient(conn)
 	routing := skillsv1.NewRoutingServiceClient(conn)
+	if err := os.Rename(inside, bulk); err != nil {
+		t.Fatal(err)
+	}
+	if resp, err := cat.RefreshSkills(t.Context(), &skillsv1.RefreshSkillsRequest{}); err != nil || !resp.GetSuccess() {
+		t.Fatalf("RefreshSkills: %v %v", resp, err)
+	}
 
 	// The stalled client: its own connection, with fixed 64 KiB windows (no
 	// window growth from bandwidth estimation), and a stream it never reads.
@@ -186,7 +196,7 @@ func TestFaultSlowWatcher(t *testing.T) {
 	// 16 big swaps (the bulk folder in, out, …): over 300 KB of changes for
 	// the stalled stream, well past its windows.
 	for i := range 16 {
-		from, to := bulk, filepath.Join(dir, "bulk")
+		from, to := bulk, inside
 		if i%2 == 1 {
 			from, to = to, from
 		}

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# unit.sh [GO TEST FLAG]...: make unit's runner. Tests every Go module on its
+# own (GOWORK=off, as a consumer builds it), UNIT_JOBS modules at a time
+# (default 2): most of the suite's time is spent waiting on processes,
+# servers and timers, not computing, so two modules side by side keep both
+# cores busy where one after the other left them half idle. Each module's
+# output is kept until it ends, then printed whole with the time it took, so
+# the log reads module by module (a module's lines appear when it ends).
+# Exits non-zero when any module failed, after all have ended, and names them.
+#
+# UNIT_MODULES overrides the module list (longest first: they start first).
+# UNIT_ALONE lists the modules that run by themselves, after the others
+# (default: tests, whose end-to-end, fault and contract suites time real
+# processes against bounds that a second module's load can break).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+modules=(${UNIT_MODULES:-services/skills tests gateways/mcp clients/go gateways/rest proto})
+alone=" ${UNIT_ALONE-tests} "
+jobs=${UNIT_JOBS:-2}
+logs="$(mktemp -d)"
+trap 'rm -rf "$logs"' EXIT
+
+# run MODULE: go test in MODULE, its output kept in a log, printed whole when
+# it ends (one module at a time: the lock), with its status and time.
+run() {
+  local m=$1 log="$logs/$(echo "$1" | tr / _)"
+  local start=$SECONDS rc
+  (cd "$m" && GOWORK=off go test "${flags[@]}" ./...) >"$log.out" 2>&1
+  rc=$?
+  echo "$rc" >"$log.rc"
+  {
+    flock 9
+    echo "== $m: $([ "$rc" -eq 0 ] && echo ok || echo FAILED) in $((SECONDS - start))s"
+    cat "$log.out"
+  } 9>"$logs/print.lock"
+}
+
+flags=("$@")
+
+# start MODULE MAX: once fewer than MAX modules run, start MODULE.
+start() {
+  while [ "$(jobs -rp | wc -l)" -ge "$2" ]; do
+    wait -n 2>/dev/null || true
+  done
+  echo "-- go test ${flags[*]} ./... in $1 ($(date +%H:%M:%S), load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo ?))"
+  run "$1" &
+}
+
+for m in "${modules[@]}"; do
+  [[ "$alone" == *" $m "* ]] || start "$m" "$jobs"
+done
+wait
+for m in "${modules[@]}"; do
+  if [[ "$alone" == *" $m "* ]]; then
+    start "$m" 1
+    wait
+  fi
+done
+
+failed=()
+for m in "${modules[@]}"; do
+  rc=$(cat "$logs/$(echo "$m" | tr / _).rc" 2>/dev/null || echo 1)
+  [ "$rc" -eq 0 ] || failed+=("$m")
+done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "unit: tests failed in ${failed[*]}"
+  exit 1
+fi
