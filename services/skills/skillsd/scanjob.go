@@ -26,9 +26,22 @@ func scanWorkers() int { return max(1, runtime.GOMAXPROCS(0)-1) }
 
 // buildOptions are the options of every catalog build of the server: the
 // files that did not change taken from the catalog served, the paths that
-// changed (nil: any), and a large first scan deferred.
+// changed (nil: any), a large first scan deferred, and the commit of each
+// git source (its identity, catalog.Source.ContentID).
 func (s *Server) buildOptions(dirty []string) catalog.Options {
-	return catalog.Options{Logger: s.log, Previous: s.store.Current(), Dirty: dirty, Scan: s.scanner, DeferScan: true}
+	return catalog.Options{Logger: s.log, Previous: s.store.Current(), Dirty: dirty, Scan: s.scanner, DeferScan: true,
+		Revision: s.revision}
+}
+
+// revision is the commit a git source's checkout folder is at now; "" for
+// any other source.
+func (s *Server) revision(name string) string {
+	for _, g := range s.fresh.git {
+		if g.name == name {
+			return g.sync.CheckedOut()
+		}
+	}
+	return ""
 }
 
 // scanLater starts the background scan when the catalog served leaves skills

@@ -631,6 +631,20 @@ export interface components {
              */
             built_at: string | null;
             /**
+             * @description The catalog's identity, derived from its content alone: "sha256:" and
+             *     the hex sha256 over, in precedence order, each source's kind, trust and
+             *     content_id, then each skill's catalog path and whether the security
+             *     scan keeps it from being served (quarantined or waiting for its scan),
+             *     then the security rules and policy. It does not depend on folder
+             *     locations, modification times, the generation or when the snapshot was
+             *     built, so every replica serving the same content (the same pinned
+             *     commits, copies of the same folders) under the same security rules
+             *     reports the same catalog_id, and answers a search the same way given
+             *     the same matching configuration (matching_strategy, semantic, and the
+             *     server's skill filter are not part of it). Empty before the first build.
+             */
+            catalog_id: string;
+            /**
              * @description The configuration file the server loaded, and what became of the edits
              *     made to it since; absent when the server runs without one.
              */
@@ -1485,6 +1499,15 @@ export interface components {
         v1SourceStatus: {
             /** @description The commit checked out (git only). */
             commit: string;
+            /**
+             * @description The identity of the content the catalog indexed from this source: for a
+             *     git source the commit it was built from; for a folder "sha256:" and the
+             *     hex sha256 over the sorted pairs of relative path and content digest of
+             *     the files indexed (skill files and companion files of the skills kept).
+             *     Equal on every replica serving the same content, wherever its folder
+             *     is; empty when the source could not be read.
+             */
+            content_id: string;
             /** @description The last error met reading or synchronising the source; empty when none. */
             error: string;
             /** @description "local" for a folder, "git" for a repository. */

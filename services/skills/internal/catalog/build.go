@@ -79,6 +79,12 @@ type Options struct {
 	// quarantined skill, until ScanPending has scanned them and a later
 	// build answers them from the cache. False scans every skill in Build.
 	DeferScan bool
+	// Revision, when set, says which version of a repository a source's
+	// folder is a checkout of (a git commit), by source name; "" for a
+	// folder that is not one. A source whose revision is the same before
+	// its walk and after the build is identified by it (Source.ContentID);
+	// any other by a digest of its files. Nil: every source by its files.
+	Revision func(source string) string
 }
 
 // What a deferred build (Options.DeferScan) still scans itself: skills new to
@@ -130,6 +136,7 @@ func Build(ctx context.Context, roots []*source.Root, opts Options) (*Snapshot, 
 
 	// 1. Walk the roots.
 	seenRoots := map[string]string{}
+	revs := map[string]string{}
 	for _, r := range roots {
 		if r == nil {
 			continue
@@ -149,6 +156,9 @@ func Build(ctx context.Context, roots []*source.Root, opts Options) (*Snapshot, 
 				continue
 			}
 			seenRoots[real] = src.Name
+		}
+		if opts.Revision != nil {
+			revs[src.Name] = opts.Revision(src.Name)
 		}
 		wopts := source.Options{Known: knownIn(opts.Previous, src.Name), Dirty: opts.Dirty}
 		if opts.Previous != nil {
@@ -193,6 +203,7 @@ func Build(ctx context.Context, roots []*source.Root, opts Options) (*Snapshot, 
 		}
 	}
 	b.finish()
+	b.identify(opts.Revision, revs, opts.Scan)
 	s := b.snap
 	s.builtAt = now()
 	s.stats.Duration = time.Since(clock)
@@ -212,8 +223,8 @@ type builder struct {
 	// prevSkills are the previous snapshot's skills by skill file, so that a
 	// skill file broken by an edit keeps its last valid version.
 	prevSkills map[string]*Skill
-	// scanning says the skills are scanned: skill files are digested and
-	// their content kept until the scan.
+	// scanning says the skills are scanned: skill files' content is kept
+	// until the scan.
 	scanning bool
 }
 
@@ -229,7 +240,7 @@ type loaded struct {
 	diags    []skill.Diagnostic
 	loadedAt time.Time
 	reused   bool
-	// digest is the skill file's digest (when scanning).
+	// digest is the skill file's digest.
 	digest string
 }
 
@@ -290,7 +301,7 @@ func (b *builder) load(ctx context.Context, workers int, prev *Snapshot) error {
 				w.loaded[i] = loaded{doc: p.Doc, diags: p.parseDiags, loadedAt: p.LoadedAt, reused: true, digest: p.fileDigest}
 			} else if e.Doc != nil {
 				w.loaded[i] = loaded{doc: e.Doc, diags: e.Diagnostics, loadedAt: b.now}
-				if b.scanning && e.Data != nil {
+				if e.Data != nil {
 					w.loaded[i].digest = fileDigest(e.Data)
 				}
 			} else if e.Data == nil {
@@ -346,9 +357,7 @@ func (b *builder) load(ctx context.Context, workers int, prev *Snapshot) error {
 					e := &j.w.entries[j.i]
 					doc, diags := skill.Parse(e.RelFile, e.Data)
 					j.w.loaded[j.i] = loaded{doc: doc, diags: fillDiags(diags, j.w.src.Name, e.RelFile), loadedAt: b.now}
-					if b.scanning {
-						j.w.loaded[j.i].digest = fileDigest(e.Data)
-					}
+					j.w.loaded[j.i].digest = fileDigest(e.Data)
 					continue
 				}
 				h := hashes[n-len(parses)]

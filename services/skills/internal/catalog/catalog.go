@@ -35,6 +35,12 @@ type Source struct {
 	// Follow are the folders outside Dir that its symbolic links may lead
 	// into (follow_external_symlinks); empty: none.
 	Follow []string
+	// ContentID identifies what the build read from the source, wherever
+	// its folder is: the revision (Options.Revision) of a checkout, else
+	// "sha256:" and the hex sha256 over the sorted pairs of relative path
+	// and content digest of the files its skills serve; "" when the source
+	// could not be read (or is the same folder as an earlier source).
+	ContentID string
 }
 
 // equal reports whether s and o describe the same source, read the same way.
@@ -99,8 +105,8 @@ type Skill struct {
 	parseDiags []skill.Diagnostic
 	// children are the skills whose Parent this is, sorted by path.
 	children []*Skill
-	// fileDigest is the skill file's digest (when scanning); data its
-	// content, held from parse to scan.
+	// fileDigest is the skill file's digest; data its content, held from
+	// parse to scan (when scanning).
 	fileDigest string
 	data       []byte
 	// pending says the skill waits for its first security scan (Build with
@@ -195,6 +201,8 @@ type Snapshot struct {
 	diags    []skill.Diagnostic
 	stats    Stats
 	srcOrder map[string]int
+	// id is ID's answer, set by the build.
+	id string
 	// walks are the walks of the sources, by name, for the next build.
 	walks map[string]*source.State
 }

@@ -74,13 +74,14 @@ func sameSkill(a, b *Skill) bool {
 }
 
 // Same reports whether next serves exactly what prev serves: the same skills
-// (Diff is empty), the same diagnostics and the same sources. A rebuild that
+// (Diff is empty), the same diagnostics, the same sources and the same ID
+// (a git source at a new commit that changed no file is a change). A rebuild that
 // finds nothing new need not be swapped in.
 func Same(prev, next *Snapshot) bool {
 	if prev == nil || next == nil {
 		return prev == next
 	}
-	if !Diff(prev, next).Empty() || !slices.Equal(prev.diags, next.diags) || len(prev.sources) != len(next.sources) {
+	if prev.id != next.id || !Diff(prev, next).Empty() || !slices.Equal(prev.diags, next.diags) || len(prev.sources) != len(next.sources) {
 		return false
 	}
 	for i := range prev.sources {

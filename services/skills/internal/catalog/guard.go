@@ -122,6 +122,7 @@ func keep(prev, next *Snapshot, lost []string) *Snapshot {
 		diags:    diags,
 		stats:    prev.stats,
 		srcOrder: prev.srcOrder,
+		id:       prev.id,
 		// No walks: the disk is not what prev's walks saw; the next build
 		// reads everything.
 	}

@@ -196,6 +196,12 @@ func (s *Syncer) SkillsDir() string {
 	return filepath.Join(s.dir, filepath.FromSlash(strings.Trim(s.repo.Path, "/")))
 }
 
+// CheckedOut is the commit the checkout folder links to now, read from the
+// folder itself ("" when there is none, or a checkout made by an earlier
+// version): unlike State, it changes the moment a synchronisation switches
+// the folder.
+func (s *Syncer) CheckedOut() string { return s.current() }
+
 // State returns what the Syncer knows about its checkout.
 func (s *Syncer) State() State {
 	s.smu.Lock()

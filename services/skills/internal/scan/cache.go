@@ -37,6 +37,11 @@ func (s *Scanner) fingerprint(sources [][]byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// Fingerprint identifies what a scan depends on besides the skill (the
+// engine, the rule files, the scanned size): scanners with the same
+// fingerprint find the same findings in the same skill.
+func (s *Scanner) Fingerprint() string { return s.rulesPrint }
+
 type cacheHeader struct {
 	Format string `json:"format"`
 	Rules  string `json:"rules"`

@@ -156,6 +156,7 @@ func (s *Service) GetCatalogStatus(ctx context.Context, _ *skillsv1.GetCatalogSt
 		MatchingStrategy: s.strategy(snap),
 		Sources:          []*skillsv1.SourceStatus{},
 		UnservedCount:    int32(snap.Stats().NotServed),
+		CatalogId:        snap.ID(),
 	}
 	counts := map[*catalog.Source]int32{}
 	for _, sk := range snap.Skills() {

@@ -135,6 +135,7 @@ func toSourceStatus(src *catalog.Source, count int32, loaded time.Time) *skillsv
 		Trusted:    src.Trusted,
 		SkillCount: count,
 		LastSync:   timestamp(loaded),
+		ContentId:  src.ContentID,
 	}
 }
 

@@ -737,7 +737,19 @@ type GetCatalogStatusResponse struct {
 	UnservedCount int32 `protobuf:"varint,20,opt,name=unserved_count,json=unservedCount,proto3" json:"unserved_count,omitempty"`
 	// The configuration file the server loaded, and what became of the edits
 	// made to it since; absent when the server runs without one.
-	Config        *ConfigStatus `protobuf:"bytes,21,opt,name=config,proto3" json:"config,omitempty"`
+	Config *ConfigStatus `protobuf:"bytes,21,opt,name=config,proto3" json:"config,omitempty"`
+	// The catalog's identity, derived from its content alone: "sha256:" and
+	// the hex sha256 over, in precedence order, each source's kind, trust and
+	// content_id, then each skill's catalog path and whether the security
+	// scan keeps it from being served (quarantined or waiting for its scan),
+	// then the security rules and policy. It does not depend on folder
+	// locations, modification times, the generation or when the snapshot was
+	// built, so every replica serving the same content (the same pinned
+	// commits, copies of the same folders) under the same security rules
+	// reports the same catalog_id, and answers a search the same way given
+	// the same matching configuration (matching_strategy, semantic, and the
+	// server's skill filter are not part of it). Empty before the first build.
+	CatalogId     string `protobuf:"bytes,22,opt,name=catalog_id,json=catalogId,proto3" json:"catalog_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -868,6 +880,13 @@ func (x *GetCatalogStatusResponse) GetConfig() *ConfigStatus {
 		return x.Config
 	}
 	return nil
+}
+
+func (x *GetCatalogStatusResponse) GetCatalogId() string {
+	if x != nil {
+		return x.CatalogId
+	}
+	return ""
 }
 
 // ConfigStatus is the state of the config.yaml a server loaded. The server
@@ -1474,7 +1493,7 @@ const file_skills_v1_catalog_service_proto_rawDesc = "" +
 	"\rwarning_count\x18\x03 \x01(\x05R\fwarningCount\x12.\n" +
 	"\bfindings\x18\x04 \x03(\v2\x12.skills.v1.FindingR\bfindings\x12=\n" +
 	"\vquarantined\x18\x05 \x03(\v2\x1b.skills.v1.QuarantinedSkillR\vquarantined\"\x19\n" +
-	"\x17GetCatalogStatusRequest\"\x86\x05\n" +
+	"\x17GetCatalogStatusRequest\"\xa5\x05\n" +
 	"\x18GetCatalogStatusResponse\x12\x1e\n" +
 	"\n" +
 	"generation\x18\x01 \x01(\x03R\n" +
@@ -1494,7 +1513,9 @@ const file_skills_v1_catalog_service_proto_rawDesc = "" +
 	"\x10script_isolation\x18\v \x01(\v2\x1a.skills.v1.ScriptIsolationR\x0fscriptIsolation\x125\n" +
 	"\bsecurity\x18\f \x01(\v2\x19.skills.v1.SecurityStatusR\bsecurity\x12%\n" +
 	"\x0eunserved_count\x18\x14 \x01(\x05R\runservedCount\x12/\n" +
-	"\x06config\x18\x15 \x01(\v2\x17.skills.v1.ConfigStatusR\x06config\"\xb4\x01\n" +
+	"\x06config\x18\x15 \x01(\v2\x17.skills.v1.ConfigStatusR\x06config\x12\x1d\n" +
+	"\n" +
+	"catalog_id\x18\x16 \x01(\tR\tcatalogId\"\xb4\x01\n" +
 	"\fConfigStatus\x12\x12\n" +
 	"\x04file\x18\x01 \x01(\tR\x04file\x12\x14\n" +
 	"\x05error\x18\x02 \x01(\tR\x05error\x12%\n" +

@@ -1380,7 +1380,14 @@ type SourceStatus struct {
 	// The last error met reading or synchronising the source; empty when none.
 	Error string `protobuf:"bytes,9,opt,name=error,proto3" json:"error,omitempty"`
 	// How changes to the source are noticed; unset when the server does not say.
-	Watch         *WatchStatus `protobuf:"bytes,10,opt,name=watch,proto3" json:"watch,omitempty"`
+	Watch *WatchStatus `protobuf:"bytes,10,opt,name=watch,proto3" json:"watch,omitempty"`
+	// The identity of the content the catalog indexed from this source: for a
+	// git source the commit it was built from; for a folder "sha256:" and the
+	// hex sha256 over the sorted pairs of relative path and content digest of
+	// the files indexed (skill files and companion files of the skills kept).
+	// Equal on every replica serving the same content, wherever its folder
+	// is; empty when the source could not be read.
+	ContentId     string `protobuf:"bytes,11,opt,name=content_id,json=contentId,proto3" json:"content_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1483,6 +1490,13 @@ func (x *SourceStatus) GetWatch() *WatchStatus {
 		return x.Watch
 	}
 	return nil
+}
+
+func (x *SourceStatus) GetContentId() string {
+	if x != nil {
+		return x.ContentId
+	}
+	return ""
 }
 
 // WatchStatus says how changes to a source are noticed.
@@ -1756,7 +1770,7 @@ const file_skills_v1_types_proto_rawDesc = "" +
 	"\x04line\x18\x03 \x01(\x05R\x04line\x12/\n" +
 	"\bseverity\x18\x04 \x01(\x0e2\x13.skills.v1.SeverityR\bseverity\x12\x12\n" +
 	"\x04code\x18\x05 \x01(\tR\x04code\x12\x18\n" +
-	"\amessage\x18\x06 \x01(\tR\amessage\"\xb4\x02\n" +
+	"\amessage\x18\x06 \x01(\tR\amessage\"\xd3\x02\n" +
 	"\fSourceStatus\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x1a\n" +
@@ -1769,7 +1783,9 @@ const file_skills_v1_types_proto_rawDesc = "" +
 	"\tlast_sync\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\blastSync\x12\x14\n" +
 	"\x05error\x18\t \x01(\tR\x05error\x12,\n" +
 	"\x05watch\x18\n" +
-	" \x01(\v2\x16.skills.v1.WatchStatusR\x05watch\"\xd8\x01\n" +
+	" \x01(\v2\x16.skills.v1.WatchStatusR\x05watch\x12\x1d\n" +
+	"\n" +
+	"content_id\x18\v \x01(\tR\tcontentId\"\xd8\x01\n" +
 	"\vWatchStatus\x12\x12\n" +
 	"\x04mode\x18\x01 \x01(\tR\x04mode\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x127\n" +

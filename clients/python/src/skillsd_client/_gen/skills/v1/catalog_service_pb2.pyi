@@ -27,8 +27,9 @@ class GetCatalogStatusRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class GetCatalogStatusResponse(_message.Message):
-    __slots__ = ["built_at", "config", "error_count", "generation", "matching_strategy", "routable_count", "script_isolation", "security", "semantic", "skill_count", "sources", "unserved_count", "version", "warning_count"]
+    __slots__ = ["built_at", "catalog_id", "config", "error_count", "generation", "matching_strategy", "routable_count", "script_isolation", "security", "semantic", "skill_count", "sources", "unserved_count", "version", "warning_count"]
     BUILT_AT_FIELD_NUMBER: _ClassVar[int]
+    CATALOG_ID_FIELD_NUMBER: _ClassVar[int]
     CONFIG_FIELD_NUMBER: _ClassVar[int]
     ERROR_COUNT_FIELD_NUMBER: _ClassVar[int]
     GENERATION_FIELD_NUMBER: _ClassVar[int]
@@ -43,6 +44,7 @@ class GetCatalogStatusResponse(_message.Message):
     VERSION_FIELD_NUMBER: _ClassVar[int]
     WARNING_COUNT_FIELD_NUMBER: _ClassVar[int]
     built_at: _timestamp_pb2.Timestamp
+    catalog_id: str
     config: ConfigStatus
     error_count: int
     generation: int
@@ -56,7 +58,7 @@ class GetCatalogStatusResponse(_message.Message):
     unserved_count: int
     version: str
     warning_count: int
-    def __init__(self, generation: _Optional[int] = ..., built_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., skill_count: _Optional[int] = ..., routable_count: _Optional[int] = ..., error_count: _Optional[int] = ..., warning_count: _Optional[int] = ..., sources: _Optional[_Iterable[_Union[_types_pb2.SourceStatus, _Mapping]]] = ..., version: _Optional[str] = ..., matching_strategy: _Optional[str] = ..., semantic: _Optional[_Union[SemanticStatus, _Mapping]] = ..., script_isolation: _Optional[_Union[_types_pb2.ScriptIsolation, _Mapping]] = ..., security: _Optional[_Union[SecurityStatus, _Mapping]] = ..., unserved_count: _Optional[int] = ..., config: _Optional[_Union[ConfigStatus, _Mapping]] = ...) -> None: ...
+    def __init__(self, generation: _Optional[int] = ..., built_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., skill_count: _Optional[int] = ..., routable_count: _Optional[int] = ..., error_count: _Optional[int] = ..., warning_count: _Optional[int] = ..., sources: _Optional[_Iterable[_Union[_types_pb2.SourceStatus, _Mapping]]] = ..., version: _Optional[str] = ..., matching_strategy: _Optional[str] = ..., semantic: _Optional[_Union[SemanticStatus, _Mapping]] = ..., script_isolation: _Optional[_Union[_types_pb2.ScriptIsolation, _Mapping]] = ..., security: _Optional[_Union[SecurityStatus, _Mapping]] = ..., unserved_count: _Optional[int] = ..., config: _Optional[_Union[ConfigStatus, _Mapping]] = ..., catalog_id: _Optional[str] = ...) -> None: ...
 
 class GetSkillRequest(_message.Message):
     __slots__ = ["skill_path", "skip_cache"]

@@ -222,8 +222,9 @@ class SkillNode(_message.Message):
     def __init__(self, name: _Optional[str] = ..., path: _Optional[str] = ..., description: _Optional[str] = ..., keywords: _Optional[_Iterable[str]] = ..., asset_count: _Optional[int] = ..., script_count: _Optional[int] = ..., children: _Optional[_Iterable[_Union[SkillNode, _Mapping]]] = ...) -> None: ...
 
 class SourceStatus(_message.Message):
-    __slots__ = ["commit", "error", "kind", "last_sync", "location", "name", "ref", "skill_count", "trusted", "watch"]
+    __slots__ = ["commit", "content_id", "error", "kind", "last_sync", "location", "name", "ref", "skill_count", "trusted", "watch"]
     COMMIT_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_ID_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     LAST_SYNC_FIELD_NUMBER: _ClassVar[int]
@@ -234,6 +235,7 @@ class SourceStatus(_message.Message):
     TRUSTED_FIELD_NUMBER: _ClassVar[int]
     WATCH_FIELD_NUMBER: _ClassVar[int]
     commit: str
+    content_id: str
     error: str
     kind: str
     last_sync: _timestamp_pb2.Timestamp
@@ -243,7 +245,7 @@ class SourceStatus(_message.Message):
     skill_count: int
     trusted: bool
     watch: WatchStatus
-    def __init__(self, name: _Optional[str] = ..., kind: _Optional[str] = ..., location: _Optional[str] = ..., ref: _Optional[str] = ..., commit: _Optional[str] = ..., trusted: bool = ..., skill_count: _Optional[int] = ..., last_sync: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., error: _Optional[str] = ..., watch: _Optional[_Union[WatchStatus, _Mapping]] = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., kind: _Optional[str] = ..., location: _Optional[str] = ..., ref: _Optional[str] = ..., commit: _Optional[str] = ..., trusted: bool = ..., skill_count: _Optional[int] = ..., last_sync: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., error: _Optional[str] = ..., watch: _Optional[_Union[WatchStatus, _Mapping]] = ..., content_id: _Optional[str] = ...) -> None: ...
 
 class UsageEvent(_message.Message):
     __slots__ = ["data", "id", "server_id", "timestamp", "type"]
