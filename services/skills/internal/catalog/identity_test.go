@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillsd/skillsd/services/skills/internal/scan"
 	"github.com/skillsd/skillsd/services/skills/internal/source"
 )
 
@@ -193,5 +194,53 @@ func TestIDRevision(t *testing.T) {
 	want := build(t, localRoot("team", dir)).Sources()[0].ContentID
 	if got := moving.Sources()[0].ContentID; got != want {
 		t.Errorf("revision changed during the build: ContentID %q, want the folder digest %q", got, want)
+	}
+}
+
+// TestIDSecurity: the same files under another security policy, which
+// quarantines a skill the other serves, have another ID (the answers
+// differ), but the same ContentID; the same policy over a copy elsewhere
+// has the same ID.
+func TestIDSecurity(t *testing.T) {
+	files := map[string]string{
+		"cleaner/SKILL.md": folderSkill("cleaner", "Frees disk space.", "Run clean.sh."),
+		"cleaner/clean.sh": wipeScript,
+		"notes/SKILL.md":   folderSkill("notes", "Takes notes.", "Write them down."),
+	}
+	dir := writeTree(t, files)
+	scanned := func(dir string, p scan.Policy) *Snapshot {
+		t.Helper()
+		sc, err := scan.New(scan.Options{Policy: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := testOptions(t)
+		opts.Scan = sc
+		snap, err := Build(t.Context(), []*source.Root{localRoot("skills", dir)}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return snap
+	}
+	strict := scanned(dir, scan.Policy{})
+	if strict.Get("cleaner") == nil || !strict.Get("cleaner").Quarantined() {
+		t.Fatalf("cleaner not quarantined by the default policy; the test needs it")
+	}
+	if again := scanned(copyTree(t, dir), scan.Policy{}); again.ID() != strict.ID() {
+		t.Errorf("same policy over a copy: ID %s, want %s", again.ID(), strict.ID())
+	}
+	off := scanned(dir, scan.Policy{Quarantine: scan.Off})
+	if off.Get("cleaner").Quarantined() {
+		t.Fatalf("cleaner quarantined with quarantine off")
+	}
+	if off.ID() == strict.ID() {
+		t.Errorf("quarantine off serves cleaner, yet the ID is the same (%s)", off.ID())
+	}
+	if off.Sources()[0].ContentID != strict.Sources()[0].ContentID {
+		t.Errorf("the policy changed the ContentID: %s, %s", off.Sources()[0].ContentID, strict.Sources()[0].ContentID)
+	}
+	if unscanned := build(t, localRoot("skills", dir)); unscanned.Sources()[0].ContentID != strict.Sources()[0].ContentID {
+		t.Errorf("ContentID without a scan %s, with one %s: want the same digests either way",
+			unscanned.Sources()[0].ContentID, strict.Sources()[0].ContentID)
 	}
 }
