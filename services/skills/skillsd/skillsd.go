@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/health"
@@ -128,6 +129,11 @@ type Options struct {
 	// service on a network listener. The zero value logs calls at debug
 	// level only, as a gateway's in-process calls and stdio MCP want.
 	AccessLog bool
+	// Metrics, when set, receives the service's metrics (package metrics:
+	// per-call gRPC counts and latencies, the catalog's gauges, usage
+	// spool and script counters); the command serves it on --metrics. Nil
+	// measures nothing.
+	Metrics prometheus.Registerer
 
 	// scanGate, when set (tests, GateScans), holds each round of the
 	// background security scan until it receives or is closed.
@@ -364,6 +370,11 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		// Outermost, so that refused calls are logged too.
 		unary = append([]grpc.UnaryServerInterceptor{accesslog.UnaryServerInterceptor(log)}, unary...)
 		stream = append([]grpc.StreamServerInterceptor{accesslog.StreamServerInterceptor(log)}, stream...)
+	}
+	if opts.Metrics != nil {
+		// Outermost of all, so that every call is counted and timed.
+		mu, ms := s.metricsInterceptors(opts.Metrics, svc)
+		unary, stream = append(mu, unary...), append(ms, stream...)
 	}
 	s.grpc = grpc.NewServer(grpc.ChainUnaryInterceptor(unary...), grpc.ChainStreamInterceptor(stream...))
 	skillsv1.RegisterCatalogServiceServer(s.grpc, svc)

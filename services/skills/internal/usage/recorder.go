@@ -124,10 +124,12 @@ type Recorder struct {
 	storedMu sync.Mutex
 	stored   map[string]struct{}
 
-	dropped     atomic.Int64 // events refused since the last warning
-	droppedAll  atomic.Int64
-	full        atomic.Bool  // an event was refused since the last one recorded
-	lastDropLog atomic.Int64 // Unix nanoseconds
+	dropped    atomic.Int64 // events refused since the last warning
+	droppedAll atomic.Int64
+	// deliveredAll counts the events the publisher delivered (metrics).
+	deliveredAll atomic.Int64
+	full         atomic.Bool  // an event was refused since the last one recorded
+	lastDropLog  atomic.Int64 // Unix nanoseconds
 	// lastFeedLog is when the feeder last warned that the store refused a
 	// batch (Unix nanoseconds; the feeder's own).
 	lastFeedLog int64
@@ -248,6 +250,26 @@ func (r *Recorder) droppedFull(now time.Time, cause error) {
 	}
 	r.log.Warn("usage spool is full: new events are dropped until the publisher delivers the spooled ones, or the disk has room",
 		"reason", reason, "dropped", n, "dropped_total", r.droppedAll.Load(), "cap_bytes", r.opts.MaxSpoolBytes, "spool", r.spool.dir, "endpoint_set", r.opts.Endpoint != "")
+}
+
+// Delivered is the number of events the publisher delivered from the
+// spool to every sink since the recorder opened.
+func (r *Recorder) Delivered() int64 {
+	if r == nil {
+		return 0
+	}
+	return r.deliveredAll.Load()
+}
+
+// SpoolBytes is the size of the spool's segments, as last counted plus
+// appended since: the events waiting for the publisher.
+func (r *Recorder) SpoolBytes() int64 {
+	if r == nil || r.spool == nil {
+		return 0
+	}
+	r.spool.mu.Lock()
+	defer r.spool.mu.Unlock()
+	return r.spool.total
 }
 
 // Dropped is the number of events refused because the spool was full.
@@ -512,6 +534,7 @@ func (r *Recorder) Flush(ctx context.Context) error {
 		}
 		r.forget(events)
 		delivered += len(events)
+		r.deliveredAll.Add(int64(len(events)))
 	}
 	if delivered > 0 {
 		r.log.Debug("usage events delivered", "events", delivered, "endpoint", redact(r.opts.Endpoint))
