@@ -11,6 +11,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/skillsd/skillsd/services/skills/upstream"
 )
 
 // DialOptions say how [Dial] reaches a skillsd. The zero value is a
@@ -29,14 +31,18 @@ type DialOptions struct {
 	// that asks for one (mutual TLS).
 	CertFile, KeyFile string
 	// ServerName overrides the name checked in the server's certificate;
-	// empty is the host of the target.
+	// empty is the host of the target (of each replica's address, for a
+	// list).
 	ServerName string
 	// Extra are more grpc.DialOptions, applied last.
 	Extra []grpc.DialOption
 }
 
-// Dial connects to the skillsd at target (host:port, or any gRPC target) as
-// opts say. It reads the certificate files at once: a missing or broken file
+// Dial connects to the skillsd at target as opts say. target is host:port
+// (or any gRPC target), dialed as before; or several replicas, dns:///host:port
+// or a comma-separated list (a:1,b:2,c:3), over which calls are balanced
+// round-robin, unhealthy replicas skipped and reads retried on UNAVAILABLE
+// (package upstream). A malformed list is an error. It reads the certificate files at once: a missing or broken file
 // is an error. The caller closes the connection; pass it to [New].
 func Dial(target string, opts DialOptions) (*grpc.ClientConn, error) {
 	creds := insecure.NewCredentials()
@@ -69,9 +75,9 @@ func Dial(target string, opts DialOptions) (*grpc.ClientConn, error) {
 	if opts.Token != "" {
 		dialOpts = append(dialOpts, grpc.WithPerRPCCredentials(bearer{token: opts.Token, secure: secure}))
 	}
-	conn, err := grpc.NewClient(target, append(dialOpts, opts.Extra...)...)
+	conn, err := upstream.Dial(target, append(dialOpts, opts.Extra...)...)
 	if err != nil {
-		return nil, fmt.Errorf("skillsclient: %s: %w", target, err)
+		return nil, fmt.Errorf("skillsclient: target: %w", err)
 	}
 	return conn, nil
 }
