@@ -4,13 +4,15 @@
 //	skillsd [--skills-dir DIR]... [--grpc ADDR] [--config FILE] [--token-env NAME]
 //	        [--auth none|token|github] [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]
 //	        [--hide-paths auto|always|never] [--agents-dir DIR] [--docs-dir DIR]
-//	        [--log-level LEVEL] [--log-format text|json] [--require-skills] [--version]
+//	        [--log-level LEVEL] [--log-format text|json] [--require-skills] [--metrics ADDR] [--version]
 //
 // The listener is guarded by package edge: an address that is not loopback
 // needs authentication (or --auth none, on purpose); see docs/operations.md.
 // Logs go to stderr (--log-format json for one JSON object a line), with one
 // access-log line per call at info level. An empty catalog is a warning
 // saying why; --require-skills makes it an error that stops the start.
+// --metrics ADDR serves Prometheus metrics at /metrics on a second listener
+// (off unless given; docs/operations.md, Metrics).
 package main
 
 import (
@@ -20,13 +22,17 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/skillsd/skillsd/services/skills/edge"
 	"github.com/skillsd/skillsd/services/skills/logging"
+	"github.com/skillsd/skillsd/services/skills/metrics"
 	"github.com/skillsd/skillsd/services/skills/skillsd"
 )
 
@@ -74,6 +80,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	logLevel := fs.String("log-level", "", "debug, info, warn or error (default: LOG_LEVEL, log.level, else info)")
 	logFormat := fs.String("log-format", "", "text or json (default: LOG_FORMAT, log.format, else text)")
 	requireSkills := fs.Bool("require-skills", false, "fail to start when the catalog has no skills (default: SKILLSD_REQUIRE_SKILLS, require_skills, else a warning)")
+	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics at /metrics on this `ADDR` (host:port; off unless given; not loopback needs --auth; docs/operations.md)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -91,9 +98,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if err := guard.Check(getenv); err != nil {
 		return usageError{err}
 	}
+	if err := checkMetricsAddr(*metricsAddr); err != nil {
+		return usageError{err}
+	}
 	log, level, format, err := logger(stderr, *logLevel, *logFormat, getenv)
 	if err != nil {
 		return usageError{err}
+	}
+	var reg *prometheus.Registry
+	var registerer prometheus.Registerer // nil unless --metrics: an untyped nil
+	if *metricsAddr != "" {
+		reg = metrics.NewRegistry()
+		registerer = reg
 	}
 	srv, err := skillsd.New(ctx, skillsd.Options{
 		SkillsDirs:             dirs,
@@ -110,6 +126,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		// One access-log line per call (method, code, duration, request id).
 		AccessLog:     true,
 		RequireSkills: *requireSkills,
+		Metrics:       registerer,
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -129,8 +146,29 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if err != nil {
 		return err
 	}
+	if reg != nil {
+		mlis, err := g.ListenMetrics("--metrics", *metricsAddr)
+		if err != nil {
+			_ = lis.Close()
+			return err
+		}
+		metrics.Start(ctx, mlis, reg, log)
+		log.Info("serving metrics", "addr", mlis.Addr().String(), "path", metrics.Path)
+	}
 	log.Info("serving gRPC", append([]any{"addr", lis.Addr().String(), "version", version, "paths_hidden", g.HidePaths(lis.Addr())}, g.Attrs()...)...)
 	return srv.Serve(ctx, lis)
+}
+
+// checkMetricsAddr checks --metrics before anything starts: empty (off)
+// or host:port.
+func checkMetricsAddr(addr string) error {
+	if addr == "" {
+		return nil
+	}
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		return fmt.Errorf("--metrics %q: want host:port, such as 127.0.0.1:9090: %v", addr, err)
+	}
+	return nil
 }
 
 // logger is the log to stderr at --log-level, else LOG_LEVEL, in
