@@ -86,11 +86,13 @@ func (g *grpcSurface) status(t *testing.T) Outcome {
 		Sources:          make([]SourceStatus, 0, len(resp.GetSources())),
 		Version:          resp.GetVersion(),
 		MatchingStrategy: resp.GetMatchingStrategy(),
+		CatalogID:        resp.GetCatalogId(),
 	}
 	for _, s := range resp.GetSources() {
 		st.Sources = append(st.Sources, SourceStatus{
 			Name: s.GetName(), Kind: s.GetKind(), Location: s.GetLocation(), Ref: s.GetRef(), Commit: s.GetCommit(),
 			Trusted: s.GetTrusted(), SkillCount: int(s.GetSkillCount()), LastSync: protoTime(s.GetLastSync()), Error: s.GetError(),
+			ContentID: s.GetContentId(),
 		})
 	}
 	return Outcome{Status: st}

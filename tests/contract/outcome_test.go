@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -160,6 +161,7 @@ type Status struct {
 	Sources          []SourceStatus `json:"sources"`
 	Version          string         `json:"version"`
 	MatchingStrategy string         `json:"matching_strategy"`
+	CatalogID        string         `json:"catalog_id"`
 }
 
 // SourceStatus is one source of the catalog.
@@ -173,6 +175,7 @@ type SourceStatus struct {
 	SkillCount int    `json:"skill_count"`
 	LastSync   string `json:"last_sync"`
 	Error      string `json:"error"`
+	ContentID  string `json:"content_id"`
 }
 
 // SearchQuery is a search request, as every surface takes it.
@@ -272,7 +275,15 @@ const (
 	catalogPlaceholder = "$CATALOG"
 	timePlaceholder    = "<time>"
 	excerptPlaceholder = "<excerpt>"
+	// digestPlaceholder stands for a content digest (catalog_id, a folder's
+	// content_id): every surface must send the same one (the reference
+	// comparison), but the golden file would churn with every fixture and
+	// security rule edit; the contract holds that it is one.
+	digestPlaceholder = "sha256:<digest>"
 )
+
+// sha256Form is a content digest as the service writes it.
+var sha256Form = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
 
 // scrub returns o as the golden file holds it: times replaced by a
 // placeholder, and the catalog's absolute folder by $CATALOG.
@@ -297,8 +308,15 @@ func scrub(t *testing.T, o Outcome, root string) Outcome {
 	}
 	if o.Status != nil {
 		stamp(&o.Status.BuiltAt)
+		digest := func(s *string) {
+			if sha256Form.MatchString(*s) {
+				*s = digestPlaceholder
+			}
+		}
+		digest(&o.Status.CatalogID)
 		for i := range o.Status.Sources {
 			stamp(&o.Status.Sources[i].LastSync)
+			digest(&o.Status.Sources[i].ContentID)
 		}
 	}
 	// Paths are replaced in the JSON text, so that every field holding one

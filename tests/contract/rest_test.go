@@ -129,6 +129,7 @@ func (r *restSurface) status(t *testing.T) Outcome {
 		Sources          []SourceStatus `json:"sources"`
 		Version          string         `json:"version"`
 		MatchingStrategy string         `json:"matching_strategy"`
+		CatalogID        string         `json:"catalog_id"`
 	}
 	if f := r.get(t, "/v1/status", &resp); f != nil {
 		return Outcome{Error: f}
@@ -138,6 +139,7 @@ func (r *restSurface) status(t *testing.T) Outcome {
 		SkillCount: resp.SkillCount, RoutableCount: resp.RoutableCount,
 		ErrorCount: resp.ErrorCount, WarningCount: resp.WarningCount,
 		Sources: resp.Sources, Version: resp.Version, MatchingStrategy: resp.MatchingStrategy,
+		CatalogID: resp.CatalogID,
 	}
 	for i := range st.Sources {
 		st.Sources[i].LastSync = normTimeString(t, "last_sync", st.Sources[i].LastSync)
