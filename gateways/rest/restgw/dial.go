@@ -7,10 +7,14 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
+
+	"github.com/skillsd/skillsd/services/skills/upstream"
 )
 
-// Dial returns a connection to a remote skillsd at addr (host:port, or any
-// gRPC target). With a token, every call that does not already carry an
+// Dial returns a connection to a remote skillsd at addr: host:port (or any
+// gRPC target), or several replicas, dns:///host:port or a comma-separated
+// list (a:1,b:2), balanced round-robin over the healthy ones with reads
+// retried on UNAVAILABLE (package upstream). With a token, every call that does not already carry an
 // authorization (forwarded from the HTTP request's Authorization header) is
 // sent with "Bearer <token>". The connection is plaintext unless extra holds
 // transport credentials (grpc.WithTransportCredentials with TLS): extra
@@ -27,9 +31,9 @@ func Dial(addr, token string, extra ...grpc.DialOption) (*grpc.ClientConn, error
 			}),
 		)
 	}
-	conn, err := grpc.NewClient(addr, append(opts, extra...)...)
+	conn, err := upstream.Dial(addr, append(opts, extra...)...)
 	if err != nil {
-		return nil, fmt.Errorf("restgw: dialing %s: %w", addr, err)
+		return nil, fmt.Errorf("restgw: dialing: %w", err)
 	}
 	return conn, nil
 }

@@ -46,6 +46,7 @@ import (
 	"github.com/skillsd/skillsd/services/skills/edge"
 	"github.com/skillsd/skillsd/services/skills/logging"
 	"github.com/skillsd/skillsd/services/skills/skillsd"
+	"github.com/skillsd/skillsd/services/skills/upstream"
 	"github.com/skillsd/skillsd/services/skills/userpath"
 )
 
@@ -127,7 +128,7 @@ func parseArgs(args []string, getenv func(string) string, stderr io.Writer) (opt
 	fs.SetOutput(stderr)
 	fs.Var(&dirs, "skills-dir", "a skills `folder` (repeat for more, first wins on a name clash); default SKILLS_DIR, then discovery")
 	fs.StringVar(&o.configFile, "config", "", "the config.yaml `file` of the embedded service")
-	fs.StringVar(&o.server, "server", "", "use the skillsd gRPC server at `ADDR` (host:port) instead of an embedded one")
+	fs.StringVar(&o.server, "server", "", "use the skillsd gRPC server at `ADDR` (host:port) instead of an embedded one; replicas: dns:///host:port or a comma-separated list, balanced round-robin over the healthy ones")
 	fs.StringVar(&o.tokenEnv, "token-env", "", "with --server: the environment variable `NAME` holding the bearer token to send")
 	fs.StringVar(&o.httpAddr, "http", "", "serve Streamable HTTP on `ADDR` (/mcp, the legacy HTTP+SSE transport at /sse, and the probes /healthz and /readyz) instead of stdio")
 	o.serverTLS.Register(fs)
@@ -153,6 +154,9 @@ func parseArgs(args []string, getenv func(string) string, stderr io.Writer) (opt
 	}
 	o.skillsDirs = dirs
 	if o.server != "" {
+		if _, err := upstream.Parse(o.server); err != nil {
+			return o, usagef("--server: %v", err)
+		}
 		if len(o.skillsDirs) > 0 {
 			return o, usagef("--skills-dir and --server exclude each other: --skills-dir starts an embedded service, --server uses a remote one")
 		}
@@ -453,7 +457,7 @@ func dialRemote(o options, getenv func(string) string, log *slog.Logger) (servic
 	}
 	return service{
 		dial: func(opts ...grpc.DialOption) (*grpc.ClientConn, error) {
-			conn, err := grpc.NewClient(o.server, append(dialOpts, opts...)...)
+			conn, err := upstream.Dial(o.server, append(dialOpts, opts...)...)
 			if err != nil {
 				return nil, usagef("--server %s: %v", o.server, err)
 			}

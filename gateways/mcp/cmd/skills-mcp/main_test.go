@@ -202,6 +202,13 @@ func TestParseArgs(t *testing.T) {
 		{name: "LOG_LEVEL", env: map[string]string{"LOG_LEVEL": "DEBUG"}, want: options{logLevel: slog.LevelDebug, logFormat: "text"}},
 		{name: "flag over LOG_LEVEL", args: []string{"--log-level", "error"}, env: map[string]string{"LOG_LEVEL": "nonsense"}, want: options{logLevel: slog.LevelError, logLevelSet: true, logFormat: "text"}},
 		{name: "version", args: []string{"--version"}, want: options{version: true, logLevel: slog.LevelInfo, logFormat: "text"}},
+		{
+			name: "replicas",
+			args: []string{"--server", "a:50051,b:50051"},
+			want: options{server: "a:50051,b:50051", logLevel: slog.LevelInfo, logFormat: "text"},
+		},
+		{name: "malformed replicas", args: []string{"--server", "a:50051,,b:50051"}, wantErr: `--server: "a:50051,,b:50051": address 2 of the list is empty`},
+		{name: "replica without port", args: []string{"--server", "a:50051,b"}, wantErr: `--server: "a:50051,b": address 2, "b", is not host:port`},
 		{name: "server and skills-dir", args: []string{"--server", "h:1", "--skills-dir", "x"}, wantErr: "--skills-dir and --server exclude each other"},
 		{name: "server and config", args: []string{"--server", "h:1", "--config", "x"}, wantErr: "--config and --server exclude each other"},
 		{name: "token-env without server", args: []string{"--token-env", "TOK"}, wantErr: "--token-env needs --server"},

@@ -71,7 +71,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fs := flag.NewFlagSet("skills-rest", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o options
-	fs.StringVar(&o.server, "server", "", "address of a running skillsd to forward to (remote mode)")
+	fs.StringVar(&o.server, "server", "", "address of a running skillsd to forward to (remote mode): host:port; replicas: dns:///host:port or a comma-separated list, balanced round-robin over the healthy ones")
 	fs.Var((*multiFlag)(&o.dirs), "skills-dir", "a skills folder to serve in-process (repeatable, in precedence order; default: SKILLS_DIR, then discovery)")
 	fs.StringVar(&o.httpAddr, "http", "127.0.0.1:8080", "HTTP listen address (port 0 picks a free port)")
 	fs.StringVar(&o.configFile, "config", "", "config.yaml for the in-process service")

@@ -365,6 +365,7 @@ func TestCommandLine(t *testing.T) {
 		{"version", []string{"--version"}, nil, 0, "9.9.9-test\n", ""},
 		{"both modes", []string{"--server", "127.0.0.1:1", "--skills-dir", "x"}, nil, 2, "", "either --server"},
 		{"config with server", []string{"--server", "127.0.0.1:1", "--config", "c.yaml"}, nil, 2, "", "--config"},
+		{"malformed replicas", []string{"--server", "127.0.0.1:1,,127.0.0.1:2"}, nil, 2, "", `--server: "127.0.0.1:1,,127.0.0.1:2": address 2 of the list is empty`},
 		{"token without server", []string{"--token-env", "X"}, nil, 2, "", "--token-env"},
 		{"empty token", []string{"--server", "127.0.0.1:1", "--token-env", "SKILLS_REST_TEST_UNSET"}, nil, 2, "", "SKILLS_REST_TEST_UNSET"},
 		{"bad log level", []string{"--log-level", "loud"}, nil, 2, "", "log level"},

@@ -19,6 +19,7 @@ import (
 	"github.com/skillsd/skillsd/services/skills/edge"
 	"github.com/skillsd/skillsd/services/skills/logging"
 	"github.com/skillsd/skillsd/services/skills/skillsd"
+	"github.com/skillsd/skillsd/services/skills/upstream"
 )
 
 // options is the parsed command line.
@@ -46,6 +47,11 @@ func (o options) check(getenv func(string) string) error {
 		return errors.New("--require-skills checks the in-process service's catalog; with --server, give it to that skillsd")
 	case remote && o.tokenEnv != "" && strings.TrimSpace(getenv(o.tokenEnv)) == "":
 		return fmt.Errorf("--token-env %s: the variable is empty; set it to the token", o.tokenEnv)
+	}
+	if remote {
+		if _, err := upstream.Parse(o.server); err != nil {
+			return fmt.Errorf("--server: %w", err)
+		}
 	}
 	if _, err := skillsd.ParseLogLevel(o.level(getenv)); err != nil {
 		return fmt.Errorf("log level: %w", err)
