@@ -641,7 +641,7 @@ export interface components {
              *     commits, copies of the same folders) under the same security rules
              *     reports the same catalog_id, and answers a search the same way given
              *     the same matching configuration (matching_strategy, semantic, and the
-             *     server's skill filter are not part of it). Empty before the first build.
+             *     server's skill filter are not part of it).
              */
             catalog_id: string;
             /**

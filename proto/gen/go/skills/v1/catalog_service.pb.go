@@ -748,7 +748,7 @@ type GetCatalogStatusResponse struct {
 	// commits, copies of the same folders) under the same security rules
 	// reports the same catalog_id, and answers a search the same way given
 	// the same matching configuration (matching_strategy, semantic, and the
-	// server's skill filter are not part of it). Empty before the first build.
+	// server's skill filter are not part of it).
 	CatalogId     string `protobuf:"bytes,22,opt,name=catalog_id,json=catalogId,proto3" json:"catalog_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
