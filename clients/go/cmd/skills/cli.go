@@ -48,7 +48,7 @@ type globals struct {
 func (g *globals) register(fs *flag.FlagSet) {
 	fs.Var(&g.dirs, "skills-dir", "a skills `folder` to load (repeatable, in precedence order; default: SKILLS_DIR, then discovery)")
 	fs.StringVar(&g.config, "config", g.config, "a config.yaml `file` for the embedded server")
-	fs.StringVar(&g.server, "server", g.server, "the `address` of a skillsd to ask instead of loading the catalog here")
+	fs.StringVar(&g.server, "server", g.server, "the `address` of a skillsd to ask instead of loading the catalog here (host:port; replicas: dns:///host:port or a comma-separated list)")
 	fs.StringVar(&g.tokenEnv, "token-env", g.tokenEnv, "the environment `variable` holding the bearer token for --server")
 	fs.BoolVar(&g.tls, "tls", g.tls, "use TLS (system roots) to reach --server")
 	fs.StringVar(&g.caFile, "server-ca", g.caFile, "use TLS to reach --server, trusting the CAs of this PEM `file` (implies --tls)")
