@@ -18,8 +18,9 @@
 // (docs/console.md); --cors-origin (or the config's rest.cors_origins) lets
 // pages of other origins call the API. It prints the address it listens on,
 // and the console's, to stderr ("--http 127.0.0.1:0" picks a free port); logs
-// go to stderr, with one access-log line per request at info level. SIGINT
-// or SIGTERM stops it gracefully.
+// go to stderr, with one access-log line per request at info level.
+// --metrics ADDR serves Prometheus metrics at /metrics on a second listener
+// (off unless given). SIGINT or SIGTERM stops it gracefully.
 package main
 
 import (
@@ -39,7 +40,7 @@ import (
 // version is set at build time with -ldflags "-X main.version=…".
 var version = skillsd.DefaultVersion
 
-const usageLine = "usage: skills-rest (--server ADDR | --skills-dir DIR...) [--http ADDR] [--config FILE] [--token-env NAME] [--auth none|token|github] [--auth-token-env NAME] [--tls-cert FILE --tls-key FILE] [--ui=false] [--cors-origin ORIGIN]... [--log-level LEVEL] [--log-format text|json] [--require-skills] [--version]"
+const usageLine = "usage: skills-rest (--server ADDR | --skills-dir DIR...) [--http ADDR] [--config FILE] [--token-env NAME] [--auth none|token|github] [--auth-token-env NAME] [--tls-cert FILE --tls-key FILE] [--ui=false] [--cors-origin ORIGIN]... [--log-level LEVEL] [--log-format text|json] [--require-skills] [--metrics ADDR] [--version]"
 
 func main() {
 	skillsd.SandboxHelper() // first: a re-executed binary becomes the confined script here
@@ -75,6 +76,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fs.Var((*multiFlag)(&o.dirs), "skills-dir", "a skills folder to serve in-process (repeatable, in precedence order; default: SKILLS_DIR, then discovery)")
 	fs.StringVar(&o.httpAddr, "http", "127.0.0.1:8080", "HTTP listen address (port 0 picks a free port)")
 	fs.StringVar(&o.configFile, "config", "", "config.yaml for the in-process service")
+	fs.StringVar(&o.metricsAddr, "metrics", "", "serve Prometheus metrics at /metrics on this `ADDR` (host:port; off unless given; not loopback needs --auth; docs/operations.md)")
 	fs.StringVar(&o.tokenEnv, "token-env", "", "environment variable holding the bearer token sent to --server")
 	o.serverTLS.Register(fs)
 	o.guard.Register(fs, "auth-token-env")
@@ -98,6 +100,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return nil
 	}
 	if err := o.check(getenv); err != nil {
+		return usageError{err}
+	}
+	if err := checkMetricsAddr(o.metricsAddr); err != nil {
 		return usageError{err}
 	}
 	return serve(ctx, o, getenv, stderr)

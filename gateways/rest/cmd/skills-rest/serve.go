@@ -29,6 +29,7 @@ type options struct {
 	ui, requireSkills                                           bool
 	serverTLS                                                   edge.ClientTLS
 	guard                                                       edge.Flags
+	metricsAddr                                                 string
 }
 
 // check checks the flags against each other.
@@ -94,6 +95,7 @@ func serve(ctx context.Context, o options, getenv func(string) string, stderr io
 	level.Set(l)
 	format.Set(f)
 	log := logging.New(stderr, level, format)
+	reg, registerer := newMetrics(o.metricsAddr)
 
 	var (
 		guard   *edge.Guard
@@ -117,6 +119,7 @@ func serve(ctx context.Context, o options, getenv func(string) string, stderr io
 			SkillsDirs: o.dirs, ConfigFile: o.configFile, Getenv: getenv, Logger: log, LogLevel: logLevel, LogFormat: logFormat, Version: version,
 			Edge:          skillsd.EdgeOptions{Flags: o.guard, Surface: "REST", Realm: "skills-rest"},
 			RequireSkills: o.requireSkills,
+			Metrics:       registerer,
 			// No access log of the in-process calls: the HTTP line covers them.
 		})
 		if err != nil {
@@ -161,7 +164,7 @@ func serve(ctx context.Context, o options, getenv func(string) string, stderr io
 	hs := &http.Server{
 		// The access log outermost: refused requests are logged too; then
 		// CORS: a browser's preflight carries no credentials.
-		Handler:           accesslog.HTTP(log, restgw.CORS(origins, guard.HTTP(h, edge.HTTPOptions{Open: restOpen}))),
+		Handler:           withMetrics(reg, accesslog.HTTP(log, restgw.CORS(origins, guard.HTTP(h, edge.HTTPOptions{Open: restOpen})))),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       time.Minute,
 		// No WriteTimeout: GET /v1/catalog:watch streams for as long as the
@@ -180,6 +183,9 @@ func serve(ctx context.Context, o options, getenv func(string) string, stderr io
 	}
 	log.Info("serving REST", append([]any{"addr", lis.Addr().String(), "mode", mode, "version", version, "paths_hidden", guard.HidePaths(lis.Addr()),
 		"ui", o.ui, "cors_origins", strings.Join(origins, ",")}, guard.Attrs()...)...)
+	if err := startMetrics(ctx, guard, o.metricsAddr, reg, log); err != nil {
+		return err
+	}
 
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(lis) }()
