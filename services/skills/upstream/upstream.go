@@ -126,11 +126,12 @@ func Dial(server string, opts ...grpc.DialOption) (*grpc.ClientConn, error) {
 		own = append(own, grpc.WithResolvers(static(list)))
 	}
 	if Replicas(target) {
-		own = append(own, grpc.WithDefaultServiceConfig(ServiceConfig()))
+		// Ours, not one a DNS TXT record might carry.
+		own = append(own, grpc.WithDefaultServiceConfig(ServiceConfig()), grpc.WithDisableServiceConfig())
 	}
 	conn, err := grpc.NewClient(target, append(own, opts...)...)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", server, err)
+		return nil, fmt.Errorf("%q: %w", server, err)
 	}
 	return conn, nil
 }

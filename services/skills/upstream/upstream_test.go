@@ -364,3 +364,24 @@ func TestParse(t *testing.T) {
 		}
 	}
 }
+
+// TestDNS: dns:///localhost:port reaches the replica on 127.0.0.1 (and
+// skips ::1, where nothing listens) without a failed call.
+func TestDNS(t *testing.T) {
+	rs := startReplicas(t, 1)
+	_, port, _ := net.SplitHostPort(rs[0].addr)
+	target := "dns:///" + net.JoinHostPort("localhost", port)
+	if !upstream.Replicas(target) {
+		t.Errorf("Replicas(%q) = false, want true", target)
+	}
+	c := &counter{n: map[string]int{}}
+	client := dial(t, target, c)
+	for i := range 20 {
+		if _, err := client.GetSkill(t.Context(), &skillsv1.GetSkillRequest{SkillPath: "pdf"}); err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+	if got := c.get(rs[0].addr); got != 20 {
+		t.Errorf("the replica answered %d of 20 calls (%v)", got, c.n)
+	}
+}
