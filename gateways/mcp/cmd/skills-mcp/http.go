@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 
 	"github.com/skillsd/skillsd/gateways/mcp/mcpgw"
@@ -58,6 +59,9 @@ func checkHTTPArgs(o options, getenv func(string) string) error {
 			return usagef("--session-idle-timeout, --max-sessions and --allowed-origin bound MCP over HTTP; they need --http")
 		}
 	}
+	if err := checkMetricsArgs(o); err != nil {
+		return err
+	}
 	if o.sessions.idleTimeout < 0 || o.sessions.maxSessions < 0 {
 		return usagef("--session-idle-timeout and --max-sessions must be positive")
 	}
@@ -73,6 +77,9 @@ type httpEdge struct {
 	lis      net.Listener
 	guard    *edge.Guard
 	sessions mcpgw.HTTPOptions
+	// metrics is --metrics' registry and metricsLis its listener (nil: off).
+	metrics    *prometheus.Registry
+	metricsLis net.Listener
 }
 
 // dialOptions mark the calls to the service whose answers hide paths.
@@ -106,7 +113,12 @@ func openHTTP(o options, svc service, getenv func(string) string, log *slog.Logg
 	if err != nil {
 		return nil, fmt.Errorf("--http %s: %w", o.httpAddr, err)
 	}
-	return &httpEdge{lis: lis, guard: guard, sessions: mcpgw.HTTPOptions{
+	mlis, err := listenMetrics(guard, o)
+	if err != nil {
+		_ = lis.Close()
+		return nil, err
+	}
+	return &httpEdge{lis: lis, guard: guard, metrics: o.metrics, metricsLis: mlis, sessions: mcpgw.HTTPOptions{
 		Logger: log, SessionIdleTimeout: settings.SessionIdleTimeout, MaxSessions: settings.MaxSessions, AllowedOrigins: settings.AllowedOrigins,
 	}}, nil
 }
@@ -161,7 +173,7 @@ func serveHTTP(ctx context.Context, server *mcp.Server, conn grpc.ClientConnInte
 	mux.Handle("GET "+healthz.LivePath, healthz.Live(conn, 0, log))
 	mux.Handle("GET "+healthz.ReadyPath, healthz.Ready(conn, 0, log))
 	// One access-log line per HTTP request (the MCP messages ride on them).
-	hs := &http.Server{Handler: accesslog.HTTP(log, mux), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	hs := &http.Server{Handler: startMetrics(ctx, web, accesslog.HTTP(log, mux), log), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(web.lis) }()
 	base := web.guard.Scheme() + "://" + web.lis.Addr().String()

@@ -37,6 +37,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
@@ -79,6 +80,10 @@ type options struct {
 	server     string
 	tokenEnv   string
 	httpAddr   string
+	// metricsAddr is --metrics (with --http; metrics.go), and metrics its
+	// registry, made by serve (nil when off).
+	metricsAddr string
+	metrics     *prometheus.Registry
 	// guard holds --auth, --auth-token-env, --tls-* and --hide-paths: how
 	// HTTP callers authenticate and what they see (http.go, package edge).
 	guard edge.Flags
@@ -131,6 +136,7 @@ func parseArgs(args []string, getenv func(string) string, stderr io.Writer) (opt
 	fs.StringVar(&o.server, "server", "", "use the skillsd gRPC server at `ADDR` (host:port) instead of an embedded one; replicas: dns:///host:port or a comma-separated list, balanced round-robin over the healthy ones")
 	fs.StringVar(&o.tokenEnv, "token-env", "", "with --server: the environment variable `NAME` holding the bearer token to send")
 	fs.StringVar(&o.httpAddr, "http", "", "serve Streamable HTTP on `ADDR` (/mcp, the legacy HTTP+SSE transport at /sse, and the probes /healthz and /readyz) instead of stdio")
+	fs.StringVar(&o.metricsAddr, "metrics", "", "with --http: serve Prometheus metrics at /metrics on this `ADDR` (host:port; off unless given; not loopback needs --auth; docs/operations.md)")
 	o.serverTLS.Register(fs)
 	o.guard.Register(fs, "auth-token-env")
 	o.sessions.register(fs)
@@ -265,6 +271,7 @@ var afterConnect func()
 // first, through the guard (http.go), so that the connection to the service
 // knows whether answers hide paths.
 func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, getenv func(string) string, log *slog.Logger, lv logVars) error {
+	o.metrics = newMetrics(o.metricsAddr)
 	svc, err := connect(ctx, o, getenv, log, lv)
 	if err != nil {
 		return err
@@ -405,6 +412,7 @@ func startEmbedded(ctx context.Context, o options, getenv func(string) string, l
 		RequireSkills: o.requireSkills,
 		Version:       buildVersion(),
 		Edge:          skillsd.EdgeOptions{Flags: o.guard, Surface: "MCP over HTTP", LegacyTokensEnv: authEnvDefault, Realm: "skills-mcp"},
+		Metrics:       o.metricsRegisterer(),
 	})
 	if err != nil {
 		return service{}, fmt.Errorf("starting the embedded skills service: %w", err)
