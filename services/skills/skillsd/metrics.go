@@ -66,7 +66,8 @@ type catalogCollector struct {
 
 var (
 	descInfo = prometheus.NewDesc("skillsd_catalog_info",
-		"The catalog served: 1, with the server's version and the matching strategy as labels.", []string{"version", "matching_strategy"}, nil)
+		"The catalog served: 1, with its identity (catalog_id: equal on every replica serving the same content), the server's version and the matching strategy as labels.",
+		[]string{"catalog_id", "version", "matching_strategy"}, nil)
 	descGeneration = prometheus.NewDesc("skillsd_catalog_generation",
 		"The catalog's generation: it goes up at each rebuild.", nil, nil)
 	descBuilt = prometheus.NewDesc("skillsd_catalog_built_timestamp_seconds",
@@ -85,10 +86,12 @@ var (
 		"When each source was last read (local) or synchronised (git), Unix time: time() minus it is the time since.", []string{"source", "kind"}, nil)
 	descSourceError = prometheus.NewDesc("skillsd_source_error",
 		"1 while a source's last read or synchronisation failed, else 0.", []string{"source", "kind"}, nil)
+	descSourceInfo = prometheus.NewDesc("skillsd_source_info",
+		"Each source: 1, with its content identity (content_id: a git source's commit, a folder's digest) as a label.", []string{"source", "kind", "content_id"}, nil)
 )
 
 func (c *catalogCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descInfo, descGeneration, descBuilt, descSkills, descUnserved, descQuarantined, descDiagnostics, descSourceSkills, descSourceSync, descSourceError} {
+	for _, d := range []*prometheus.Desc{descInfo, descGeneration, descBuilt, descSkills, descUnserved, descQuarantined, descDiagnostics, descSourceSkills, descSourceSync, descSourceError, descSourceInfo} {
 		ch <- d
 	}
 }
@@ -104,7 +107,7 @@ func (c *catalogCollector) Collect(ch chan<- prometheus.Metric) {
 	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
 	}
-	gauge(descInfo, 1, st.GetVersion(), st.GetMatchingStrategy())
+	gauge(descInfo, 1, st.GetCatalogId(), st.GetVersion(), st.GetMatchingStrategy())
 	gauge(descGeneration, float64(st.GetGeneration()))
 	if st.GetBuiltAt() != nil {
 		gauge(descBuilt, float64(st.GetBuiltAt().AsTime().UnixNano())/1e9)
@@ -117,6 +120,7 @@ func (c *catalogCollector) Collect(ch chan<- prometheus.Metric) {
 	gauge(descDiagnostics, float64(st.GetWarningCount()), "warning")
 	for _, src := range st.GetSources() {
 		gauge(descSourceSkills, float64(src.GetSkillCount()), src.GetName(), src.GetKind())
+		gauge(descSourceInfo, 1, src.GetName(), src.GetKind(), src.GetContentId())
 		if src.GetLastSync() != nil {
 			gauge(descSourceSync, float64(src.GetLastSync().AsTime().UnixNano())/1e9, src.GetName(), src.GetKind())
 		}

@@ -59,6 +59,9 @@ func TestMetrics(t *testing.T) {
 	if v, ok := after.Value("grpc_server_handling_seconds_count", "grpc_method", "SearchSkills"); !ok || v < n {
 		t.Errorf("grpc_server_handling_seconds_count{SearchSkills} = %v (found %v), want >= %d", v, ok, n)
 	}
+	if id := regexp.MustCompile(`skillsd_catalog_info\{catalog_id="sha256:[0-9a-f]+"`).FindString(after.Text); id == "" {
+		t.Errorf("skillsd_catalog_info has no catalog_id label:\n%s", after.Text)
+	}
 	if v, ok := after.Value("skillsd_catalog_skills", "state", "served"); !ok || v < 1 {
 		t.Errorf("skillsd_catalog_skills{state=served} = %v (found %v), want >= 1", v, ok)
 	}
@@ -66,6 +69,7 @@ func TestMetrics(t *testing.T) {
 		{"skillsd_catalog_diagnostics", "severity", "error"},
 		{"skillsd_catalog_diagnostics", "severity", "warning"},
 		{"skillsd_catalog_info", "version", version},
+		{"skillsd_source_info", "kind", "local"},
 		{"skillsd_source_last_sync_timestamp_seconds", "", ""},
 		{"skillsd_script_runs_total", "outcome", "timed_out"},
 		{"skillsd_usage_events_dropped_total", "", ""},
