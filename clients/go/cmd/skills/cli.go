@@ -325,7 +325,7 @@ func (e *env) dial() (*skillsclient.Client, func(), error) {
 	}
 	conn, err := skillsclient.Dial(e.global.server, opts)
 	if err != nil {
-		return nil, nil, usagef("--server %s: %v", e.global.server, err)
+		return nil, nil, usagef("--server: %v", err)
 	}
 	return skillsclient.New(conn), func() { _ = conn.Close() }, nil
 }

@@ -543,6 +543,16 @@ func TestRemote(t *testing.T) {
 		t.Errorf("version = %q, want the server's version", v.stdout)
 	}
 
+	// Two replicas (the same server twice) answer as one; a malformed list
+	// is a usage error naming --server.
+	r = runCLI(t, "--server", addr+","+addr, "--token-env", "SKILLS_TEST_TOKEN", "show", "pdf")
+	r.want(t, 0)
+	malformed := runCLI(t, "--server", addr+",,"+addr, "--token-env", "SKILLS_TEST_TOKEN", "list")
+	malformed.want(t, 2)
+	if !strings.Contains(malformed.stderr, "--server: ") || !strings.Contains(malformed.stderr, "address 2 of the list is empty") {
+		t.Errorf("malformed list: stderr = %q, want --server and the empty element named", malformed.stderr)
+	}
+
 	t.Setenv("SKILLS_TEST_TOKEN", "wrong")
 	bad := runCLI(t, "--server", addr, "--token-env", "SKILLS_TEST_TOKEN", "list")
 	bad.want(t, 1)
