@@ -385,3 +385,33 @@ func TestDNS(t *testing.T) {
 		t.Errorf("the replica answered %d of 20 calls (%v)", got, c.n)
 	}
 }
+
+// TestNoneReady: while no replica is ready, a read fails UNAVAILABLE at
+// once (after its retries), not at its deadline.
+func TestNoneReady(t *testing.T) {
+	var list []string
+	for range 2 {
+		hs := health.NewServer()
+		hs.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
+		s := grpc.NewServer()
+		healthpb.RegisterHealthServer(s, hs)
+		lis, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() { _ = s.Serve(lis) }()
+		t.Cleanup(s.Stop)
+		list = append(list, lis.Addr().String())
+	}
+	client := dial(t, strings.Join(list, ","), &counter{n: map[string]int{}})
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err := client.GetSkill(ctx, &skillsv1.GetSkillRequest{SkillPath: "pdf"})
+	if got := status.Code(err); got != codes.Unavailable {
+		t.Errorf("GetSkill: %v, want UNAVAILABLE", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("GetSkill failed after %v, want at once", d)
+	}
+}
