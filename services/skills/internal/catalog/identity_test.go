@@ -244,3 +244,20 @@ func TestIDSecurity(t *testing.T) {
 			unscanned.Sources()[0].ContentID, strict.Sources()[0].ContentID)
 	}
 }
+
+// BenchmarkIdentify measures what the identity adds to a build of a
+// 3,000-skill catalog (9,000 files): a hash over the digests the build
+// already holds.
+func BenchmarkIdentify(b *testing.B) {
+	snap, err := Build(b.Context(), []*source.Root{localRoot("skills", makeCatalog(b, 3000))}, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	bl := &builder{snap: snap, walks: []walked{{src: snap.sources[0]}}}
+	for b.Loop() {
+		bl.identify(nil, nil, nil)
+	}
+	if snap.ID() == "" {
+		b.Fatal("no ID")
+	}
+}
