@@ -78,12 +78,12 @@ rule "never Register...HandlerServer (it skips interceptors)" \
 
 # Gateways and clients reach the service only through gRPC: library packages
 # never import the service (main packages and tests may, for embedded mode).
-# Packages healthz and vocabulary are not the service: the one shape of the
-# HTTP health probes over the standard gRPC health API, and the one
+# Packages healthz, vocabulary and upstream are not the service: the one
+# shape of the HTTP health probes over the standard gRPC health API, the one
 # vocabulary of request fields (aliases, unknown-field answers), which every
-# surface shares.
+# surface shares, and the one way of dialing skillsd replicas (--server).
 rule "gateway/client library packages must not import services/skills" \
-  "$(nontest | grep -E '^(gateways|clients)/' | grep -v '/cmd/' | xargs -r grep -n '"github.com/skillsd/skillsd/services/' | grep -vE '"github.com/skillsd/skillsd/services/skills/(healthz|vocabulary)"' || true)"
+  "$(nontest | grep -E '^(gateways|clients)/' | grep -v '/cmd/' | xargs -r grep -n '"github.com/skillsd/skillsd/services/' | grep -vE '"github.com/skillsd/skillsd/services/skills/(healthz|vocabulary|upstream)"' || true)"
 
 # Tests use t.Context(). Example functions and TestMain have no t: example_test.go
 # files are exempt.
