@@ -1,7 +1,8 @@
 // Package accesslog writes one info line per request a service answers: per
 // gRPC call (skillsd) and per HTTP request (skills-rest, skills-mcp --http),
 // with the method or route, the outcome (gRPC code or HTTP status), the
-// duration and the request id when the request carries one (x-request-id).
+// duration and the request id: the caller's (x-request-id), else a new
+// one, answered back in the same header; gateways pass it on to the service.
 // It is kept apart from the other interceptors so that it can be switched
 // on where a line per request is wanted (network services) and left off
 // where it is not (stdio MCP, the command line, a gateway's in-process calls,
@@ -33,6 +34,10 @@ const maxPath = 200
 func UnaryServerInterceptor(log *slog.Logger) grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 		start := time.Now()
+		ctx, made := callID(ctx)
+		if made { // a caller's own id it knows already
+			_ = grpc.SetHeader(ctx, metadata.Pairs(metadataKey, RequestID(ctx)))
+		}
 		resp, err := handler(ctx, req)
 		logCall(ctx, log, info.FullMethod, start, err)
 		return resp, err
@@ -43,11 +48,32 @@ func UnaryServerInterceptor(log *slog.Logger) grpc.UnaryServerInterceptor {
 func StreamServerInterceptor(log *slog.Logger) grpc.StreamServerInterceptor {
 	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 		start := time.Now()
-		err := handler(srv, ss)
-		logCall(ss.Context(), log, info.FullMethod, start, err)
+		ctx, made := callID(ss.Context())
+		if made {
+			_ = ss.SetHeader(metadata.Pairs(metadataKey, RequestID(ctx)))
+		}
+		err := handler(srv, &idStream{ServerStream: ss, ctx: ctx})
+		logCall(ctx, log, info.FullMethod, start, err)
 		return err
 	}
 }
+
+// callID is ctx with the call's request id: the caller's x-request-id,
+// else a new one (made), which the call then answers in its header.
+func callID(ctx context.Context) (context.Context, bool) {
+	if id := RequestID(ctx); id != "" {
+		return WithRequestID(ctx, id), false
+	}
+	return WithRequestID(ctx, NewRequestID()), true
+}
+
+// idStream is a server stream whose context carries the request id.
+type idStream struct {
+	grpc.ServerStream
+	ctx context.Context
+}
+
+func (s *idStream) Context() context.Context { return s.ctx }
 
 func logCall(ctx context.Context, log *slog.Logger, method string, start time.Time, err error) {
 	attrs := []slog.Attr{
@@ -56,10 +82,8 @@ func logCall(ctx context.Context, log *slog.Logger, method string, start time.Ti
 		slog.String("code", status.Code(err).String()),
 		slog.Duration("duration", time.Since(start)),
 	}
-	if md, ok := metadata.FromIncomingContext(ctx); ok {
-		if ids := md.Get("x-request-id"); len(ids) > 0 && ids[0] != "" {
-			attrs = append(attrs, slog.String("request_id", clip(ids[0], 128)))
-		}
+	if id := RequestID(ctx); id != "" {
+		attrs = append(attrs, slog.String("request_id", id))
 	}
 	log.LogAttrs(ctx, slog.LevelInfo, Message, attrs...)
 }
@@ -68,6 +92,15 @@ func logCall(ctx context.Context, log *slog.Logger, method string, start time.Ti
 func HTTP(log *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		// The caller's X-Request-Id, else a new one: answered back, and
+		// passed on to the service by the gateways (DialOptions).
+		id := clip(r.Header.Get(RequestIDHeader), maxID)
+		if id == "" {
+			id = NewRequestID()
+			r.Header.Set(RequestIDHeader, id)
+		}
+		w.Header().Set(RequestIDHeader, id)
+		r = r.WithContext(WithRequestID(r.Context(), id))
 		rec := &recorder{ResponseWriter: w}
 		defer func() {
 			st := rec.status
@@ -82,13 +115,7 @@ func HTTP(log *slog.Logger, next http.Handler) http.Handler {
 				slog.Duration("duration", time.Since(start)),
 				slog.Int64("bytes", rec.bytes),
 			}
-			id := r.Header.Get(RequestIDHeader)
-			if id == "" {
-				id = w.Header().Get(RequestIDHeader) // one the server gave it
-			}
-			if id != "" {
-				attrs = append(attrs, slog.String("request_id", clip(id, 128)))
-			}
+			attrs = append(attrs, slog.String("request_id", id))
 			log.LogAttrs(r.Context(), slog.LevelInfo, Message, attrs...)
 		}()
 		next.ServeHTTP(rec, r)

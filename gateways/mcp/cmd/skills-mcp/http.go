@@ -83,11 +83,17 @@ type httpEdge struct {
 }
 
 // dialOptions mark the calls to the service whose answers hide paths.
+// Each call carries the request id of the HTTP request it serves
+// (requestIDMiddleware, accesslog.DialOptions).
 func (e *httpEdge) dialOptions() []grpc.DialOption {
-	if e == nil || !e.guard.HidePaths(e.lis.Addr()) {
+	if e == nil {
 		return nil
 	}
-	return edge.HidePathsDialOptions()
+	opts := accesslog.DialOptions()
+	if e.guard.HidePaths(e.lis.Addr()) {
+		opts = append(opts, edge.HidePathsDialOptions()...)
+	}
+	return opts
 }
 
 // openHTTP resolves the guard and the session bounds and opens the listener.
@@ -156,6 +162,7 @@ func mcpRefusal(w http.ResponseWriter, _ *http.Request, e *githubauth.Error) {
 // HTTP+SSE transport (/sse) for clients that predate it, and the health
 // probes over conn (/healthz, /readyz, open), until ctx ends.
 func serveHTTP(ctx context.Context, server *mcp.Server, conn grpc.ClientConnInterface, web *httpEdge, log *slog.Logger) error {
+	server.AddReceivingMiddleware(requestIDMiddleware)
 	h, err := mcpgw.NewHTTP(server, web.sessions)
 	if err != nil {
 		return err

@@ -148,6 +148,8 @@ func serve(ctx context.Context, o options, getenv func(string) string, stderr io
 	if guard.HidePaths(lis.Addr()) {
 		dialOpts = edge.HidePathsDialOptions()
 	}
+	// Each call carries the request id of the HTTP request it serves.
+	dialOpts = append(dialOpts, accesslog.DialOptions()...)
 	conn, err := dial(dialOpts...)
 	if err != nil {
 		return err
