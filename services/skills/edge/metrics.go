@@ -25,9 +25,9 @@ func (g *Guard) ListenMetrics(flag, addr string) (net.Listener, error) {
 	}
 	if g.mode == ModeUnset {
 		_ = lis.Close()
-		return nil, fmt.Errorf("%s %s: refusing to serve metrics on an address that is not loopback while no authentication is configured for %s; "+
+		return nil, fmt.Errorf("%s %s: refusing to serve metrics on %s, which is not loopback, while no authentication is configured for %s; "+
 			"use a loopback address (127.0.0.1:9090), or choose how the server is exposed (--auth token, github, or none on purpose): "+
-			"/metrics is then served without authentication on this address", flag, lis.Addr(), g.surface)
+			"/metrics is then served without authentication on this address", flag, addr, lis.Addr(), g.surface)
 	}
 	g.log.Warn("serving /metrics without authentication on "+lis.Addr().String()+", which is not a loopback address: it shows call counts, source names and the catalog's identity, never skill content",
 		"surface", g.surface, "addr", lis.Addr().String())
