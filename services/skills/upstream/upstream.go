@@ -33,6 +33,7 @@ import (
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 	"google.golang.org/grpc"
 	_ "google.golang.org/grpc/health" // client-side health checking
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/resolver"
 )
 
@@ -58,6 +59,9 @@ var ReadMethods = []string{
 	skillsv1.ContentService_ListDocs_FullMethodName,
 	skillsv1.ContentService_GetDoc_FullMethodName,
 	skillsv1.UsageService_GetUsageStats_FullMethodName,
+	// The gateways' probes (package healthz): a replica stopping under a
+	// probe does not make the gateway look down.
+	healthpb.Health_Check_FullMethodName,
 }
 
 // MaxAttempts bounds the tries of a read (the first and the retries).

@@ -415,3 +415,24 @@ func TestNoneReady(t *testing.T) {
 		t.Errorf("GetSkill failed after %v, want at once", d)
 	}
 }
+
+// TestServiceConfig: writes, scripts and the change stream are never
+// retried; the reads are.
+func TestServiceConfig(t *testing.T) {
+	sc := upstream.ServiceConfig()
+	for _, never := range []string{"RunScript", "RunCommand", "RefreshSkills", "ReportUsage", "IngestEvents", "WatchCatalog"} {
+		if strings.Contains(sc, `"`+never+`"`) {
+			t.Errorf("the service config names %s: %s", never, sc)
+		}
+	}
+	for _, read := range []string{"GetSkill", "ListSkills", "SearchSkills", "MatchSkill", "ReadSkillFile"} {
+		if !strings.Contains(sc, `"`+read+`"`) {
+			t.Errorf("the service config does not retry %s: %s", read, sc)
+		}
+	}
+	for _, want := range []string{`"round_robin"`, `"healthCheckConfig":{"serviceName":""}`, `"retryableStatusCodes":["UNAVAILABLE"]`} {
+		if !strings.Contains(sc, want) {
+			t.Errorf("the service config lacks %s: %s", want, sc)
+		}
+	}
+}
