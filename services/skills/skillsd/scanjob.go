@@ -148,11 +148,13 @@ func (s *Server) rebuildScanned(ctx context.Context) error {
 // and WaitReady returns.
 func (s *Server) firstScanDone() {
 	s.scannedOnce.Do(func() {
-		close(s.scanned)
+		// Readiness first, then WaitReady's channel: a caller that
+		// WaitReady let through finds the health service already saying so.
 		s.readyMu.Lock()
-		defer s.readyMu.Unlock()
 		s.isScanned = true
 		s.setReady(s.isLoaded && s.isScanned)
+		s.readyMu.Unlock()
+		close(s.scanned)
 	})
 }
 
