@@ -142,6 +142,17 @@ func TestFirstScanInBackground(t *testing.T) {
 	if len(pending) != 1 || !strings.Contains(pending[0], fmt.Sprintf("%d skills wait for their first security scan", cleanSkills+1)) {
 		t.Errorf("scan-pending diagnostics: %q", pending)
 	}
+	securityStatus := func() *skillsv1.SecurityStatus {
+		t.Helper()
+		st, err := cat.GetCatalogStatus(t.Context(), &skillsv1.GetCatalogStatusRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.GetSecurity()
+	}
+	if sec := securityStatus(); sec.GetPendingCount() != int32(cleanSkills+1) || sec.GetQuarantinedCount() != 0 {
+		t.Errorf("status before the first scan: %d pending, %d quarantined; want %d pending, none quarantined", sec.GetPendingCount(), sec.GetQuarantinedCount(), cleanSkills+1)
+	}
 
 	close(gate)
 	if err := srv.WaitReady(t.Context()); err != nil {
@@ -152,6 +163,9 @@ func TestFirstScanInBackground(t *testing.T) {
 	}
 	if st := healthOf(t, health, "skills.v1.CatalogService"); st != healthpb.HealthCheckResponse_SERVING {
 		t.Errorf("readiness of CatalogService after the first scan: %v, want SERVING", st)
+	}
+	if sec := securityStatus(); sec.GetPendingCount() != 0 || sec.GetQuarantinedCount() != 1 {
+		t.Errorf("status after the first scan: %d pending, %d quarantined; want none pending, the cleaner quarantined", sec.GetPendingCount(), sec.GetQuarantinedCount())
 	}
 	got := listed(t, cat)
 	if len(got) != cleanSkills || got["cleaner"] {

@@ -1300,6 +1300,13 @@ export interface components {
                 [key: string]: number;
             };
             /**
+             * Format: int32
+             * @description The number of skills waiting for their first security scan: not served
+             *     until the background scan has reached them (diagnostic "scan-pending").
+             *     They are not counted in quarantined_count.
+             */
+            pending_count: number;
+            /**
              * @description The lowest finding severity that quarantines a skill ("critical" by
              *     default, "off" when nothing is quarantined).
              */

@@ -106,7 +106,10 @@ func (s *Service) securityStatus(snap *catalog.Snapshot) *skillsv1.SecurityStatu
 		if !s.opts.Filter.Enabled(sk) {
 			continue
 		}
-		if sk.Quarantined() && !sk.ScanPending() {
+		switch {
+		case sk.ScanPending():
+			st.PendingCount++
+		case sk.Quarantined():
 			st.QuarantinedCount++
 		}
 		for _, f := range sk.Security.Findings {

@@ -995,7 +995,11 @@ type SecurityStatus struct {
 	// ("info", "low", "medium", "high", "critical").
 	FindingCounts map[string]int32 `protobuf:"bytes,4,rep,name=finding_counts,json=findingCounts,proto3" json:"finding_counts,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
 	// The number of rules loaded (built-in and security.rules).
-	RuleCount     int32 `protobuf:"varint,5,opt,name=rule_count,json=ruleCount,proto3" json:"rule_count,omitempty"`
+	RuleCount int32 `protobuf:"varint,5,opt,name=rule_count,json=ruleCount,proto3" json:"rule_count,omitempty"`
+	// The number of skills waiting for their first security scan: not served
+	// until the background scan has reached them (diagnostic "scan-pending").
+	// They are not counted in quarantined_count.
+	PendingCount  int32 `protobuf:"varint,6,opt,name=pending_count,json=pendingCount,proto3" json:"pending_count,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1061,6 +1065,13 @@ func (x *SecurityStatus) GetFindingCounts() map[string]int32 {
 func (x *SecurityStatus) GetRuleCount() int32 {
 	if x != nil {
 		return x.RuleCount
+	}
+	return 0
+}
+
+func (x *SecurityStatus) GetPendingCount() int32 {
+	if x != nil {
+		return x.PendingCount
 	}
 	return 0
 }
@@ -1522,7 +1533,7 @@ const file_skills_v1_catalog_service_proto_rawDesc = "" +
 	"\x0erestart_needed\x18\x03 \x03(\tR\rrestartNeeded\x12\x18\n" +
 	"\aapplied\x18\x04 \x03(\tR\aapplied\x129\n" +
 	"\n" +
-	"checked_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcheckedAt\"\xad\x02\n" +
+	"checked_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcheckedAt\"\xd2\x02\n" +
 	"\x0eSecurityStatus\x12\x18\n" +
 	"\aenabled\x18\x01 \x01(\bR\aenabled\x12\x1e\n" +
 	"\n" +
@@ -1531,7 +1542,8 @@ const file_skills_v1_catalog_service_proto_rawDesc = "" +
 	"\x11quarantined_count\x18\x03 \x01(\x05R\x10quarantinedCount\x12S\n" +
 	"\x0efinding_counts\x18\x04 \x03(\v2,.skills.v1.SecurityStatus.FindingCountsEntryR\rfindingCounts\x12\x1d\n" +
 	"\n" +
-	"rule_count\x18\x05 \x01(\x05R\truleCount\x1a@\n" +
+	"rule_count\x18\x05 \x01(\x05R\truleCount\x12#\n" +
+	"\rpending_count\x18\x06 \x01(\x05R\fpendingCount\x1a@\n" +
 	"\x12FindingCountsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x05R\x05value:\x028\x01\"\xd1\x01\n" +

@@ -193,7 +193,7 @@ class RefreshSkillsResponse(_message.Message):
     def __init__(self, success: bool = ..., mode: _Optional[str] = ..., commit_hash: _Optional[str] = ..., files_changed: _Optional[int] = ..., skills_reindexed: _Optional[int] = ..., last_sync: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., message: _Optional[str] = ..., generation: _Optional[int] = ..., sources: _Optional[_Iterable[_Union[_types_pb2.SourceStatus, _Mapping]]] = ...) -> None: ...
 
 class SecurityStatus(_message.Message):
-    __slots__ = ["enabled", "finding_counts", "quarantine", "quarantined_count", "rule_count"]
+    __slots__ = ["enabled", "finding_counts", "pending_count", "quarantine", "quarantined_count", "rule_count"]
     class FindingCountsEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -203,15 +203,17 @@ class SecurityStatus(_message.Message):
         def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
     ENABLED_FIELD_NUMBER: _ClassVar[int]
     FINDING_COUNTS_FIELD_NUMBER: _ClassVar[int]
+    PENDING_COUNT_FIELD_NUMBER: _ClassVar[int]
     QUARANTINED_COUNT_FIELD_NUMBER: _ClassVar[int]
     QUARANTINE_FIELD_NUMBER: _ClassVar[int]
     RULE_COUNT_FIELD_NUMBER: _ClassVar[int]
     enabled: bool
     finding_counts: _containers.ScalarMap[str, int]
+    pending_count: int
     quarantine: str
     quarantined_count: int
     rule_count: int
-    def __init__(self, enabled: bool = ..., quarantine: _Optional[str] = ..., quarantined_count: _Optional[int] = ..., finding_counts: _Optional[_Mapping[str, int]] = ..., rule_count: _Optional[int] = ...) -> None: ...
+    def __init__(self, enabled: bool = ..., quarantine: _Optional[str] = ..., quarantined_count: _Optional[int] = ..., finding_counts: _Optional[_Mapping[str, int]] = ..., rule_count: _Optional[int] = ..., pending_count: _Optional[int] = ...) -> None: ...
 
 class SemanticStatus(_message.Message):
     __slots__ = ["embedded_count", "last_error", "last_error_at", "model", "pending_count"]
