@@ -94,11 +94,11 @@ func HTTP(log *slog.Logger, next http.Handler) http.Handler {
 		start := time.Now()
 		// The caller's X-Request-Id, else a new one: answered back, and
 		// passed on to the service by the gateways (DialOptions).
-		id := clip(r.Header.Get(RequestIDHeader), maxID)
+		id := callerID(r.Header.Get(RequestIDHeader))
 		if id == "" {
 			id = NewRequestID()
-			r.Header.Set(RequestIDHeader, id)
 		}
+		r.Header.Set(RequestIDHeader, id) // what the gateways pass on
 		w.Header().Set(RequestIDHeader, id)
 		r = r.WithContext(WithRequestID(r.Context(), id))
 		rec := &recorder{ResponseWriter: w}

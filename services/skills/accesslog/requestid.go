@@ -36,11 +36,32 @@ func RequestID(ctx context.Context) string {
 		return id
 	}
 	if md, ok := metadata.FromIncomingContext(ctx); ok {
-		if ids := md.Get(metadataKey); len(ids) > 0 && ids[0] != "" {
-			return clip(ids[0], maxID)
+		if ids := md.Get(metadataKey); len(ids) > 0 {
+			return callerID(ids[0])
 		}
 	}
 	return ""
+}
+
+// callerID is id when a caller's request id can be kept as it is: 1 to
+// maxID letters, digits and "-_.:/+=" (a UUID, a trace id, base64). Anything
+// else is "" and the request gets an id of ours: a clipped or non-ASCII id
+// could not travel on as gRPC metadata (printable ASCII only), and a
+// control character would forge log lines.
+func callerID(id string) string {
+	if id == "" || len(id) > maxID {
+		return ""
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case c == '-' || c == '_' || c == '.' || c == ':' || c == '/' || c == '+' || c == '=':
+		default:
+			return ""
+		}
+	}
+	return id
 }
 
 // DialOptions pass the request id of each call's context (the HTTP request

@@ -1,0 +1,71 @@
+package accesslog
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"google.golang.org/grpc/metadata"
+)
+
+// TestCallerRequestIDs: a caller's id is kept when it can travel on as gRPC
+// metadata and be logged as is; anything else (too long, non-ASCII, spaces,
+// control characters) is replaced by an id of ours, which the answer, the
+// log and what the gateways pass on all carry.
+func TestCallerRequestIDs(t *testing.T) {
+	cases := []struct {
+		sent string
+		keep bool
+	}{
+		{"", false},
+		{"4bf92f3577b34da6a3ce929d0e0e4736", true},
+		{"123e4567-e89b-12d3-a456-426614174000", true},
+		{"trace:abc/def+g==", true},
+		{strings.Repeat("a", maxID), true},
+		{strings.Repeat("a", maxID+1), false},
+		{"héllo", false},
+		{"a b", false},
+		{"x\" level=ERROR msg=forged", false},
+		{"a\tb", false},
+	}
+	for _, c := range cases {
+		var seen string
+		h := HTTP(slog.New(slog.NewTextHandler(io.Discard, nil)), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			seen = RequestID(r.Context())
+			if got := r.Header.Get(RequestIDHeader); got != seen {
+				t.Errorf("sent %q: the request's header says %q, its context %q", c.sent, got, seen)
+			}
+		}))
+		req := httptest.NewRequest(http.MethodGet, "/v1/skills", nil)
+		if c.sent != "" {
+			req.Header[RequestIDHeader] = []string{c.sent}
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		answered := rec.Header().Get(RequestIDHeader)
+		if answered != seen {
+			t.Errorf("sent %q: answered %q, handled as %q", c.sent, answered, seen)
+		}
+		if c.keep && seen != c.sent {
+			t.Errorf("sent %q: handled as %q, want it kept", c.sent, seen)
+		}
+		if !c.keep && (seen == c.sent || callerID(seen) != seen || len(seen) != 32) {
+			t.Errorf("sent %q: handled as %q, want a fresh id of ours", c.sent, seen)
+		}
+		// What a gateway passes on is valid gRPC metadata, and the service
+		// reads the same id back.
+		out, _ := metadata.FromOutgoingContext(outgoing(WithRequestID(context.Background(), seen)))
+		in := metadata.NewIncomingContext(context.Background(), out)
+		if got := RequestID(in); got != seen {
+			t.Errorf("sent %q: the service reads %q, want %q", c.sent, got, seen)
+		}
+	}
+	bad := metadata.NewIncomingContext(context.Background(), metadata.Pairs(metadataKey, "a b"))
+	if got := RequestID(bad); got != "" {
+		t.Errorf("a service call with request id %q: read %q, want none (one of ours is made)", "a b", got)
+	}
+}
