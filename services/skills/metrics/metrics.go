@@ -10,6 +10,7 @@ package metrics
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -25,6 +26,18 @@ import (
 
 // Path is where the handler is served.
 const Path = "/metrics"
+
+// CheckAddr checks a --metrics value before anything starts: empty (off)
+// or host:port; the error names flag.
+func CheckAddr(flag, addr string) error {
+	if addr == "" {
+		return nil
+	}
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		return fmt.Errorf("%s %q: want host:port, such as 127.0.0.1:9090: %v", flag, addr, err)
+	}
+	return nil
+}
 
 // NewRegistry is a registry with the Go runtime and process collectors.
 func NewRegistry() *prometheus.Registry {

@@ -22,8 +22,8 @@ func checkMetricsArgs(o options) error {
 	if o.httpAddr == "" {
 		return usagef("--metrics needs --http: metrics are served beside MCP over HTTP, not beside stdio")
 	}
-	if _, _, err := net.SplitHostPort(o.metricsAddr); err != nil {
-		return usagef("--metrics %q: want host:port, such as 127.0.0.1:9090: %v", o.metricsAddr, err)
+	if err := metrics.CheckAddr("--metrics", o.metricsAddr); err != nil {
+		return usagef("%v", err)
 	}
 	return nil
 }

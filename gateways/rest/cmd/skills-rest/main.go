@@ -34,6 +34,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/skillsd/skillsd/services/skills/metrics"
 	"github.com/skillsd/skillsd/services/skills/skillsd"
 )
 
@@ -102,7 +103,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err := o.check(getenv); err != nil {
 		return usageError{err}
 	}
-	if err := checkMetricsAddr(o.metricsAddr); err != nil {
+	if err := metrics.CheckAddr("--metrics", o.metricsAddr); err != nil {
 		return usageError{err}
 	}
 	return serve(ctx, o, getenv, stderr)

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"strings"
 
@@ -14,18 +12,6 @@ import (
 	"github.com/skillsd/skillsd/services/skills/edge"
 	"github.com/skillsd/skillsd/services/skills/metrics"
 )
-
-// checkMetricsAddr checks --metrics before anything starts: empty (off)
-// or host:port.
-func checkMetricsAddr(addr string) error {
-	if addr == "" {
-		return nil
-	}
-	if _, _, err := net.SplitHostPort(addr); err != nil {
-		return fmt.Errorf("--metrics %q: want host:port, such as 127.0.0.1:9090: %v", addr, err)
-	}
-	return nil
-}
 
 // newMetrics is the registry of --metrics, and the same as a Registerer
 // for the embedded service: both nil when metrics are off.

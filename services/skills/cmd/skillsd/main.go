@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"os/signal"
 	"strings"
@@ -98,7 +97,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if err := guard.Check(getenv); err != nil {
 		return usageError{err}
 	}
-	if err := checkMetricsAddr(*metricsAddr); err != nil {
+	if err := metrics.CheckAddr("--metrics", *metricsAddr); err != nil {
 		return usageError{err}
 	}
 	log, level, format, err := logger(stderr, *logLevel, *logFormat, getenv)
@@ -157,18 +156,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	log.Info("serving gRPC", append([]any{"addr", lis.Addr().String(), "version", version, "paths_hidden", g.HidePaths(lis.Addr())}, g.Attrs()...)...)
 	return srv.Serve(ctx, lis)
-}
-
-// checkMetricsAddr checks --metrics before anything starts: empty (off)
-// or host:port.
-func checkMetricsAddr(addr string) error {
-	if addr == "" {
-		return nil
-	}
-	if _, _, err := net.SplitHostPort(addr); err != nil {
-		return fmt.Errorf("--metrics %q: want host:port, such as 127.0.0.1:9090: %v", addr, err)
-	}
-	return nil
 }
 
 // logger is the log to stderr at --log-level, else LOG_LEVEL, in
