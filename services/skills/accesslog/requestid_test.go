@@ -1,7 +1,6 @@
 package accesslog
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"net/http"
@@ -58,13 +57,13 @@ func TestCallerRequestIDs(t *testing.T) {
 		}
 		// What a gateway passes on is valid gRPC metadata, and the service
 		// reads the same id back.
-		out, _ := metadata.FromOutgoingContext(outgoing(WithRequestID(context.Background(), seen)))
-		in := metadata.NewIncomingContext(context.Background(), out)
+		out, _ := metadata.FromOutgoingContext(outgoing(WithRequestID(t.Context(), seen)))
+		in := metadata.NewIncomingContext(t.Context(), out)
 		if got := RequestID(in); got != seen {
 			t.Errorf("sent %q: the service reads %q, want %q", c.sent, got, seen)
 		}
 	}
-	bad := metadata.NewIncomingContext(context.Background(), metadata.Pairs(metadataKey, "a b"))
+	bad := metadata.NewIncomingContext(t.Context(), metadata.Pairs(metadataKey, "a b"))
 	if got := RequestID(bad); got != "" {
 		t.Errorf("a service call with request id %q: read %q, want none (one of ours is made)", "a b", got)
 	}
