@@ -90,6 +90,20 @@ rule "gateway/client library packages must not import services/skills" \
 rule "use t.Context() in tests, not context.Background()/TODO()" \
   "$(gofiles | grep '_test\.go$' | grep -v 'example_test\.go$' | xargs -r grep -nE 'context\.(Background|TODO)\(\)' || true)"
 
+# Every module builds what it imports at the versions the workspace selects.
+# make unit tests each module on its own (GOWORK=off): a module that settles on
+# an older golang.org/x/net than another compiles grpc, the generated code and
+# everything above them once more, with and without -race, on every fresh
+# machine. Listed: each dependency built at more than one version, with the
+# modules and their versions (fix: go get DEP@VERSION in the lagging module,
+# then go mod tidy).
+mapfile -t modules < <(sed -n '/^use (/,/^)/{s/^[[:space:]]*\.\///p}' go.work)
+rule "every module builds its dependencies at the same versions (make unit compiles each version again)" \
+  "$(for m in "${modules[@]}"; do
+       (cd "$m" && GOWORK=off go list -deps -test -f '{{with .Module}}{{if .Version}}{{.Path}} {{.Version}}{{end}}{{end}}' ./... 2>/dev/null | sort -u | sed "s|\$| $m|")
+     done | awk '{ v[$1] = v[$1] " " $3 "@" $2; if (!(($1 SUBSEP $2) in seen)) { seen[$1, $2]; n[$1]++ } }
+       END { for (p in n) if (n[p] > 1) print p ":" v[p] }' | sort)"
+
 # The repository stands on its own: a markdown link leads to a file or folder
 # the repository has (tracked, or new and not ignored), never out of it. Web
 # and mail links are not checked; anchors are ignored (only the path is).
