@@ -237,20 +237,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		}
 	}
 
-	dirs := opts.SkillsDirs
-	if len(dirs) == 0 {
-		if env := getenv("SKILLS_DIR"); env != "" {
-			dirs = filepath.SplitList(env)
-		}
-	}
-	expanded := make([]string, 0, len(dirs))
-	for _, d := range dirs {
-		if d == "" {
-			continue
-		}
-		expanded = append(expanded, userpath.Abs(d, cwd, home, getenv))
-	}
-
+	expanded := skillsDirs(opts.SkillsDirs, cwd, home, getenv)
 	cfg, cfgFile, err := loadConfig(opts.ConfigFile, expanded, getenv)
 	if err != nil {
 		return nil, err
@@ -553,6 +540,24 @@ func routing(cfg config.Config) server.Routing {
 		SearchThreshold: cut,
 		StopWords:       cfg.Search.StopWords,
 	}
+}
+
+// skillsDirs are the skills folders given (Options.SkillsDirs, else
+// SKILLS_DIR), as absolute paths; empty ones are dropped.
+func skillsDirs(dirs []string, cwd, home string, getenv func(string) string) []string {
+	if len(dirs) == 0 {
+		if env := getenv("SKILLS_DIR"); env != "" {
+			dirs = filepath.SplitList(env)
+		}
+	}
+	expanded := make([]string, 0, len(dirs))
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		expanded = append(expanded, userpath.Abs(d, cwd, home, getenv))
+	}
+	return expanded
 }
 
 // loadConfig applies defaults < config file < environment. It returns the

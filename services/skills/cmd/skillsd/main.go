@@ -5,6 +5,7 @@
 //	        [--auth none|token|github] [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]
 //	        [--hide-paths auto|always|never] [--agents-dir DIR] [--docs-dir DIR]
 //	        [--log-level LEVEL] [--log-format text|json] [--require-skills] [--metrics ADDR] [--version]
+//	        [--check-config]
 //
 // The listener is guarded by package edge: an address that is not loopback
 // needs authentication (or --auth none, on purpose); see docs/operations.md.
@@ -12,7 +13,10 @@
 // access-log line per call at info level. An empty catalog is a warning
 // saying why; --require-skills makes it an error that stops the start.
 // --metrics ADDR serves Prometheus metrics at /metrics on a second listener
-// (off unless given; docs/operations.md, Metrics).
+// (off unless given; docs/operations.md, Metrics). --check-config loads the
+// configuration (config.yaml, the environment, the flags) as a start would,
+// prints the file it checked and exits, 0 when skillsd would accept it: it
+// reads no skill, clones nothing and opens no port (docs/deploy.md).
 package main
 
 import (
@@ -81,6 +85,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	requireSkills := fs.Bool("require-skills", false, "fail to start when the catalog has no skills (default: SKILLSD_REQUIRE_SKILLS, require_skills, else a warning)")
 	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics at /metrics on this `ADDR` (host:port; off unless given; not loopback needs --auth; docs/operations.md)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
+	checkConfig := fs.Bool("check-config", false, "check the configuration (config.yaml, environment, flags) as a start would, without serving, and exit")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -103,6 +108,23 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	log, level, format, err := logger(stderr, *logLevel, *logFormat, getenv)
 	if err != nil {
 		return usageError{err}
+	}
+	if *checkConfig {
+		file, err := skillsd.CheckConfig(skillsd.Options{
+			SkillsDirs: dirs,
+			ConfigFile: *cfgFile,
+			Getenv:     getenv,
+			Logger:     log,
+			Edge:       skillsd.EdgeOptions{Flags: guard},
+		})
+		if err != nil {
+			return err
+		}
+		if file == "" {
+			file = "no config file"
+		}
+		fmt.Fprintf(stderr, "configuration ok (%s)\n", file)
+		return nil
 	}
 	var reg *prometheus.Registry
 	var registerer prometheus.Registerer // nil unless --metrics: an untyped nil

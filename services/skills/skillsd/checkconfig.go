@@ -1,0 +1,40 @@
+package skillsd
+
+import (
+	"fmt"
+	"os"
+)
+
+// CheckConfig runs the steps of New that read the configuration, and no
+// others: it loads config.yaml (Options.ConfigFile, else the first skills
+// folder's), applies the environment (Options.Getenv) over it and resolves
+// the listener's policy (authentication and its tokens, TLS files, hidden
+// paths) with Options.Edge.Flags on top. It reads no skill, clones nothing,
+// opens no store and no port, so a deployment can check its configuration
+// where the server will not run. It returns the file it loaded ("" for
+// none) and the first error New or Guard would stop at in those steps.
+func CheckConfig(opts Options) (string, error) {
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	home := opts.Home
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	cwd := opts.Cwd
+	if cwd == "" {
+		var err error
+		if cwd, err = os.Getwd(); err != nil {
+			return "", fmt.Errorf("finding the working directory: %w", err)
+		}
+	}
+	cfg, file, err := loadConfig(opts.ConfigFile, skillsDirs(opts.SkillsDirs, cwd, home, getenv), getenv)
+	if err != nil {
+		return file, err
+	}
+	if _, err := newGuard(opts, cfg, file, getenv); err != nil {
+		return file, err
+	}
+	return file, nil
+}
