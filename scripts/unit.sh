@@ -12,6 +12,12 @@
 # UNIT_ALONE lists the modules that run by themselves, after the others
 # (default: tests, whose end-to-end, fault and contract suites time real
 # processes against bounds that a second module's load can break).
+#
+# Data-volume tests (func TestVolume*: many rows through a store, every answer
+# checked against a reference, no goroutine of their own) skip themselves
+# under -race, which finds nothing in them and makes them ten times slower.
+# With -race among the flags, their packages are tested once more without it,
+# -run '^TestVolume', beside the modules (the "volume" line in the log).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,7 +32,11 @@ trap 'rm -rf "$logs"' EXIT
 run() {
   local m=$1 log="$logs/$(echo "$1" | tr / _)"
   local start=$SECONDS rc
-  (cd "$m" && GOWORK=off go test "${flags[@]}" ./...) >"$log.out" 2>&1
+  if [ "$m" = volume ]; then
+    volume >"$log.out" 2>&1
+  else
+    (cd "$m" && GOWORK=off go test "${flags[@]}" ./...) >"$log.out" 2>&1
+  fi
   rc=$?
   echo "$rc" >"$log.rc"
   {
@@ -38,12 +48,29 @@ run() {
 
 flags=("$@")
 
+# volume: each module's packages holding a TestVolume* test, without -race.
+volume() {
+  local m pkgs rc=0 noraceflags=()
+  for f in "${flags[@]}"; do [ "$f" = -race ] || noraceflags+=("$f"); done
+  for m in "${modules[@]}"; do
+    [ "$m" != volume ] || continue
+    mapfile -t pkgs < <(cd "$m" && grep -rl --include='*_test.go' --exclude-dir=node_modules '^func TestVolume' . | xargs -r -n1 dirname | sort -u)
+    [ ${#pkgs[@]} -gt 0 ] || continue
+    echo "$m: go test ${noraceflags[*]} -run '^TestVolume' ${pkgs[*]}"
+    (cd "$m" && GOWORK=off go test "${noraceflags[@]}" -run '^TestVolume' "${pkgs[@]}") || rc=1
+  done
+  return $rc
+}
+if [[ " $* " == *" -race "* ]]; then
+  modules+=(volume)
+fi
+
 # start MODULE MAX: once fewer than MAX modules run, start MODULE.
 start() {
   while [ "$(jobs -rp | wc -l)" -ge "$2" ]; do
     wait -n 2>/dev/null || true
   done
-  echo "-- go test ${flags[*]} ./... in $1 ($(date +%H:%M:%S), load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo ?))"
+  echo "-- $([ "$1" = volume ] && echo "the TestVolume* tests without -race" || echo "go test ${flags[*]} ./... in $1") ($(date +%H:%M:%S), load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo ?))"
   run "$1" &
 }
 

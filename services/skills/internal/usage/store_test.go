@@ -231,11 +231,12 @@ func TestStoreHostileData(t *testing.T) {
 	})
 }
 
-// TestStoreMatchesReference: random events (with hostile data, ids sent
+// TestVolumeStoreMatchesReference: random events (with hostile data, ids sent
 // twice, times on and around midnight) and random windows, compared with a
 // plain Go computation over the same events. The windows cut days in every
 // way, so the rollups and the events that answer partial days both count.
-func TestStoreMatchesReference(t *testing.T) {
+func TestVolumeStoreMatchesReference(t *testing.T) {
+	volumeTest(t)
 	rng := rand.New(rand.NewPCG(22, 1))
 	events := randomEvents(rng, 3000, day0, 6)
 	windows := randomWindows(rng, 60, day0, 6)
@@ -702,10 +703,11 @@ func referenceStats(events []Event, w Window) *Stats {
 	return st
 }
 
-// TestStoreTopContextsPruned: with a few contexts seen far more than the
+// TestVolumeStoreTopContextsPruned: with a few contexts seen far more than the
 // rest (as real misses are), the top contexts come from the candidates
 // alone, and are the same as from aggregating every context.
-func TestStoreTopContextsPruned(t *testing.T) {
+func TestVolumeStoreTopContextsPruned(t *testing.T) {
+	volumeTest(t)
 	rng := rand.New(rand.NewPCG(22, 4))
 	end := day0.Add(10*24*time.Hour + 7*time.Hour)
 	events := benchEvents(rng, 15_000, end.Add(-10*24*time.Hour), end)
