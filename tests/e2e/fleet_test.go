@@ -174,9 +174,8 @@ func TestFleet(t *testing.T) {
 	gitRun(t, gitBin, work.Dir(), "push", "--quiet", bare, "HEAD:refs/heads/release")
 
 	replicas := make([]*fleetReplica, 3)
-	var addrs []string
 	for i := range replicas {
-		r := &fleetReplica{name: string(rune('a' + i)), grpcAddr: freeAddr(t), metricsAddr: freeAddr(t), home: t.TempDir()}
+		r := &fleetReplica{name: string(rune('a' + i)), home: t.TempDir()}
 		r.config = filepath.Join(t.TempDir(), "config.yaml")
 		yaml := fmt.Sprintf("sources:\n  - git: {url: %q, ref: release, path: skills}\n"+
 			"analytics:\n  enabled: true\n  store: %q\n  flush_interval_seconds: 1\n  server_id: fleet-%s\n",
@@ -185,19 +184,13 @@ func TestFleet(t *testing.T) {
 			t.Fatal(err)
 		}
 		replicas[i] = r
-		addrs = append(addrs, r.grpcAddr)
 	}
 	skillsd := binary(t, "skillsd")
 	var wg sync.WaitGroup
-	startErrs := make([]error, len(replicas))
-	for i, r := range replicas {
-		wg.Go(func() { startErrs[i] = r.start(t, skillsd) })
-	}
-	wg.Wait()
-	for _, err := range startErrs {
-		if err != nil {
-			t.Fatal(err)
-		}
+	fleetStart(t, &wg, replicas, skillsd)
+	var addrs []string
+	for _, r := range replicas {
+		addrs = append(addrs, r.grpcAddr)
 	}
 	for _, r := range replicas {
 		r.direct = skillsclient.New(dialGRPC(t, r.grpcAddr))
@@ -228,10 +221,10 @@ func TestFleet(t *testing.T) {
 	tally := newFleetTally()
 	stop := make(chan struct{})
 	var seq atomic.Int64
-	workers := []func(n int){
-		func(n int) { surfaces.grpcCall(t, tally, n) },
-		func(n int) { surfaces.restCall(t, tally, n) },
-		func(n int) { surfaces.mcpCall(t, tally, n%2, n) },
+	workers := []func(session, n int){
+		func(_, n int) { surfaces.grpcCall(t, tally, n) },
+		func(_, n int) { surfaces.restCall(t, tally, n) },
+		func(session, n int) { surfaces.mcpCall(t, tally, session, n) },
 	}
 	began := time.Now()
 	for w := range 2 * len(workers) {
@@ -242,7 +235,7 @@ func TestFleet(t *testing.T) {
 					return
 				case <-time.After(15 * time.Millisecond):
 				}
-				workers[w%len(workers)](int(seq.Add(1)))
+				workers[w%len(workers)](w/len(workers), int(seq.Add(1)))
 			}
 		})
 	}
@@ -251,6 +244,10 @@ func TestFleet(t *testing.T) {
 	// A third of the way: SIGKILL one replica; it comes back on the same
 	// addresses and the same state folder (its spool) a moment later.
 	victim := replicas[1]
+	before := fleetHandled(t, victim)
+	if before == 0 {
+		t.Errorf("replica %s handled no skills.v1 RPC in the first third of the traffic", victim.name)
+	}
 	if err := victim.proc.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -260,8 +257,8 @@ func TestFleet(t *testing.T) {
 	if err := victim.start(t, skillsd); err != nil {
 		t.Fatalf("restart after SIGKILL: %v", err)
 	}
-	t.Logf("replica %s: SIGKILL at %v into the traffic, serving again %v later", victim.name,
-		killedAt.Sub(began).Round(time.Millisecond), time.Since(killedAt).Round(time.Millisecond))
+	t.Logf("replica %s: SIGKILL at %v into the traffic, after handling %.0f RPCs; serving again %v later", victim.name,
+		killedAt.Sub(began).Round(time.Millisecond), before, time.Since(killedAt).Round(time.Millisecond))
 	sleepUntil(t, began.Add(2*run/3))
 
 	// Two thirds of the way: a commit that changes one skill and adds one
@@ -711,11 +708,7 @@ func fleetCheckShares(t *testing.T, replicas []*fleetReplica, restarted *fleetRe
 	handled := make([]float64, len(replicas))
 	var total float64
 	for i, r := range replicas {
-		m := skillstest.Scrape(t, "http://"+r.metricsAddr+"/metrics")
-		for _, svc := range []string{"skills.v1.CatalogService", "skills.v1.RoutingService"} {
-			v, _ := m.Value("grpc_server_handled_total", "grpc_service", svc)
-			handled[i] += v
-		}
+		handled[i] = fleetHandled(t, r)
 		total += handled[i]
 	}
 	var shares []string
@@ -734,6 +727,54 @@ func fleetCheckShares(t *testing.T, replicas []*fleetReplica, restarted *fleetRe
 		}
 	}
 	t.Logf("handled RPCs per replica: %s", strings.Join(shares, "; "))
+}
+
+// fleetHandled is the count of skills.v1 RPCs a replica handled since it
+// started, from its /metrics.
+func fleetHandled(t *testing.T, r *fleetReplica) float64 {
+	t.Helper()
+	m := skillstest.Scrape(t, "http://"+r.metricsAddr+"/metrics")
+	var n float64
+	for _, svc := range []string{"skills.v1.CatalogService", "skills.v1.RoutingService"} {
+		v, _ := m.Value("grpc_server_handled_total", "grpc_service", svc)
+		n += v
+	}
+	return n
+}
+
+// fleetStart picks the replicas' addresses (kept for their restarts) and
+// starts them side by side; when another program took one of the ports
+// meanwhile, it tries again with new ones.
+func fleetStart(t *testing.T, wg *sync.WaitGroup, replicas []*fleetReplica, bin string) {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		for _, r := range replicas {
+			r.grpcAddr, r.metricsAddr = freeAddr(t), freeAddr(t)
+		}
+		errs := make([]error, len(replicas))
+		for i, r := range replicas {
+			wg.Go(func() { errs[i] = r.start(t, bin) })
+		}
+		wg.Wait()
+		taken := false
+		for i, err := range errs {
+			if err == nil {
+				continue
+			}
+			if attempt < 3 && strings.Contains(replicas[i].proc.stderr.String(), "address already in use") {
+				taken = true
+				continue
+			}
+			t.Fatal(err)
+		}
+		if !taken {
+			return
+		}
+		t.Logf("a port of the fleet was taken meanwhile; starting it again on new ones")
+		for _, r := range replicas {
+			r.proc.stop(t)
+		}
+	}
 }
 
 // gitRun runs the git command in dir; a failure fails the test.
