@@ -277,6 +277,23 @@ func versionCmd(*flag.FlagSet) func(context.Context, *env, []string) error {
 // connect returns a client on the catalog and a function that releases it:
 // an embedded server loaded from dirs (or, when dirs is empty, from the
 // global flags and the environment), or the --server connection.
+// ask connects (to --server, else to the folders of --skills-dir), makes
+// one call and closes the connection; the call's error is described and
+// named after cmd.
+func ask[T any](ctx context.Context, e *env, cmd string, call func(*skillsclient.Client) (T, error)) (T, error) {
+	var zero T
+	c, done, err := e.connect(ctx, nil)
+	if err != nil {
+		return zero, err
+	}
+	defer done()
+	v, err := call(c)
+	if err != nil {
+		return zero, fmt.Errorf("%s: %w", cmd, describe(err))
+	}
+	return v, nil
+}
+
 func (e *env) connect(ctx context.Context, dirs []string) (*skillsclient.Client, func(), error) {
 	if e.global.server != "" {
 		return e.dial()

@@ -20,28 +20,9 @@ func lintCmd(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		if len(dirs) > 0 && e.global.server != "" {
 			return usagef("lint: DIR arguments load folders here; they cannot be used with --server")
 		}
-		if err := checkDirs("lint", dirs); err != nil {
-			return err
-		}
-		c, done, err := e.connect(ctx, dirs)
+		st, diags, err := e.scannedReport(ctx, "lint", dirs, nil)
 		if err != nil {
 			return err
-		}
-		defer done()
-		st, err := c.Status(ctx)
-		if err != nil {
-			return fmt.Errorf("lint: %w", describe(err))
-		}
-		// A server still scanning skills it never saw would pass them
-		// unlinted for security: wait for its first scan.
-		diags, waited, err := scannedDiagnostics(ctx, c, e.stderr, "lint")
-		if err != nil {
-			return err
-		}
-		if waited {
-			if st, err = c.Status(ctx); err != nil {
-				return fmt.Errorf("lint: %w", describe(err))
-			}
 		}
 		skills, routed, unserved := int(st.GetSkillCount()), int(st.GetRoutableCount()), int(st.GetUnservedCount())
 		errs, warns := int(diags.GetErrorCount()), int(diags.GetWarningCount())

@@ -119,14 +119,9 @@ func writeBodies(w io.Writer, skills []*skillsv1.Skill) {
 }
 
 func (e *env) listTree(ctx context.Context, path string) error {
-	c, done, err := e.connect(ctx, nil)
+	nodes, err := ask(ctx, e, "list", func(c *skillsclient.Client) ([]*skillsv1.SkillNode, error) { return c.Tree(ctx, path) })
 	if err != nil {
 		return err
-	}
-	defer done()
-	nodes, err := c.Tree(ctx, path)
-	if err != nil {
-		return fmt.Errorf("list: %w", describe(err))
 	}
 	if e.global.json {
 		return writeMessages(e.stdout, nodes)

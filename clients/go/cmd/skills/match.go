@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
+
+	"github.com/skillsd/skillsd/clients/go/skillsclient"
 )
 
 func matchCmd(fs *flag.FlagSet) func(context.Context, *env, []string) error {
@@ -19,14 +21,11 @@ func matchCmd(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		if task == "" {
 			return usagef("match: describe the task (quote it or give it as several words)")
 		}
-		c, done, err := e.connect(ctx, nil)
+		resp, err := ask(ctx, e, "match", func(c *skillsclient.Client) (*skillsv1.MatchSkillResponse, error) {
+			return c.Match(ctx, task, restated...)
+		})
 		if err != nil {
 			return err
-		}
-		defer done()
-		resp, err := c.Match(ctx, task, restated...)
-		if err != nil {
-			return fmt.Errorf("match: %w", describe(err))
 		}
 		if e.global.json {
 			return writeMessage(e.stdout, resp)

@@ -72,29 +72,14 @@ func scanCmd(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		if len(dirs) > 0 && e.global.server != "" {
 			return usagef("scan: DIR arguments are scanned here; with --server, scan reports the server's own findings (give no DIR)")
 		}
-		if err := checkDirs("scan", dirs); err != nil {
-			return err
-		}
-		c, done, err := e.connect(ctx, dirs)
-		if err != nil {
-			return err
-		}
-		defer done()
-		st, err := c.Status(ctx)
-		if err != nil {
-			return fmt.Errorf("scan: %w", describe(err))
-		}
-		if sec := st.GetSecurity(); sec == nil || !sec.GetEnabled() {
-			return errors.New("scan: the server does not scan skills (it is older than this client)")
-		}
-		diags, waited, err := scannedDiagnostics(ctx, c, e.stderr, "scan")
-		if err != nil {
-			return err
-		}
-		if waited { // the counts of the status changed with the scan
-			if st, err = c.Status(ctx); err != nil {
-				return fmt.Errorf("scan: %w", describe(err))
+		st, diags, err := e.scannedReport(ctx, "scan", dirs, func(st *skillsv1.GetCatalogStatusResponse) error {
+			if sec := st.GetSecurity(); sec == nil || !sec.GetEnabled() {
+				return errors.New("scan: the server does not scan skills (it is older than this client)")
 			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 		findings := diags.GetFindings()
 		sort.SliceStable(findings, func(i, j int) bool {
@@ -146,6 +131,41 @@ const scanPendingWait = 2 * time.Minute
 // (--fail-on) would pass skills nobody scanned. It says on w that it waits
 // (and returns waited true), and fails when the scan does not end within
 // scanPendingWait; cmd names the command in errors.
+// scannedReport is what lint and scan read: the catalog of the folders
+// given (else of --server), its status and its diagnostics, once the
+// server's first security scan is done (a server still scanning skills it
+// never saw would pass them unchecked). check, when given, vets the status
+// before the wait. The connection is closed on return.
+func (e *env) scannedReport(ctx context.Context, cmd string, dirs []string, check func(*skillsv1.GetCatalogStatusResponse) error) (*skillsv1.GetCatalogStatusResponse, *skillsv1.ListDiagnosticsResponse, error) {
+	if err := checkDirs(cmd, dirs); err != nil {
+		return nil, nil, err
+	}
+	c, done, err := e.connect(ctx, dirs)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer done()
+	st, err := c.Status(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", cmd, describe(err))
+	}
+	if check != nil {
+		if err := check(st); err != nil {
+			return nil, nil, err
+		}
+	}
+	diags, waited, err := scannedDiagnostics(ctx, c, e.stderr, cmd)
+	if err != nil {
+		return nil, nil, err
+	}
+	if waited { // the counts of the status changed with the scan
+		if st, err = c.Status(ctx); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", cmd, describe(err))
+		}
+	}
+	return st, diags, nil
+}
+
 func scannedDiagnostics(ctx context.Context, c *skillsclient.Client, w io.Writer, cmd string) (*skillsv1.ListDiagnosticsResponse, bool, error) {
 	deadline := time.Now().Add(scanPendingWait)
 	told := false

@@ -33,14 +33,9 @@ func searchCmd(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		if *allTerms {
 			opts.Mode = skillsv1.SearchMode_SEARCH_MODE_ALL_TERMS
 		}
-		c, done, err := e.connect(ctx, nil)
+		hits, err := ask(ctx, e, "search", func(c *skillsclient.Client) ([]*skillsv1.SearchHit, error) { return c.Search(ctx, query, opts) })
 		if err != nil {
 			return err
-		}
-		defer done()
-		hits, err := c.Search(ctx, query, opts)
-		if err != nil {
-			return fmt.Errorf("search: %w", describe(err))
 		}
 		if e.global.json {
 			return writeMessages(e.stdout, hits)

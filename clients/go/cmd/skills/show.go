@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
+
+	"github.com/skillsd/skillsd/clients/go/skillsclient"
 )
 
 func showCmd(fs *flag.FlagSet) func(context.Context, *env, []string) error {
@@ -26,14 +28,9 @@ func showCmd(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		case *raw && e.global.json:
 			return usagef("show: --raw prints plain text; drop --json")
 		}
-		c, done, err := e.connect(ctx, nil)
+		resp, err := ask(ctx, e, "show", func(c *skillsclient.Client) (*skillsv1.GetSkillResponse, error) { return c.Skill(ctx, args[0]) })
 		if err != nil {
 			return err
-		}
-		defer done()
-		resp, err := c.Skill(ctx, args[0])
-		if err != nil {
-			return fmt.Errorf("show: %w", describe(err))
 		}
 		switch {
 		case *raw:
