@@ -7,9 +7,9 @@ MAKEFLAGS += --no-builtin-rules
 
 BIN      := $(CURDIR)/bin
 VERSION  ?= 0.1.0-dev
-MODULES  := proto services/skills gateways/mcp gateways/rest clients/go tests
+MODULES  := proto services/skills gateways/mcp gateways/rest clients/go tests deploy
 # make unit's order: the longest first, as they start first.
-UNIT_MODULES := services/skills tests gateways/mcp clients/go gateways/rest proto
+UNIT_MODULES := services/skills tests gateways/mcp clients/go gateways/rest deploy proto
 ifneq ($(sort $(MODULES)),$(sort $(UNIT_MODULES)))
 $(error UNIT_MODULES and MODULES must list the same modules)
 endif

@@ -21,7 +21,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-modules=(${UNIT_MODULES:-services/skills tests gateways/mcp clients/go gateways/rest proto})
+modules=(${UNIT_MODULES:-services/skills tests gateways/mcp clients/go gateways/rest deploy proto})
 alone=" ${UNIT_ALONE-tests} "
 jobs=${UNIT_JOBS:-2}
 logs="$(mktemp -d)"
