@@ -345,7 +345,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	svc := server.New(server.Options{
 		Store:            s.store,
 		Reload:           s.reloadForRead,
-		Filter:           server.Filter{EnabledSkills: cfg.Filters.EnabledSkills, EnabledCategories: cfg.Filters.EnabledCategories},
+		Filter:           catalog.Filter{EnabledSkills: cfg.Filters.EnabledSkills, EnabledCategories: cfg.Filters.EnabledCategories},
 		Version:          opts.Version,
 		MatchingStrategy: cfg.Matching.Strategy,
 		Routing:          routing(cfg),

@@ -146,7 +146,7 @@ func joinFailed(f []string) string {
 func (s *Service) sourceStatuses(snap *catalog.Snapshot) []*skillsv1.SourceStatus {
 	counts := map[*catalog.Source]int32{}
 	for _, sk := range snap.Skills() {
-		if s.served(sk) {
+		if s.opts.Filter.Serves(sk) {
 			counts[sk.Source]++
 		}
 	}
@@ -263,7 +263,7 @@ func (s *Service) toChange(c catalog.Change) *skillsv1.WatchCatalogResponse {
 			return false
 		}
 		sk := snap.Get(p)
-		return sk != nil && s.served(sk)
+		return sk != nil && s.opts.Filter.Serves(sk)
 	}
 	out := &skillsv1.WatchCatalogResponse{
 		Generation: int64(c.Generation), ChangedAt: timestamp(c.At),

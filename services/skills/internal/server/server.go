@@ -19,6 +19,7 @@ import (
 	"github.com/skillsd/skillsd/services/skills/internal/failure"
 	"github.com/skillsd/skillsd/services/skills/internal/sandbox"
 	"github.com/skillsd/skillsd/services/skills/internal/scan"
+	"github.com/skillsd/skillsd/services/skills/internal/search"
 	"github.com/skillsd/skillsd/services/skills/internal/usage"
 )
 
@@ -33,7 +34,7 @@ type Options struct {
 	// safe for that (skillsd's lets concurrent reads share one refresh).
 	Reload func(ctx context.Context) error
 	// Filter decides which skills this server exposes; the zero Filter exposes all.
-	Filter Filter
+	Filter catalog.Filter
 	// Version is the server's version, reported by GetCatalogStatus.
 	Version string
 	// MatchingStrategy is the configured strategy: "auto", "keyword" or "ranked".
@@ -103,36 +104,6 @@ type ConfigState struct {
 	CheckedAt time.Time
 }
 
-// Filter is the enabled subset of seed 004 §8.3: when EnabledSkills is set only
-// the skills it names (by name or path, case-insensitive) exist for callers;
-// else when EnabledCategories is set only skills of those categories do; else all.
-type Filter struct {
-	EnabledSkills     []string
-	EnabledCategories []string
-}
-
-// Enabled reports whether sk is inside the enabled subset.
-func (f Filter) Enabled(sk *catalog.Skill) bool {
-	if len(f.EnabledSkills) > 0 {
-		for _, n := range f.EnabledSkills {
-			if strings.EqualFold(n, sk.Name) || strings.EqualFold(n, sk.Path) {
-				return true
-			}
-		}
-		return false
-	}
-	if len(f.EnabledCategories) > 0 {
-		cat := category(sk)
-		for _, c := range f.EnabledCategories {
-			if cat != "" && strings.EqualFold(c, cat) {
-				return true
-			}
-		}
-		return false
-	}
-	return true
-}
-
 // Service implements the skills.v1 services. Services whose issues have not
 // landed yet answer Unimplemented through the embedded Unimplemented*Server.
 type Service struct {
@@ -147,8 +118,8 @@ type Service struct {
 	log  *slog.Logger
 	// refreshing makes RefreshSkills single-flight when Options.Refresh is nil.
 	refreshing atomic.Bool
-	// routeCache holds the search index and matcher of the latest snapshot.
-	routeCache routeCache
+	// router keeps the search index and matcher of the snapshot served.
+	router *search.Router
 }
 
 // New returns the service adapter.
@@ -163,7 +134,22 @@ func New(opts Options) *Service {
 	if opts.Scripts == nil {
 		opts.Scripts = sandbox.New(sandbox.Options{Enabled: false})
 	}
-	return &Service{opts: opts, log: log}
+	s := &Service{opts: opts, log: log}
+	cfg := s.routing()
+	ropts := search.RouterOptions{
+		Store:      opts.Store,
+		Filter:     opts.Filter,
+		Strategy:   opts.MatchingStrategy,
+		Thresholds: cfg.Match,
+		StopWords:  cfg.StopWords,
+		CutRatio:   cfg.SearchThreshold,
+		Logger:     log,
+	}
+	if sem := opts.Semantic; sem != nil {
+		ropts.Fuse = func(skills []*catalog.Skill) search.Fusion { return sem.Sync(skills) } // embeds in the background
+	}
+	s.router = search.NewRouter(ropts)
+	return s
 }
 
 // snapshot returns the catalog being served.
