@@ -24,14 +24,9 @@ const (
 // the last path served, so paging stays correct when the catalog changes between
 // pages.
 func (s *Service) ListSkills(ctx context.Context, req *skillsv1.ListSkillsRequest) (*skillsv1.ListSkillsResponse, error) {
-	size := int(req.GetPageSize())
-	switch {
-	case size < 0:
-		return nil, toStatus(ctx, s.log, failure.New(failure.InvalidArgument, "", "page_size must not be negative (got %d)", size))
-	case size == 0:
-		size = defaultPageSize
-	case size > maxPageSize:
-		size = maxPageSize
+	size, err := count("page_size", req.GetPageSize(), defaultPageSize, maxPageSize)
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
 	}
 	after := ""
 	if tok := req.GetPageToken(); tok != "" {
@@ -78,13 +73,7 @@ func (s *Service) GetSkillTree(ctx context.Context, req *skillsv1.GetSkillTreeRe
 
 // GetSkill loads one skill by path or name.
 func (s *Service) GetSkill(ctx context.Context, req *skillsv1.GetSkillRequest) (*skillsv1.GetSkillResponse, error) {
-	if req.GetSkipCache() {
-		if err := s.reload(ctx); err != nil {
-			return nil, toStatus(ctx, s.log, err)
-		}
-	}
-	snap := s.snapshot()
-	sk, err := s.lookup(snap, req.GetSkillPath())
+	snap, sk, err := s.current(ctx, req.GetSkipCache(), req.GetSkillPath())
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}

@@ -75,14 +75,9 @@ func (s *Service) SearchSkills(ctx context.Context, req *skillsv1.SearchSkillsRe
 	if err := checkText("query", query, "describe the task or the skill in a few words"); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	limit := int(req.GetLimit())
-	switch {
-	case limit < 0:
-		return nil, toStatus(ctx, s.log, failure.New(failure.InvalidArgument, "", "limit must not be negative (got %d)", limit))
-	case limit == 0:
-		limit = min(s.routing().SearchLimit, maxSearchLimit)
-	case limit > maxSearchLimit:
-		limit = maxSearchLimit
+	limit, err := count("limit", req.GetLimit(), s.routing().SearchLimit, maxSearchLimit)
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
 	}
 	var allTerms bool
 	switch req.GetMode() {

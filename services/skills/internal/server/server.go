@@ -163,6 +163,31 @@ func (s *Service) reload(ctx context.Context) error {
 	return s.opts.Reload(ctx)
 }
 
+// current resolves a skill reference against the snapshot being served,
+// brought up to date first when skipCache is set.
+func (s *Service) current(ctx context.Context, skipCache bool, ref string) (*catalog.Snapshot, *catalog.Skill, error) {
+	if skipCache {
+		if err := s.reload(ctx); err != nil {
+			return nil, nil, err
+		}
+	}
+	snap := s.snapshot()
+	sk, err := s.lookup(snap, ref)
+	return snap, sk, err
+}
+
+// count validates a request's count field (page_size, limit, top_n): not
+// negative; 0 is def; above most is most.
+func count(field string, n int32, def, most int) (int, error) {
+	switch {
+	case n < 0:
+		return 0, failure.New(failure.InvalidArgument, "", "%s must not be negative (got %d)", field, n)
+	case n == 0:
+		return min(def, most), nil
+	}
+	return min(int(n), most), nil
+}
+
 // lookup resolves a skill reference (path or name) against the snapshot and the
 // enabled subset.
 func (s *Service) lookup(snap *catalog.Snapshot, ref string) (*catalog.Skill, error) {
