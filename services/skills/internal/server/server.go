@@ -17,6 +17,7 @@ import (
 	"github.com/skillsd/skillsd/services/skills/internal/content"
 	"github.com/skillsd/skillsd/services/skills/internal/embed"
 	"github.com/skillsd/skillsd/services/skills/internal/failure"
+	"github.com/skillsd/skillsd/services/skills/internal/refresh"
 	"github.com/skillsd/skillsd/services/skills/internal/sandbox"
 	"github.com/skillsd/skillsd/services/skills/internal/scan"
 	"github.com/skillsd/skillsd/services/skills/internal/search"
@@ -27,12 +28,12 @@ import (
 type Options struct {
 	// Store holds the catalog snapshot being served. Required.
 	Store *catalog.Store
-	// Reload brings the catalog up to date before a skip_cache read (skillsd
-	// synchronises its git sources first) and swaps it into Store; nil
-	// means the catalog cannot be reloaded (skip_cache is then a no-op).
-	// It is called concurrently, by every read with skip_cache: it must be
-	// safe for that (skillsd's lets concurrent reads share one refresh).
-	Reload func(ctx context.Context) error
+	// Refresher keeps the catalog current: skip_cache reads reload through
+	// it, RefreshSkills refreshes through it, and source statuses come with
+	// what it knows of each source. Nil means the catalog cannot be reloaded
+	// (skip_cache is then a no-op, RefreshSkills reports the catalog as it
+	// is).
+	Refresher *refresh.Refresher
 	// Filter decides which skills this server exposes; the zero Filter exposes all.
 	Filter catalog.Filter
 	// Version is the server's version, reported by GetCatalogStatus.
@@ -58,14 +59,6 @@ type Options struct {
 	Usage *usage.Recorder
 	// Logger receives the log; nil discards it.
 	Logger *slog.Logger
-	// Refresh synchronises the git sources and rebuilds the catalog
-	// (RefreshSkills), one refresh at a time: it answers Busy while another
-	// runs. Nil means RefreshSkills reloads the local sources through Reload.
-	Refresh func(ctx context.Context) (RefreshReport, error)
-	// SourceState tells what the service knows of a source beyond the
-	// snapshot (git repository, commit, last sync, error), by source name;
-	// nil, or false, means nothing.
-	SourceState func(name string) (SourceState, bool)
 	// PrivateDirs are folders of the machine that hidden answers name by a
 	// label instead (the home folder as "~", the state folder as
 	// "$SKILLSD_HOME"), beside the sources' folders; see WithHiddenPaths.
@@ -116,7 +109,7 @@ type Service struct {
 
 	opts Options
 	log  *slog.Logger
-	// refreshing makes RefreshSkills single-flight when Options.Refresh is nil.
+	// refreshing makes RefreshSkills single-flight when Options.Refresher is nil.
 	refreshing atomic.Bool
 	// router keeps the search index and matcher of the snapshot served.
 	router *search.Router
@@ -155,12 +148,12 @@ func New(opts Options) *Service {
 // snapshot returns the catalog being served.
 func (s *Service) snapshot() *catalog.Snapshot { return s.opts.Store.Current() }
 
-// reload brings the catalog up to date (skip_cache) through Options.Reload.
+// reload brings the catalog up to date (skip_cache) through the Refresher.
 func (s *Service) reload(ctx context.Context) error {
-	if s.opts.Reload == nil {
+	if s.opts.Refresher == nil {
 		return nil
 	}
-	return s.opts.Reload(ctx)
+	return s.opts.Refresher.Reload(ctx)
 }
 
 // current resolves a skill reference against the snapshot being served,
