@@ -40,7 +40,7 @@ type contentSetup struct {
 func newContent(opts Options, cfg config.Config, cwd, home string, getenv func(string) string, repos *refresh.Repos, log *slog.Logger) (*contentSetup, error) {
 	cs := &contentSetup{}
 	localDir := func(d string) string { return userpath.Abs(d, cwd, home, getenv) }
-	folder := func(kind, flagDir, cfgDir string, repo config.Repo) (content.Folder, error) {
+	folder := func(kind, flagDir, cfgDir string, repo config.GitSource) (content.Folder, error) {
 		switch {
 		case flagDir != "":
 			d := localDir(flagDir)
@@ -58,14 +58,12 @@ func newContent(opts Options, cfg config.Config, cwd, home string, getenv func(s
 		if config.StateDir(cfg, getenv, home) == "" {
 			return content.Folder{}, fmt.Errorf("content.%s_repo: no state folder to check the repository out into (set SKILLSD_HOME)", kind)
 		}
-		keys, err := trustedKeys(cfg, false, nil, "security.trusted_keys", cwd, home, getenv)
+		repo.Path = strings.TrimPrefix(sub, ".")
+		gr, err := gitRepo(kind, repo, "security.trusted_keys", cfg, cwd, home, getenv)
 		if err != nil {
 			return content.Folder{}, err
 		}
-		syncer, err := repos.Syncer(gitsync.Repo{
-			Name: kind, URL: repo.URL, Ref: repo.Branch, Path: strings.TrimPrefix(sub, "."),
-			Token: strings.TrimSpace(getenv("GITHUB_TOKEN")), TrustedKeys: keys,
-		})
+		syncer, err := repos.Syncer(gr)
 		if err != nil {
 			return content.Folder{}, fmt.Errorf("content.%s_repo: %w", kind, err)
 		}
@@ -93,11 +91,11 @@ func newContent(opts Options, cfg config.Config, cwd, home string, getenv func(s
 
 // syncRefresh is a Folder's Refresh for a git checkout: a failed fetch is an
 // UPSTREAM_ERROR naming the repository, branch and path.
-func syncRefresh(s *gitsync.Syncer, repo config.Repo, sub string) func(context.Context) error {
+func syncRefresh(s *gitsync.Syncer, repo config.GitSource, sub string) func(context.Context) error {
 	return func(ctx context.Context) error {
 		if _, err := s.Sync(ctx); err != nil {
-			return failure.New(failure.Unavailable, "UPSTREAM_ERROR", "synchronising %s (branch %s) failed; the last checkout keeps serving", gitsync.Redact(repo.URL), repo.Branch).
-				With("repo", gitsync.Redact(repo.URL)).With("branch", repo.Branch).With("path", sub).Wrap(err)
+			return failure.New(failure.Unavailable, "UPSTREAM_ERROR", "synchronising %s (branch %s) failed; the last checkout keeps serving", gitsync.Redact(repo.URL), repo.Ref).
+				With("repo", gitsync.Redact(repo.URL)).With("branch", repo.Ref).With("path", sub).Wrap(err)
 		}
 		return nil
 	}
@@ -128,7 +126,7 @@ func gitHubAuth(cfg config.Config) GitHubAuth {
 		return g
 	}
 	seen := map[string]bool{}
-	for _, r := range []config.Repo{cfg.Content.Skills(), cfg.Content.Agents(), cfg.Content.Docs()} {
+	for _, r := range []config.GitSource{cfg.Content.Skills(), cfg.Content.Agents(), cfg.Content.Docs()} {
 		if or, ok := GitHubRepoOf(r.URL, g.APIURL); ok && !seen[strings.ToLower(or)] {
 			seen[strings.ToLower(or)] = true
 			g.Repos = append(g.Repos, or)

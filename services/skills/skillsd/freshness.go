@@ -1,6 +1,7 @@
 package skillsd
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -23,37 +24,26 @@ const KindGit = refresh.KindGit
 // repository from repos. Tokens are read here and kept in memory only.
 func gitRoots(cfg config.Config, getenv func(string) string, cwd, home string, repos *refresh.Repos) ([]*source.Root, []refresh.GitSource, error) {
 	type spec struct {
-		name    string
 		repo    gitsync.Repo
 		trusted bool
 	}
 	var specs []spec
 	if repo := cfg.Content.Skills(); repo.URL != "" {
-		keys, err := trustedKeys(cfg, false, nil, "security.trusted_keys", cwd, home, getenv)
+		gr, err := gitRepo(repo.URL, repo, "security.trusted_keys", cfg, cwd, home, getenv)
 		if err != nil {
 			return nil, nil, err
 		}
-		specs = append(specs, spec{name: repo.URL, trusted: true, repo: gitsync.Repo{URL: repo.URL, Ref: repo.Branch, Path: repo.Path,
-			Token: strings.TrimSpace(getenv("GITHUB_TOKEN")), TrustedKeys: keys}})
+		specs = append(specs, spec{repo: gr, trusted: true})
 	}
 	for i, src := range cfg.Sources {
 		if src.Git == nil {
 			continue
 		}
-		tokenEnv := src.Git.TokenEnv
-		if tokenEnv == "" {
-			tokenEnv = "GITHUB_TOKEN"
-		}
-		name := src.Name
-		if name == "" {
-			name = src.Git.URL
-		}
-		keys, err := trustedKeys(cfg, src.Git.RequireSigned, src.Git.TrustedKeys, fmt.Sprintf("sources[%d].git.trusted_keys", i), cwd, home, getenv)
+		gr, err := gitRepo(cmp.Or(src.Name, src.Git.URL), *src.Git, fmt.Sprintf("sources[%d].git.trusted_keys", i), cfg, cwd, home, getenv)
 		if err != nil {
 			return nil, nil, err
 		}
-		specs = append(specs, spec{name: name, trusted: src.Git.Trusted, repo: gitsync.Repo{URL: src.Git.URL, Ref: src.Git.Ref, Path: src.Git.Path,
-			Token: strings.TrimSpace(getenv(tokenEnv)), TrustedKeys: keys}})
+		specs = append(specs, spec{repo: gr, trusted: src.Git.Trusted})
 	}
 	if len(specs) == 0 {
 		return nil, nil, nil
@@ -66,15 +56,28 @@ func gitRoots(cfg config.Config, getenv func(string) string, cwd, home string, r
 		git   []refresh.GitSource
 	)
 	for _, sp := range specs {
-		sp.repo.Name = sp.name
+		name := sp.repo.Name
 		s, err := repos.Syncer(sp.repo)
 		if err != nil {
-			return nil, nil, fmt.Errorf("config: git source %q: %w", sp.name, err)
+			return nil, nil, fmt.Errorf("config: git source %q: %w", name, err)
 		}
-		roots = append(roots, &source.Root{Name: sp.name, Dir: refresh.Folder(s, sp.repo.Path), Kind: KindGit, Trusted: sp.trusted})
-		git = append(git, refresh.GitSource{Name: sp.name, Sync: s})
+		roots = append(roots, &source.Root{Name: name, Dir: refresh.Folder(s, sp.repo.Path), Kind: KindGit, Trusted: sp.trusted})
+		git = append(git, refresh.GitSource{Name: name, Sync: s})
 	}
 	return roots, git, nil
+}
+
+// gitRepo is the repository g names, as name, for gitsync: its token read
+// from g.TokenEnv (GITHUB_TOKEN when empty) and kept in memory only, and the
+// keys its commits must be signed with (trustedKeys; keysKey names the
+// setting in errors).
+func gitRepo(name string, g config.GitSource, keysKey string, cfg config.Config, cwd, home string, getenv func(string) string) (gitsync.Repo, error) {
+	keys, err := trustedKeys(cfg, g.RequireSigned, g.TrustedKeys, keysKey, cwd, home, getenv)
+	if err != nil {
+		return gitsync.Repo{}, err
+	}
+	return gitsync.Repo{Name: name, URL: g.URL, Ref: g.Ref, Path: g.Path,
+		Token: strings.TrimSpace(getenv(cmp.Or(g.TokenEnv, "GITHUB_TOKEN"))), TrustedKeys: keys}, nil
 }
 
 // repos is the one maker of syncers for the skills, agents and docs
