@@ -59,7 +59,7 @@ func newContent(opts Options, cfg config.Config, cwd, home string, getenv func(s
 			return content.Folder{}, fmt.Errorf("content.%s_repo: no state folder to check the repository out into (set SKILLSD_HOME)", kind)
 		}
 		repo.Path = strings.TrimPrefix(sub, ".")
-		gr, err := gitRepo(kind, repo, "security.trusted_keys", cfg, cwd, home, getenv)
+		gr, err := refresh.GitRepo(kind, repo, "security.trusted_keys", cfg, refresh.Env{Getenv: getenv, Cwd: cwd, Home: home})
 		if err != nil {
 			return content.Folder{}, err
 		}

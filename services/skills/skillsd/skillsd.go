@@ -263,7 +263,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if len(followList) == 0 {
 		followKey, followList = "SKILLS_FOLLOW_EXTERNAL_SYMLINKS", filepath.SplitList(getenv("SKILLS_FOLLOW_EXTERNAL_SYMLINKS"))
 	}
-	follow, err := followFolders(followKey, followList, home, getenv)
+	follow, err := refresh.FollowFolders(followKey, followList, home, getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -273,27 +273,12 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		roots = append(roots, &source.Root{Name: d, Dir: d, Kind: "local", Trusted: true, Follow: follow})
 	}
 	// One syncer per repository, for the skills, agents and docs alike.
-	gitRepos := repos(cfg, getenv, home, log)
+	env := refresh.Env{Getenv: getenv, Cwd: cwd, Home: home}
+	gitRepos := refresh.ReposOf(cfg, env, log)
 	var gitSources []refresh.GitSource
 	if len(roots) == 0 {
-		// SKILLS_REPO and the config's git sources, then its local ones.
-		if roots, gitSources, err = gitRoots(cfg, getenv, cwd, home, gitRepos); err != nil {
+		if roots, gitSources, err = refresh.Configured(cfg, env, gitRepos); err != nil {
 			return nil, err
-		}
-		for i, src := range cfg.Sources {
-			if src.Git != nil {
-				continue
-			}
-			d := userpath.Abs(src.Path, cwd, home, getenv)
-			name := src.Name
-			if name == "" {
-				name = d
-			}
-			srcFollow, err := followFolders(fmt.Sprintf("config: sources[%d].follow_external_symlinks", i), src.FollowExternalSymlinks, home, getenv)
-			if err != nil {
-				return nil, err
-			}
-			roots = append(roots, &source.Root{Name: name, Dir: filepath.Clean(d), Kind: "local", Trusted: true, Follow: srcFollow})
 		}
 	}
 	discovered := len(roots) == 0
@@ -609,26 +594,6 @@ func (s *Server) SetClientRoots(ctx context.Context, roots []string) error {
 	s.log.Info("catalog reloaded for the client's roots", "roots", dirs, "sources", len(next),
 		"skills", len(snap.Skills()), "diagnostics", len(snap.Diagnostics()), "duration", time.Since(start))
 	return nil
-}
-
-// followFolders expands the folders a source's links may lead into ("~",
-// $VAR) and checks that each is absolute; key names the setting in errors.
-func followFolders(key string, list []string, home string, getenv func(string) string) ([]string, error) {
-	var out []string
-	for i, f := range list {
-		if strings.TrimSpace(f) == "" {
-			continue
-		}
-		d := userpath.Expand(f, home, getenv)
-		if !filepath.IsAbs(d) {
-			return nil, fmt.Errorf("%s[%d]: %q is not an absolute folder once expanded (%q): list the folders the links lead into, such as ~/dotfiles/skills", key, i, f, d)
-		}
-		if filepath.Dir(d) == d {
-			return nil, fmt.Errorf("%s[%d]: %q is the file system root: links could then lead anywhere; list the folders the links lead into", key, i, f)
-		}
-		out = append(out, d)
-	}
-	return out, nil
 }
 
 // withFollow sets the folders the links of roots may lead into.

@@ -1,15 +1,17 @@
-// Package refresh keeps the catalog current. It owns the sources in
-// precedence order, the builds that turn them into a snapshot and swap it
-// into the catalog.Store (one at a time, the shrink guard applied), the git
-// repositories and their one scheduler (skills, agents and docs alike: one
-// syncer per repository, whoever uses it; see Repos), single-flight refreshes
+// Package refresh keeps the catalog current. It resolves the sources the
+// configuration names (SKILLS_REPO, sources[]: Configured) and the git
+// repositories behind them, with one syncer per repository, whoever uses it
+// (Repos: a git source of skills, the agents, the docs). It owns the sources
+// in precedence order, the builds that turn them into a snapshot and swap it
+// into the catalog.Store (one at a time, the shrink guard applied), the one
+// scheduler of every git repository, single-flight refreshes
 // (RefreshSkills) and the reloads of skip_cache reads, the watcher of the
 // local sources, and what is known of each source (SourceState).
 //
-// It does not decide what the sources are (package skillsd resolves them
-// from its options and the configuration), how a catalog is built (Options.
-// Build: package catalog), or how its answers reach clients (package
-// server converts them).
+// It does not build catalogs (Options.Build: package catalog), decide the
+// sources a caller gives directly or that default discovery finds (package
+// skillsd, from its Options), or talk to clients (package server converts
+// its answers).
 package refresh
 
 import (
