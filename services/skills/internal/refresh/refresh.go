@@ -15,6 +15,7 @@
 package refresh
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -109,10 +110,7 @@ type Refresher struct {
 
 // New returns a Refresher; nothing runs until Start.
 func New(opts Options) *Refresher {
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log := cmp.Or(opts.Logger, slog.New(slog.DiscardHandler))
 	return &Refresher{opts: opts, log: log, roots: opts.Roots}
 }
 

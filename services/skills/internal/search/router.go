@@ -1,6 +1,7 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"sync"
@@ -58,11 +59,7 @@ func NewRouter(opts RouterOptions) *Router {
 	if opts.Thresholds == (Thresholds{}) {
 		opts.Thresholds = DefaultThresholds()
 	}
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	return &Router{opts: opts, log: log}
+	return &Router{opts: opts, log: cmp.Or(opts.Logger, slog.New(slog.DiscardHandler))}
 }
 
 // Routes is the index and matcher of one snapshot, over the skills the
