@@ -46,6 +46,9 @@ import (
 // DefaultVersion is reported when Options.Version is empty.
 const DefaultVersion = "0.1.0-dev"
 
+// KindGit is the Kind of a source that is a git checkout.
+const KindGit = refresh.KindGit
+
 // Options configures a Server. The zero value serves the default discovery
 // folders of the current directory and home directory, with no environment, no
 // auth, and a discarded log.
