@@ -7,18 +7,19 @@ import (
 	"net/url"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
-	"time"
 
 	"github.com/skillsd/skillsd/services/skills/internal/config"
 	"github.com/skillsd/skillsd/services/skills/internal/content"
 	"github.com/skillsd/skillsd/services/skills/internal/failure"
 	"github.com/skillsd/skillsd/services/skills/internal/gitsync"
+	"github.com/skillsd/skillsd/services/skills/internal/refresh"
 	"github.com/skillsd/skillsd/services/skills/userpath"
 )
 
-// contentSetup is the agents and docs store and what keeps its git
-// checkouts fresh.
+// contentSetup is the agents and docs store and the syncers of its git
+// checkouts (the refresher schedules them).
 type contentSetup struct {
 	store   *content.Store
 	syncers []*gitsync.Syncer
@@ -28,17 +29,18 @@ type contentSetup struct {
 // agents and docs comes from, first match wins: Options.AgentsDir/DocsDir,
 // content.agents_dir/docs_dir (AGENTS_DIR, DOCS_DIR), or a repository
 // (content.agents_repo/docs_repo, AGENTS_REPO, DOCS_REPO, falling back to the
-// skills repository) checked out with gitsync under the state folder, at its
-// _path sub-folder. Nothing configured: no agents, no docs.
+// skills repository) checked out with the syncer repos hands out (shared
+// with the skills when the repository is theirs) under the state folder, at
+// its _path sub-folder. Nothing configured: no agents, no docs.
 //
 // It touches no network: the repositories are synchronised with the skills'
-// at start-up (syncAtStart). A repository that cannot be reached then is not
+// at start-up (refresh.Refresher.SyncAtStart). A repository that cannot be reached then is not
 // fatal: the last checkout serves, or none (empty lists) until a refresh
 // succeeds.
-func newContent(opts Options, cfg config.Config, cwd, home string, getenv func(string) string, log *slog.Logger) (*contentSetup, error) {
+func newContent(opts Options, cfg config.Config, cwd, home string, getenv func(string) string, repos *refresh.Repos, log *slog.Logger) (*contentSetup, error) {
 	cs := &contentSetup{}
 	localDir := func(d string) string { return userpath.Abs(d, cwd, home, getenv) }
-	folder := func(kind, flagDir, cfgDir string, repo config.Repo) (content.Folder, error) {
+	folder := func(kind, flagDir, cfgDir string, repo config.GitSource) (content.Folder, error) {
 		switch {
 		case flagDir != "":
 			d := localDir(flagDir)
@@ -53,39 +55,23 @@ func newContent(opts Options, cfg config.Config, cwd, home string, getenv func(s
 		if sub == "" {
 			sub = "."
 		}
-		state := config.StateDir(cfg, getenv, home)
-		if state == "" {
+		if config.StateDir(cfg, getenv, home) == "" {
 			return content.Folder{}, fmt.Errorf("content.%s_repo: no state folder to check the repository out into (set SKILLSD_HOME)", kind)
 		}
-		keys, err := trustedKeys(cfg, false, nil, "security.trusted_keys", cwd, home, getenv)
+		repo.Path = strings.TrimPrefix(sub, ".")
+		gr, err := refresh.GitRepo(kind, repo, "security.trusted_keys", cfg, refresh.Env{Getenv: getenv, Cwd: cwd, Home: home})
 		if err != nil {
 			return content.Folder{}, err
 		}
-		syncer, err := gitsync.New(gitsync.Repo{
-			Name: kind, URL: repo.URL, Ref: repo.Branch, Path: strings.TrimPrefix(sub, "."),
-			Token: strings.TrimSpace(getenv("GITHUB_TOKEN")), TrustedKeys: keys,
-		}, gitsync.Options{CacheDir: filepath.Join(state, "git"), Logger: log})
+		syncer, err := repos.Syncer(gr)
 		if err != nil {
 			return content.Folder{}, fmt.Errorf("content.%s_repo: %w", kind, err)
 		}
-		shared := false
-		for _, other := range cs.syncers {
-			if other.CheckoutDir() == syncer.CheckoutDir() {
-				if other.Repo().Ref != repo.Branch {
-					return content.Folder{}, fmt.Errorf("content.%s_branch: %s and %s come from the same repository on different branches (%s, %s); this build checks one branch per repository out", kind, other.Repo().Name, kind, other.Repo().Ref, repo.Branch)
-				}
-				syncer, shared = other, true // one checkout serves both
-				break
-			}
-		}
-		if !shared {
+		if !slices.Contains(cs.syncers, syncer) {
 			syncer.Open()
 			cs.syncers = append(cs.syncers, syncer)
 		}
-		dir := syncer.CheckoutDir()
-		if sub != "." {
-			dir = filepath.Join(dir, filepath.FromSlash(sub))
-		}
+		dir := refresh.Folder(syncer, sub)
 		return content.Folder{Dir: dir, Prefix: sub, Kind: kind, Refresh: syncRefresh(syncer, repo, sub)}, nil
 	}
 	agents, err := folder("agents", opts.AgentsDir, cfg.Content.AgentsDir, cfg.Content.Agents())
@@ -105,41 +91,14 @@ func newContent(opts Options, cfg config.Config, cwd, home string, getenv func(s
 
 // syncRefresh is a Folder's Refresh for a git checkout: a failed fetch is an
 // UPSTREAM_ERROR naming the repository, branch and path.
-func syncRefresh(s *gitsync.Syncer, repo config.Repo, sub string) func(context.Context) error {
+func syncRefresh(s *gitsync.Syncer, repo config.GitSource, sub string) func(context.Context) error {
 	return func(ctx context.Context) error {
 		if _, err := s.Sync(ctx); err != nil {
-			return failure.New(failure.Unavailable, "UPSTREAM_ERROR", "synchronising %s (branch %s) failed; the last checkout keeps serving", gitsync.Redact(repo.URL), repo.Branch).
-				With("repo", gitsync.Redact(repo.URL)).With("branch", repo.Branch).With("path", sub).Wrap(err)
+			return failure.New(failure.Unavailable, "UPSTREAM_ERROR", "synchronising %s (branch %s) failed; the last checkout keeps serving", gitsync.Redact(repo.URL), repo.Ref).
+				With("repo", gitsync.Redact(repo.URL)).With("branch", repo.Ref).With("path", sub).Wrap(err)
 		}
 		return nil
 	}
-}
-
-// poll synchronises the content repositories every interval until done
-// closes; the store then reads the new checkouts.
-func (cs *contentSetup) poll(interval time.Duration, done <-chan struct{}, log *slog.Logger) {
-	if len(cs.syncers) == 0 || interval <= 0 {
-		return
-	}
-	go func() {
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-			for _, s := range cs.syncers {
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-				if _, err := s.Sync(ctx); err != nil {
-					log.Warn("content repository not synchronised", "repo", gitsync.Redact(s.Repo().URL), "error", err)
-				}
-				cancel()
-			}
-			cs.store.Reload()
-		}
-	}()
 }
 
 // GitHubAuth is the delegated GitHub authentication the configuration asks
@@ -167,7 +126,7 @@ func gitHubAuth(cfg config.Config) GitHubAuth {
 		return g
 	}
 	seen := map[string]bool{}
-	for _, r := range []config.Repo{cfg.Content.Skills(), cfg.Content.Agents(), cfg.Content.Docs()} {
+	for _, r := range []config.GitSource{cfg.Content.Skills(), cfg.Content.Agents(), cfg.Content.Docs()} {
 		if or, ok := GitHubRepoOf(r.URL, g.APIURL); ok && !seen[strings.ToLower(or)] {
 			seen[strings.ToLower(or)] = true
 			g.Repos = append(g.Repos, or)

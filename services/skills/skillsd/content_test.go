@@ -137,3 +137,35 @@ func TestGitHubAuthSettings(t *testing.T) {
 		t.Errorf("GitHubAuth() = %+v", g)
 	}
 }
+
+// One repository serving the skills, agents and docs (SKILLS_REPO alone):
+// all three are served, from one checkout under the state folder (that one
+// syncer does it is checked in package refresh).
+func TestSkillsRepoServesContentFromOneCheckout(t *testing.T) {
+	repo := skillstest.NewGitRepo(t)
+	repo.Commit("one", map[string]string{
+		"skills/a/SKILL.md":  skillstest.SkillMD("a", "does a"),
+		"agents/reviewer.md": "---\nname: reviewer\ndescription: Reviews\n---\nReview.\n",
+		"docs/index.md":      "---\ndescription: Home\n---\n",
+	})
+	state := t.TempDir()
+	conn := skillstest.Start(t, skillsd.Options{
+		Cwd: t.TempDir(), Home: t.TempDir(), NoWatch: true,
+		Getenv: envOf(map[string]string{"SKILLS_REPO": repo.URL(), "SKILLSD_HOME": state}),
+	})
+	ctx := t.Context()
+	if _, err := skillsv1.NewCatalogServiceClient(conn).GetSkill(ctx, &skillsv1.GetSkillRequest{SkillPath: "a"}); err != nil {
+		t.Fatalf("GetSkill(a): %v", err)
+	}
+	c := skillsv1.NewContentServiceClient(conn)
+	if la, err := c.ListAgents(ctx, &skillsv1.ListAgentsRequest{}); err != nil || len(la.GetAgents()) != 1 {
+		t.Fatalf("ListAgents = %v, %v", la, err)
+	}
+	if ld, err := c.ListDocs(ctx, &skillsv1.ListDocsRequest{}); err != nil || len(ld.GetTree().AsMap()) != 1 {
+		t.Fatalf("ListDocs = %v, %v", ld, err)
+	}
+	clones, err := filepath.Glob(filepath.Join(state, "git", "*.git"))
+	if err != nil || len(clones) != 1 {
+		t.Errorf("clones under the state folder: got %v (%v), want one", clones, err)
+	}
+}

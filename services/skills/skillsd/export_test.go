@@ -6,15 +6,12 @@ import "time"
 // would, until release is called: tests use it to check what waits for a
 // running refresh. It fails the test (false) when a refresh already runs.
 func HoldRefresh(s *Server) (release func(), ok bool) {
-	if !s.fresh.flight.begin() {
-		return nil, false
-	}
-	return s.fresh.flight.end, true
+	return s.fresh.Hold()
 }
 
 // RefreshInterval is the interval of s's periodic refresh of git sources
 // (refresh.enabled, refresh.interval_minutes); 0 is off.
-func RefreshInterval(s *Server) time.Duration { return s.fresh.interval }
+func RefreshInterval(s *Server) time.Duration { return s.fresh.Interval() }
 
 // GateScans makes each round of the background security scan of the server
 // made with opts wait until gate receives or is closed: tests use it to look

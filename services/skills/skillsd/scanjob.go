@@ -3,8 +3,8 @@ package skillsd
 import (
 	"context"
 	"errors"
-	"fmt"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
@@ -30,18 +30,15 @@ func scanWorkers() int { return max(1, runtime.GOMAXPROCS(0)-1) }
 // git source (its identity, catalog.Source.ContentID).
 func (s *Server) buildOptions(dirty []string) catalog.Options {
 	return catalog.Options{Logger: s.log, Previous: s.store.Current(), Dirty: dirty, Scan: s.scanner, DeferScan: true,
-		Revision: s.revision}
+		Revision: s.fresh.Revision}
 }
 
-// revision is the commit a git source's checkout folder is at now; "" for
-// any other source.
-func (s *Server) revision(name string) string {
-	for _, g := range s.fresh.git {
-		if g.name == name {
-			return g.sync.CheckedOut()
-		}
-	}
-	return ""
+// scanJob is the state of the background scan.
+type scanJob struct {
+	mu sync.Mutex
+	// running says the background security scan runs; again that a
+	// catalog with skills pending was swapped in meanwhile.
+	running, again bool
 }
 
 // scanLater starts the background scan when the catalog served leaves skills
@@ -51,41 +48,39 @@ func (s *Server) revision(name string) string {
 func (s *Server) scanLater() {
 	snap := s.store.Current()
 	pending := snap != nil && snap.Stats().ScanPending > 0
-	f := &s.fresh
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.bg == nil || f.bg.Err() != nil {
+	j := &s.scans
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if !s.fresh.Running() {
 		return
 	}
-	if f.scanning {
-		f.scanAgain = f.scanAgain || pending
+	if j.running {
+		j.again = j.again || pending
 		return
 	}
 	if !pending {
 		s.firstScanDone()
 		return
 	}
-	f.scanning = true
-	ctx := f.bg
-	f.wg.Go(func() { s.scanLoop(ctx) })
+	j.running = s.fresh.Go(s.scanLoop)
 }
 
 // scanLoop scans the pending skills until none is left to scan, or ctx ends
 // (the server stops).
 func (s *Server) scanLoop(ctx context.Context) {
-	f := &s.fresh
+	j := &s.scans
 	for {
 		if err := s.scanRound(ctx); err != nil && ctx.Err() == nil {
 			s.log.Warn("the background security scan failed; the skills it did not scan stay unserved until the next rebuild", "error", err)
 		}
-		f.mu.Lock()
-		if f.scanAgain && ctx.Err() == nil {
-			f.scanAgain = false
-			f.mu.Unlock()
+		j.mu.Lock()
+		if j.again && ctx.Err() == nil {
+			j.again = false
+			j.mu.Unlock()
 			continue
 		}
-		f.scanning, f.scanAgain = false, false
-		f.mu.Unlock()
+		j.running, j.again = false, false
+		j.mu.Unlock()
 		if ctx.Err() == nil {
 			s.firstScanDone()
 		}
@@ -119,28 +114,15 @@ func (s *Server) scanRound(ctx context.Context) error {
 			return nil
 		}
 		s.flushScans()
-		if err := s.rebuildScanned(ctx); err != nil {
+		if err := s.fresh.Build(ctx); err != nil {
 			return err
 		}
+		s.flushScans() // what the build scanned too
 		after := s.store.Current()
 		s.log.Info("security scan done in the background", "scanned", n, "pending_before", pending,
 			"pending_now", after.Stats().ScanPending, "quarantined", after.Stats().Quarantined,
 			"generation", after.Generation(), "took", time.Since(start).Round(time.Millisecond))
 	}
-}
-
-// rebuildScanned rebuilds the catalog after a background scan (the new
-// catalog answers the scanned skills from the cache) and swaps it in.
-func (s *Server) rebuildScanned(ctx context.Context) error {
-	s.buildMu.Lock()
-	defer s.buildMu.Unlock()
-	snap, err := catalog.Build(ctx, s.roots, s.buildOptions(nil))
-	if err != nil {
-		return fmt.Errorf("loading the catalog: %w", err)
-	}
-	s.swapIfChanged(snap)
-	s.flushScans()
-	return nil
 }
 
 // firstScanDone records that the first catalog's skills are all scanned (or

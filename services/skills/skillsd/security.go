@@ -2,9 +2,7 @@ package skillsd
 
 import (
 	"fmt"
-	"io"
 	"path/filepath"
-	"strings"
 
 	"github.com/skillsd/skillsd/services/skills/internal/config"
 	"github.com/skillsd/skillsd/services/skills/internal/scan"
@@ -46,42 +44,4 @@ func (s *Server) flushScans() {
 	if err := s.scanner.Flush(); err != nil {
 		s.log.Warn("could not keep the security scans for the next start", "error", err)
 	}
-}
-
-// maxKeyFile bounds a trusted key file.
-const maxKeyFile = 1 << 20
-
-// trustedKeys is the armored key ring a git source verifies commits with:
-// "" when it need not (neither required nor security.require_signed), else
-// the source's own key files (key names them, for errors), or else
-// security.trusted_keys. A key file that cannot be read stops start-up.
-func trustedKeys(cfg config.Config, required bool, own []string, key, cwd, home string, getenv func(string) string) (string, error) {
-	if !required && !cfg.Security.RequireSigned {
-		return "", nil
-	}
-	files, name := own, key
-	if len(files) == 0 {
-		files, name = cfg.Security.TrustedKeys, "security.trusted_keys"
-	}
-	if len(files) == 0 {
-		return "", fmt.Errorf("%s: signed commits are required but no key is trusted", name)
-	}
-	var ring strings.Builder
-	for _, f := range files {
-		r, err := scan.OpenResolved(userpath.Abs(f, cwd, home, getenv))
-		if err != nil {
-			return "", fmt.Errorf("%s: %w", name, err)
-		}
-		data, err := io.ReadAll(io.LimitReader(r, maxKeyFile+1))
-		r.Close()
-		if err != nil {
-			return "", fmt.Errorf("%s: %w", name, err)
-		}
-		if len(data) > maxKeyFile || !strings.Contains(string(data), "BEGIN PGP PUBLIC KEY BLOCK") {
-			return "", fmt.Errorf("%s: %s is not an armored OpenPGP public key (gpg --armor --export KEY)", name, f)
-		}
-		ring.Write(data)
-		ring.WriteByte('\n')
-	}
-	return ring.String(), nil
 }

@@ -33,7 +33,7 @@ import (
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
 	"github.com/skillsd/skillsd/services/skills/internal/config"
 	"github.com/skillsd/skillsd/services/skills/internal/embed"
-	"github.com/skillsd/skillsd/services/skills/internal/gitsync"
+	"github.com/skillsd/skillsd/services/skills/internal/refresh"
 	"github.com/skillsd/skillsd/services/skills/internal/scan"
 	"github.com/skillsd/skillsd/services/skills/internal/search"
 	"github.com/skillsd/skillsd/services/skills/internal/server"
@@ -45,6 +45,9 @@ import (
 
 // DefaultVersion is reported when Options.Version is empty.
 const DefaultVersion = "0.1.0-dev"
+
+// KindGit is the Kind of a source that is a git checkout.
+const KindGit = refresh.KindGit
 
 // Options configures a Server. The zero value serves the default discovery
 // folders of the current directory and home directory, with no environment, no
@@ -164,14 +167,11 @@ type Server struct {
 	// lead into (Options.FollowExternalSymlinks).
 	follow []string
 
-	// buildMu serialises catalog builds, so that a build with older sources
-	// never replaces a newer one, and guards roots, the sources in precedence
-	// order.
-	buildMu sync.Mutex
-	roots   []*source.Root
-
-	// fresh keeps the catalog current: git sources, watcher, periodic refresh.
-	fresh freshness
+	// fresh keeps the catalog current: the sources, their builds, git
+	// repositories, watcher, periodic refresh.
+	fresh *refresh.Refresher
+	// scans is the background security scan (scanjob.go).
+	scans scanJob
 	// content serves agents and docs.
 	content *contentSetup
 
@@ -253,7 +253,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if len(followList) == 0 {
 		followKey, followList = "SKILLS_FOLLOW_EXTERNAL_SYMLINKS", filepath.SplitList(getenv("SKILLS_FOLLOW_EXTERNAL_SYMLINKS"))
 	}
-	follow, err := followFolders(followKey, followList, home, getenv)
+	follow, err := refresh.FollowFolders(followKey, followList, home, getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -262,26 +262,13 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	for _, d := range expanded {
 		roots = append(roots, &source.Root{Name: d, Dir: d, Kind: "local", Trusted: true, Follow: follow})
 	}
-	var gitSources []*gitSource
+	// One syncer per repository, for the skills, agents and docs alike.
+	env := refresh.Env{Getenv: getenv, Cwd: cwd, Home: home}
+	gitRepos := refresh.ReposOf(cfg, env, log)
+	var gitSources []refresh.GitSource
 	if len(roots) == 0 {
-		// SKILLS_REPO and the config's git sources, then its local ones.
-		if roots, gitSources, err = gitRoots(cfg, getenv, cwd, home, log); err != nil {
+		if roots, gitSources, err = refresh.Configured(cfg, env, gitRepos); err != nil {
 			return nil, err
-		}
-		for i, src := range cfg.Sources {
-			if src.Git != nil {
-				continue
-			}
-			d := userpath.Abs(src.Path, cwd, home, getenv)
-			name := src.Name
-			if name == "" {
-				name = d
-			}
-			srcFollow, err := followFolders(fmt.Sprintf("config: sources[%d].follow_external_symlinks", i), src.FollowExternalSymlinks, home, getenv)
-			if err != nil {
-				return nil, err
-			}
-			roots = append(roots, &source.Root{Name: name, Dir: filepath.Clean(d), Kind: "local", Trusted: true, Follow: srcFollow})
 		}
 	}
 	discovered := len(roots) == 0
@@ -300,23 +287,42 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	}
 	s := &Server{
 		opts: opts, log: log, cfg: cfg, cfgFile: cfgFile, getenv: getenv, store: &catalog.Store{}, closeCh: make(chan struct{}),
-		cwd: cwd, home: home, discovered: discovered, roots: roots, follow: follow, scanner: sc,
+		cwd: cwd, home: home, discovered: discovered, follow: follow, scanner: sc,
 	}
-	s.fresh.git = gitSources
 	if cfgFile != "" {
 		s.config = newConfigWatch(cfgFile, cfg, opts, getenv, log)
-	}
-	if cfg.Refresh.Enabled {
-		s.fresh.interval = cfg.Refresh.Interval()
 	}
 	s.ready = make(chan struct{})
 	s.scanned = make(chan struct{})
 
-	cont, err := newContent(opts, cfg, cwd, home, getenv, log)
+	cont, err := newContent(opts, cfg, cwd, home, getenv, gitRepos, log)
 	if err != nil {
 		return nil, err
 	}
 	s.content = cont
+	var interval time.Duration
+	if cfg.Refresh.Enabled {
+		interval = cfg.Refresh.Interval()
+	}
+	s.fresh = refresh.New(refresh.Options{
+		Store:         s.store,
+		Roots:         roots,
+		Git:           gitSources,
+		Content:       cont.syncers,
+		OnContent:     cont.store.Reload,
+		Interval:      interval,
+		NoWatch:       opts.NoWatch,
+		WatchDebounce: opts.WatchDebounce,
+		PollInterval:  opts.PollInterval,
+		Build: func(ctx context.Context, roots []*source.Root, dirty []string) (*catalog.Snapshot, error) {
+			return catalog.Build(ctx, roots, s.buildOptions(dirty))
+		},
+		AfterBuild: func() {
+			s.flushScans()
+			s.scanLater()
+		},
+		Logger: log,
+	})
 	if s.sem, err = openSemantic(cfg, getenv, home, log); err != nil {
 		return nil, err
 	}
@@ -331,8 +337,8 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	run := processRunner(cfg, home, cwd, getenv, log)
 	svc := server.New(server.Options{
 		Store:            s.store,
-		Reload:           s.reloadForRead,
-		Filter:           server.Filter{EnabledSkills: cfg.Filters.EnabledSkills, EnabledCategories: cfg.Filters.EnabledCategories},
+		Refresher:        s.fresh,
+		Filter:           catalog.Filter{EnabledSkills: cfg.Filters.EnabledSkills, EnabledCategories: cfg.Filters.EnabledCategories},
 		Version:          opts.Version,
 		MatchingStrategy: cfg.Matching.Strategy,
 		Routing:          routing(cfg),
@@ -342,8 +348,6 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		Content:          cont.store,
 		Usage:            s.usage,
 		Logger:           log,
-		Refresh:          s.refresh,
-		SourceState:      s.sourceState,
 		Semantic:         s.sem,
 		PrivateDirs:      privateDirs(cfg, cfgFile, getenv, home),
 		Scanner:          s.scanner,
@@ -382,7 +386,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	// NOT_SERVING and its RPCs UNAVAILABLE ("the catalog is loading") until
 	// the catalog is in, instead of keeping its ports closed for the whole
 	// clone. Otherwise (local folders, or clones to update) it loads here.
-	if clones := s.firstClones(); len(clones) > 0 {
+	if clones := s.fresh.FirstClones(); len(clones) > 0 {
 		msg := "the catalog is loading (cloning " + strings.Join(clones, ", ") + " for the first time); try again in a moment"
 		s.loading.Store(&msg)
 		s.setReady(false)
@@ -414,12 +418,12 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 // ready (WaitReady).
 func (s *Server) load(ctx context.Context, svc *server.Service) error {
 	start := time.Now()
-	s.syncAtStart(ctx)
-	if err := s.rebuild(ctx); err != nil {
+	s.fresh.SyncAtStart(ctx)
+	if err := s.fresh.Rebuild(ctx); err != nil {
 		return err
 	}
 	snap := s.store.Current()
-	s.log.Info("catalog loaded", "skills", len(snap.Skills()), "sources", len(s.roots), "diagnostics", len(snap.Diagnostics()), "duration", time.Since(start))
+	s.log.Info("catalog loaded", "skills", len(snap.Skills()), "sources", len(s.fresh.Roots()), "diagnostics", len(snap.Diagnostics()), "duration", time.Since(start))
 	// Empty: a warning saying why, or the error that stops the start
 	// (--require-skills); after a first clone in the background, the error
 	// is logged and the server stays not ready.
@@ -434,38 +438,14 @@ func (s *Server) load(ctx context.Context, svc *server.Service) error {
 	if s.closed {
 		return errors.New("skillsd: closed while loading")
 	}
-	if s.cfg.Refresh.Enabled {
-		s.content.poll(s.cfg.Refresh.Interval(), s.closeCh, s.log)
+	s.fresh.Start()
+	if s.config != nil && !s.opts.NoWatch {
+		s.fresh.Go(s.config.run)
 	}
-	s.startBackground()
 	s.scanLater() // the first scan, when the build left skills pending
 	s.loading.Store(nil)
 	close(s.ready)
 	return nil
-}
-
-// firstClones lists (without credentials) the repositories, of skills and of
-// content, that have no checkout yet.
-func (s *Server) firstClones() []string {
-	var out []string
-	seen := map[string]bool{}
-	add := func(dir, url string) {
-		if !seen[dir] {
-			seen[dir] = true
-			out = append(out, url)
-		}
-	}
-	for _, g := range s.fresh.git {
-		if g.sync.Open() == "" {
-			add(g.sync.CheckoutDir(), g.url)
-		}
-	}
-	for _, c := range s.content.syncers {
-		if c.Open() == "" {
-			add(c.CheckoutDir(), gitsync.Redact(c.Repo().URL))
-		}
-	}
-	return out
 }
 
 // loadingMessage says why RPCs cannot be answered yet; "" once the first
@@ -581,26 +561,6 @@ func loadConfig(file string, dirs []string, getenv func(string) string) (config.
 	return cfg, file, nil
 }
 
-// rebuild loads the catalog from the sources and swaps it in.
-func (s *Server) rebuild(ctx context.Context) error {
-	s.buildMu.Lock()
-	defer s.buildMu.Unlock()
-	return s.rebuildLocked(ctx)
-}
-
-// rebuildLocked is rebuild for a caller holding buildMu. Files that did not
-// change are taken from the snapshot being served.
-func (s *Server) rebuildLocked(ctx context.Context) error {
-	snap, err := catalog.Build(ctx, s.roots, s.buildOptions(nil))
-	if err != nil {
-		return fmt.Errorf("loading the catalog: %w", err)
-	}
-	s.swapIfChanged(snap)
-	s.flushScans()
-	s.scanLater()
-	return nil
-}
-
 // SetClientRoots tells the server which folders the client declares as its
 // roots (an MCP client's roots/list answer, as absolute local paths: callers
 // convert file:// URIs). When the sources come from default discovery, the
@@ -628,45 +588,20 @@ func (s *Server) SetClientRoots(ctx context.Context, roots []string) error {
 		}
 		dirs = append(dirs, filepath.Clean(r))
 	}
-	s.buildMu.Lock()
-	defer s.buildMu.Unlock()
 	next := withFollow(source.Discover(s.cwd, s.home, dirs), s.follow)
-	if sameRoots(next, s.roots) {
+	start := time.Now()
+	changed, err := s.fresh.SetRoots(ctx, next)
+	if err != nil {
+		return err
+	}
+	if !changed {
 		s.log.Debug("client roots leave the skill sources unchanged", "roots", dirs)
 		return nil
 	}
-	prev := s.roots
-	s.roots = next
-	start := time.Now()
-	if err := s.rebuildLocked(ctx); err != nil {
-		s.roots = prev
-		return err
-	}
-	s.restartWatch(next)
 	snap := s.store.Current()
 	s.log.Info("catalog reloaded for the client's roots", "roots", dirs, "sources", len(next),
 		"skills", len(snap.Skills()), "diagnostics", len(snap.Diagnostics()), "duration", time.Since(start))
 	return nil
-}
-
-// followFolders expands the folders a source's links may lead into ("~",
-// $VAR) and checks that each is absolute; key names the setting in errors.
-func followFolders(key string, list []string, home string, getenv func(string) string) ([]string, error) {
-	var out []string
-	for i, f := range list {
-		if strings.TrimSpace(f) == "" {
-			continue
-		}
-		d := userpath.Expand(f, home, getenv)
-		if !filepath.IsAbs(d) {
-			return nil, fmt.Errorf("%s[%d]: %q is not an absolute folder once expanded (%q): list the folders the links lead into, such as ~/dotfiles/skills", key, i, f, d)
-		}
-		if filepath.Dir(d) == d {
-			return nil, fmt.Errorf("%s[%d]: %q is the file system root: links could then lead anywhere; list the folders the links lead into", key, i, f)
-		}
-		out = append(out, d)
-	}
-	return out, nil
 }
 
 // withFollow sets the folders the links of roots may lead into.
@@ -675,19 +610,6 @@ func withFollow(roots []*source.Root, follow []string) []*source.Root {
 		r.Follow = follow
 	}
 	return roots
-}
-
-// sameRoots reports whether a and b are the same sources in the same order.
-func sameRoots(a, b []*source.Root) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !a[i].Same(b[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // Serve serves gRPC on lis until ctx is done or Close is called, then stops
@@ -793,7 +715,7 @@ func (s *Server) closeParts() {
 func (s *Server) stop() {
 	// End the change streams first: a graceful stop waits for every stream.
 	s.store.Close()
-	s.stopBackground()
+	s.fresh.Stop()
 	s.hs.Shutdown()
 	done := make(chan struct{})
 	go func() { s.grpc.GracefulStop(); close(done) }()

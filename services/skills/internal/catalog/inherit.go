@@ -113,58 +113,49 @@ func (s *Snapshot) Content(sk *Skill) string {
 // order and are never nil. Declarations of a layout-B skill without a resource
 // folder, and paths that leave the folder, were dropped at build time (§7.1).
 func (s *Snapshot) Assets(sk *Skill) (own, inherited []AssetRef) {
-	own = make([]AssetRef, 0, len(sk.assets))
-	mine := make(map[string]bool, len(sk.assets))
-	for _, a := range sk.assets {
-		own = append(own, AssetRef{Asset: a, Owner: sk})
-		mine[a.File] = true
-	}
-	inherited = []AssetRef{}
-	if !sk.Inherits() {
-		return own, inherited
-	}
-	idx := map[string]int{}
-	for _, c := range s.Chain(sk.Parent) {
-		for _, a := range c.assets {
-			if mine[a.File] {
-				continue
-			}
-			r := AssetRef{Asset: a, From: c.Path, Owner: c}
-			if i, ok := idx[a.File]; ok {
-				inherited[i] = r
-				continue
-			}
-			idx[a.File] = len(inherited)
-			inherited = append(inherited, r)
-		}
-	}
-	return own, inherited
+	return layered(s, sk, func(k *Skill) []skill.Asset { return k.assets }, func(a skill.Asset) string { return a.File },
+		func(a skill.Asset, from string, owner *Skill) AssetRef {
+			return AssetRef{Asset: a, From: from, Owner: owner}
+		})
 }
 
 // Scripts is Assets for scripts.
 func (s *Snapshot) Scripts(sk *Skill) (own, inherited []ScriptRef) {
-	own = make([]ScriptRef, 0, len(sk.scripts))
-	mine := make(map[string]bool, len(sk.scripts))
-	for _, sc := range sk.scripts {
-		own = append(own, ScriptRef{Script: sc, Owner: sk})
-		mine[sc.File] = true
+	return layered(s, sk, func(k *Skill) []skill.Script { return k.scripts }, func(sc skill.Script) string { return sc.File },
+		func(sc skill.Script, from string, owner *Skill) ScriptRef {
+			return ScriptRef{Script: sc, From: from, Owner: owner}
+		})
+}
+
+// layered is Assets and Scripts over the declarations decls reads from a
+// skill: sk's own, then those of its ancestors (root → leaf) that sk does not
+// override, a more specific skill replacing an entry in place. file keys a
+// declaration; ref makes its reference (from "" for sk's own).
+func layered[D, R any](s *Snapshot, sk *Skill, decls func(*Skill) []D, file func(D) string, ref func(d D, from string, owner *Skill) R) (own, inherited []R) {
+	mineDecls := decls(sk)
+	own = make([]R, 0, len(mineDecls))
+	mine := make(map[string]bool, len(mineDecls))
+	for _, d := range mineDecls {
+		own = append(own, ref(d, "", sk))
+		mine[file(d)] = true
 	}
-	inherited = []ScriptRef{}
+	inherited = []R{}
 	if !sk.Inherits() {
 		return own, inherited
 	}
 	idx := map[string]int{}
 	for _, c := range s.Chain(sk.Parent) {
-		for _, sc := range c.scripts {
-			if mine[sc.File] {
+		for _, d := range decls(c) {
+			f := file(d)
+			if mine[f] {
 				continue
 			}
-			r := ScriptRef{Script: sc, From: c.Path, Owner: c}
-			if i, ok := idx[sc.File]; ok {
+			r := ref(d, c.Path, c)
+			if i, ok := idx[f]; ok {
 				inherited[i] = r
 				continue
 			}
-			idx[sc.File] = len(inherited)
+			idx[f] = len(inherited)
 			inherited = append(inherited, r)
 		}
 	}

@@ -387,7 +387,8 @@ type Source struct {
 	Git *GitSource `yaml:"git,omitempty"`
 }
 
-// GitSource is a git repository serving skills.
+// GitSource is a git repository: a source of skills (sources[].git), or
+// one of seed 003's content repositories (Content.Skills, Agents, Docs).
 type GitSource struct {
 	// URL of the repository: https://, http://, ssh://, file:// or scp-like
 	// git@host:path. It must not embed credentials.
@@ -435,30 +436,25 @@ type Content struct {
 	DocsDir string `yaml:"docs_dir"`
 }
 
-// Repo is one resolved content repository; URL is empty when none is configured.
-type Repo struct {
-	URL    string
-	Branch string
-	Path   string
-}
-
-// Skills is the skills repository.
-func (c Content) Skills() Repo {
-	return Repo{URL: c.SkillsRepo, Branch: orDefault(c.SkillsBranch, DefaultGitRef), Path: c.SkillsPath}
+// Skills is the skills repository (its URL empty when none is configured),
+// in the model of a git source: its token is GITHUB_TOKEN's (TokenEnv
+// empty), and trust and signatures follow the security section.
+func (c Content) Skills() GitSource {
+	return GitSource{URL: c.SkillsRepo, Ref: orDefault(c.SkillsBranch, DefaultGitRef), Path: c.SkillsPath}
 }
 
 // Agents is the agents repository, falling back to the skills repository.
-func (c Content) Agents() Repo { return c.fallback(c.AgentsRepo, c.AgentsBranch, c.AgentsPath) }
+func (c Content) Agents() GitSource { return c.fallback(c.AgentsRepo, c.AgentsBranch, c.AgentsPath) }
 
 // Docs is the docs repository, falling back to the skills repository.
-func (c Content) Docs() Repo { return c.fallback(c.DocsRepo, c.DocsBranch, c.DocsPath) }
+func (c Content) Docs() GitSource { return c.fallback(c.DocsRepo, c.DocsBranch, c.DocsPath) }
 
-func (c Content) fallback(repo, branch, path string) Repo {
+func (c Content) fallback(repo, branch, path string) GitSource {
 	if repo == "" {
 		s := c.Skills()
-		return Repo{URL: s.URL, Branch: orDefault(branch, s.Branch), Path: path}
+		return GitSource{URL: s.URL, Ref: orDefault(branch, s.Ref), Path: path}
 	}
-	return Repo{URL: repo, Branch: orDefault(branch, DefaultGitRef), Path: path}
+	return GitSource{URL: repo, Ref: orDefault(branch, DefaultGitRef), Path: path}
 }
 
 func orDefault(s, def string) string {

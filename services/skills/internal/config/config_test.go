@@ -236,29 +236,29 @@ func TestContentRepos(t *testing.T) {
 	tests := []struct {
 		name                string
 		content             Content
-		skills, agents, doc Repo
+		skills, agents, doc GitSource
 	}{
 		{
 			name:    "defaults",
 			content: Default().Content,
-			skills:  Repo{Branch: "main", Path: "skills"},
-			agents:  Repo{Branch: "main", Path: "agents"},
-			doc:     Repo{Branch: "main", Path: "docs"},
+			skills:  GitSource{Ref: "main", Path: "skills"},
+			agents:  GitSource{Ref: "main", Path: "agents"},
+			doc:     GitSource{Ref: "main", Path: "docs"},
 		},
 		{
 			name:    "agents and docs follow the skills repository",
 			content: Content{SkillsRepo: "https://h/s.git", SkillsBranch: "dev", SkillsPath: "skills", AgentsPath: "agents", DocsPath: "docs"},
-			skills:  Repo{URL: "https://h/s.git", Branch: "dev", Path: "skills"},
-			agents:  Repo{URL: "https://h/s.git", Branch: "dev", Path: "agents"},
-			doc:     Repo{URL: "https://h/s.git", Branch: "dev", Path: "docs"},
+			skills:  GitSource{URL: "https://h/s.git", Ref: "dev", Path: "skills"},
+			agents:  GitSource{URL: "https://h/s.git", Ref: "dev", Path: "agents"},
+			doc:     GitSource{URL: "https://h/s.git", Ref: "dev", Path: "docs"},
 		},
 		{
 			name: "separate repositories default to main",
 			content: Content{SkillsRepo: "https://h/s.git", SkillsBranch: "dev", SkillsPath: "skills",
 				AgentsRepo: "https://h/a.git", AgentsPath: "agents", DocsRepo: "https://h/d.git", DocsBranch: "v2", DocsPath: "."},
-			skills: Repo{URL: "https://h/s.git", Branch: "dev", Path: "skills"},
-			agents: Repo{URL: "https://h/a.git", Branch: "main", Path: "agents"},
-			doc:    Repo{URL: "https://h/d.git", Branch: "v2", Path: "."},
+			skills: GitSource{URL: "https://h/s.git", Ref: "dev", Path: "skills"},
+			agents: GitSource{URL: "https://h/a.git", Ref: "main", Path: "agents"},
+			doc:    GitSource{URL: "https://h/d.git", Ref: "v2", Path: "."},
 		},
 	}
 	for _, tt := range tests {

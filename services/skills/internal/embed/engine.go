@@ -318,6 +318,18 @@ func (s *Set) Status() Status {
 	return st
 }
 
+// Status reports the progress of the Set of the latest Sync (counts of
+// zero before any).
+func (e *Engine) Status() Status {
+	e.mu.Lock()
+	want := e.want
+	e.mu.Unlock()
+	if want == nil {
+		return Status{Model: e.opts.Provider.Model()}
+	}
+	return want.Status()
+}
+
 // publish adds vectors.
 func (e *Engine) publish(hashes []string, vecs [][]float32) {
 	next := maps.Clone(*e.vecs.Load())

@@ -105,7 +105,7 @@ func (s *Set) fuse(ctx context.Context, lex []search.Hit, q search.Query) (ranke
 	var sum, sumSq, n float64
 	for i, sk := range s.skills {
 		v := r.vecs[i]
-		if v == nil || !allowed(q, sk) {
+		if v == nil || !q.Allows(sk) {
 			cos[i] = noCos
 			continue
 		}
@@ -219,19 +219,6 @@ func (s *Set) Match(ctx context.Context, ix *search.Index, text string, restated
 		d.Candidates = cands[:min(max(th.MaxResults, 1), len(cands))]
 		return d
 	}
-}
-
-// allowed applies q's filters (as search does).
-func allowed(q search.Query, sk *catalog.Skill) bool {
-	if q.Category != "" && (sk.Doc == nil || !strings.EqualFold(q.Category, sk.Doc.Frontmatter.Category)) {
-		return false
-	}
-	for _, t := range q.Tags {
-		if sk.Doc == nil || !slices.ContainsFunc(sk.Doc.Frontmatter.Tags, func(have string) bool { return strings.EqualFold(have, t) }) {
-			return false
-		}
-	}
-	return q.Allow == nil || q.Allow(sk)
 }
 
 // descriptionExcerpt is the description cut to about 160 characters at a

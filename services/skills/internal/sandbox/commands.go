@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"maps"
 	"path/filepath"
@@ -134,14 +135,8 @@ func (c *Commands) Run(ctx context.Context, sk *catalog.Skill, name string, args
 	if err := c.Enabled(); err != nil {
 		return nil, err
 	}
-	if sk.Source == nil || !sk.Source.Trusted {
-		src := "?"
-		if sk.Source != nil {
-			src = sk.Source.Name
-		}
-		return nil, failure.New(failure.FailedPrecondition, ReasonCommandsDisabled,
-			"commands do not run in skill %q: its source %s is not trusted (mark the source trusted: true in the server's config to allow them)", sk.Path, src).
-			With("skill_path", sk.Path).With("source", src)
+	if err := trusted(sk, ReasonCommandsDisabled, fmt.Sprintf("commands do not run in skill %q", sk.Path)); err != nil {
+		return nil, err
 	}
 	if !c.allowed[name] {
 		return nil, failure.New(failure.PermissionDenied, ReasonCommandNotAllowed,

@@ -273,14 +273,8 @@ func (s *Sandbox) Run(ctx context.Context, snap *catalog.Snapshot, sk *catalog.S
 		return nil, err
 	}
 	// Per-source trust (ARCHITECTURE §11): a variant of the global switch.
-	if sk.Source == nil || !sk.Source.Trusted {
-		name := "?"
-		if sk.Source != nil {
-			name = sk.Source.Name
-		}
-		return nil, failure.New(failure.FailedPrecondition, ReasonScriptsDisabled,
-			"scripts of skill %q do not run: its source %s is not trusted (mark the source trusted: true in the server's config to allow them)", sk.Path, name).
-			With("skill_path", sk.Path).With("source", name)
+	if err := trusted(sk, ReasonScriptsDisabled, fmt.Sprintf("scripts of skill %q do not run", sk.Path)); err != nil {
+		return nil, err
 	}
 	// E3: path traversal.
 	clean, err := assets.CheckPath("file", req.File)
@@ -373,6 +367,21 @@ func (s *Sandbox) Run(ctx context.Context, snap *catalog.Snapshot, sk *catalog.S
 		return nil, ctx.Err()
 	}
 	return res, nil
+}
+
+// trusted refuses sk, with reason, when its source is not trusted: what
+// runs nothing, as refusal says ("scripts of skill x do not run").
+func trusted(sk *catalog.Skill, reason, refusal string) error {
+	if sk.Source != nil && sk.Source.Trusted {
+		return nil
+	}
+	src := "?"
+	if sk.Source != nil {
+		src = sk.Source.Name
+	}
+	return failure.New(failure.FailedPrecondition, reason,
+		"%s: its source %s is not trusted (mark the source trusted: true in the server's config to allow them)", refusal, src).
+		With("skill_path", sk.Path).With("source", src)
 }
 
 // declared finds clean among the scripts sk declares or inherits.

@@ -66,7 +66,7 @@ func (ix *Index) searchAllTerms(q Query) []Hit {
 				break
 			}
 		}
-		if all && ix.allowed(q, ix.docs[i].skill) {
+		if all && q.Allows(ix.docs[i].skill) {
 			docs = append(docs, int32(i))
 		}
 	}

@@ -15,10 +15,12 @@
 // excerpts (excerpt.go) — and the seed-000 keyword matcher and the match
 // decision (keyword.go, match.go).
 //
-// It does not load or parse skills (packages catalog and skill hand it an
-// immutable snapshot), keep an index up to date (callers build a new Index
-// for each snapshot; New takes about 120 ms for 400 skills, 360 ms for
-// 3,000), or talk to clients (package server). Nothing is fetched at run
+// A Router (router.go) keeps the index and matcher of the catalog being
+// served, over the skills a server routes (enabled, served, routable), and
+// builds them once per snapshot (New takes about 120 ms for 400 skills,
+// 360 ms for 3,000). The package does not load or parse skills (packages
+// catalog and skill hand it an immutable snapshot) or talk to clients
+// (package server). Nothing is fetched at run
 // time: stemmers and stop words are compiled in.
 //
 // Quality is measured on the routing benchmark beside the repository

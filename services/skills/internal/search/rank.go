@@ -183,7 +183,7 @@ func (ix *Index) top(q Query, s *scratch, k int) []cand {
 		if len(h) == k && (raw < h[0].raw || raw == h[0].raw && d > h[0].doc) {
 			continue
 		}
-		if !ix.allowed(q, ix.docs[d].skill) {
+		if !q.Allows(ix.docs[d].skill) {
 			continue
 		}
 		heap.Push(&h, cand{doc: d, raw: raw})

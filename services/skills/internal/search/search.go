@@ -1,9 +1,6 @@
 package search
 
 import (
-	"slices"
-	"strings"
-
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
 )
 
@@ -110,15 +107,9 @@ func (ix *Index) cut(cands []cand, limit int) []cand {
 	return cands[:min(len(cands), limit)]
 }
 
-// allowed applies q's filters.
-func (ix *Index) allowed(q Query, sk *catalog.Skill) bool {
-	if q.Category != "" && !strings.EqualFold(q.Category, sk.Doc.Frontmatter.Category) {
-		return false
-	}
-	for _, t := range q.Tags {
-		if !slices.ContainsFunc(sk.Doc.Frontmatter.Tags, func(have string) bool { return strings.EqualFold(have, t) }) {
-			return false
-		}
-	}
-	return q.Allow == nil || q.Allow(sk)
+// Allows reports whether sk passes q's filters: Category, Tags and Allow.
+// Ranked and all-terms search apply it, and so does package embed's fusion.
+func (q Query) Allows(sk *catalog.Skill) bool {
+	sel := catalog.Selection{Category: q.Category, Tags: q.Tags}
+	return sel.Selects(sk) && (q.Allow == nil || q.Allow(sk))
 }

@@ -24,14 +24,9 @@ const (
 // the last path served, so paging stays correct when the catalog changes between
 // pages.
 func (s *Service) ListSkills(ctx context.Context, req *skillsv1.ListSkillsRequest) (*skillsv1.ListSkillsResponse, error) {
-	size := int(req.GetPageSize())
-	switch {
-	case size < 0:
-		return nil, toStatus(ctx, s.log, failure.New(failure.InvalidArgument, "", "page_size must not be negative (got %d)", size))
-	case size == 0:
-		size = defaultPageSize
-	case size > maxPageSize:
-		size = maxPageSize
+	size, err := count("page_size", req.GetPageSize(), defaultPageSize, maxPageSize)
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
 	}
 	after := ""
 	if tok := req.GetPageToken(); tok != "" {
@@ -41,22 +36,18 @@ func (s *Service) ListSkills(ctx context.Context, req *skillsv1.ListSkillsReques
 		}
 		after = strings.TrimPrefix(string(raw), pageTokenPrefix)
 	}
-	query := strings.ToLower(strings.TrimSpace(req.GetQuery()))
-	cat := strings.ToLower(strings.TrimSpace(req.GetCategory()))
-	tags := lowerAll(req.GetTags())
-
+	sel := catalog.Selection{
+		Text:         strings.TrimSpace(req.GetQuery()),
+		Category:     strings.TrimSpace(req.GetCategory()),
+		Tags:         lowerAll(req.GetTags()),
+		RoutableOnly: req.GetRoutableOnly(),
+	}
 	snap := s.snapshot()
 	var matched []*catalog.Skill
 	for _, sk := range snap.Skills() {
-		switch {
-		case !s.served(sk),
-			req.GetRoutableOnly() && !sk.Routable,
-			query != "" && !containsFold(sk, query),
-			cat != "" && category(sk) != cat,
-			!hasTags(sk, tags):
-			continue
+		if s.opts.Filter.Serves(sk) && sel.Selects(sk) {
+			matched = append(matched, sk)
 		}
-		matched = append(matched, sk)
 	}
 	// Skills() is sorted by path: the page starts after the token's path.
 	start := sort.Search(len(matched), func(i int) bool { return matched[i].Path > after })
@@ -82,13 +73,7 @@ func (s *Service) GetSkillTree(ctx context.Context, req *skillsv1.GetSkillTreeRe
 
 // GetSkill loads one skill by path or name.
 func (s *Service) GetSkill(ctx context.Context, req *skillsv1.GetSkillRequest) (*skillsv1.GetSkillResponse, error) {
-	if req.GetSkipCache() {
-		if err := s.reload(ctx); err != nil {
-			return nil, toStatus(ctx, s.log, err)
-		}
-	}
-	snap := s.snapshot()
-	sk, err := s.lookup(snap, req.GetSkillPath())
+	snap, sk, err := s.current(ctx, req.GetSkipCache(), req.GetSkillPath())
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
@@ -153,14 +138,14 @@ func (s *Service) GetCatalogStatus(ctx context.Context, _ *skillsv1.GetCatalogSt
 		Generation:       int64(snap.Generation()),
 		BuiltAt:          timestamp(snap.BuiltAt()),
 		Version:          s.opts.Version,
-		MatchingStrategy: s.strategy(snap),
+		MatchingStrategy: s.router.Strategy(snap),
 		Sources:          []*skillsv1.SourceStatus{},
 		UnservedCount:    int32(snap.Stats().NotServed),
 		CatalogId:        snap.ID(),
 	}
 	counts := map[*catalog.Source]int32{}
 	for _, sk := range snap.Skills() {
-		if !s.served(sk) {
+		if !s.opts.Filter.Serves(sk) {
 			continue
 		}
 		resp.SkillCount++
@@ -182,7 +167,8 @@ func (s *Service) GetCatalogStatus(ctx context.Context, _ *skillsv1.GetCatalogSt
 		resp.Sources = append(resp.Sources, s.sourceStatus(src, counts[src], snap.BuiltAt()))
 	}
 	if s.opts.Semantic != nil {
-		resp.Semantic = toSemanticStatus(s.routes(ctx).sem.Status())
+		s.router.Routes(ctx) // the current catalog's skills are the ones being embedded
+		resp.Semantic = toSemanticStatus(s.opts.Semantic.Status())
 	}
 	resp.ScriptIsolation = toIsolation(s.opts.Scripts.Isolation())
 	resp.Security = s.securityStatus(snap)
@@ -203,33 +189,10 @@ func toSemanticStatus(st embed.Status) *skillsv1.SemanticStatus {
 	return out
 }
 
-// strategy resolves the configured matching strategy: "auto" is "keyword" when
-// every routable skill declares keywords, "ranked" otherwise.
-func (s *Service) strategy(snap *catalog.Snapshot) string {
-	switch s.opts.MatchingStrategy {
-	case "keyword", "ranked":
-		return s.opts.MatchingStrategy
-	}
-	anyRoutable := false
-	for _, sk := range snap.Skills() {
-		if !sk.Routable || !s.served(sk) {
-			continue
-		}
-		anyRoutable = true
-		if len(sk.Doc.Frontmatter.Keywords) == 0 {
-			return "ranked"
-		}
-	}
-	if !anyRoutable {
-		return "ranked"
-	}
-	return "keyword"
-}
-
 func (s *Service) toNodes(nodes []*catalog.Node) []*skillsv1.SkillNode {
 	out := make([]*skillsv1.SkillNode, 0, len(nodes))
 	for _, n := range nodes {
-		if n.Skill != nil && !s.served(n.Skill) {
+		if n.Skill != nil && !s.opts.Filter.Serves(n.Skill) {
 			continue
 		}
 		out = append(out, &skillsv1.SkillNode{
@@ -243,37 +206,6 @@ func (s *Service) toNodes(nodes []*catalog.Node) []*skillsv1.SkillNode {
 		})
 	}
 	return out
-}
-
-func containsFold(sk *catalog.Skill, q string) bool {
-	return strings.Contains(strings.ToLower(sk.Path), q) ||
-		strings.Contains(strings.ToLower(sk.Name), q) ||
-		strings.Contains(strings.ToLower(sk.Description), q)
-}
-
-func hasTags(sk *catalog.Skill, want []string) bool {
-	if len(want) == 0 {
-		return true
-	}
-	have := map[string]bool{}
-	if sk.Doc != nil {
-		for _, t := range sk.Doc.Frontmatter.Tags {
-			have[strings.ToLower(t)] = true
-		}
-	}
-	for _, t := range want {
-		if !have[t] {
-			return false
-		}
-	}
-	return true
-}
-
-func category(sk *catalog.Skill) string {
-	if sk.Doc == nil {
-		return ""
-	}
-	return strings.ToLower(sk.Doc.Frontmatter.Category)
 }
 
 func lowerAll(ss []string) []string {

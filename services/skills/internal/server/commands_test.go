@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
+	"github.com/skillsd/skillsd/services/skills/internal/catalog"
 	"github.com/skillsd/skillsd/services/skills/internal/sandbox"
 )
 
@@ -34,7 +35,7 @@ func TestRunCommand(t *testing.T) {
 	}
 	on := routingService(t, Options{
 		Commands: sandbox.NewCommands(sandbox.CommandOptions{Enabled: true, Allowed: []string{"ls"}, Runner: sandbox.NewRunner(sandbox.RunnerOptions{Path: os.Getenv("PATH")})}),
-		Filter:   Filter{EnabledSkills: []string{"pdf", "docx"}},
+		Filter:   catalog.Filter{EnabledSkills: []string{"pdf", "docx"}},
 	}, dir)
 	resp, err := on.RunCommand(t.Context(), &skillsv1.RunCommandRequest{SkillPath: "pdf", Command: "ls"})
 	if err != nil || resp.GetStdout() != "SKILL.md\n" || resp.GetExitCode() != 0 || resp.GetProgram() != "ls" {

@@ -11,13 +11,7 @@ import (
 // ReadSkillFile reads one file of a skill (its folder, or a declared asset
 // or script of its inheritance chain), a page at a time.
 func (s *Service) ReadSkillFile(ctx context.Context, req *skillsv1.ReadSkillFileRequest) (*skillsv1.ReadSkillFileResponse, error) {
-	if req.GetSkipCache() {
-		if err := s.reload(ctx); err != nil {
-			return nil, toStatus(ctx, s.log, err)
-		}
-	}
-	snap := s.snapshot()
-	sk, err := s.lookup(snap, req.GetSkillPath())
+	snap, sk, err := s.current(ctx, req.GetSkipCache(), req.GetSkillPath())
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}

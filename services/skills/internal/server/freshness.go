@@ -11,75 +11,19 @@ import (
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
+	"github.com/skillsd/skillsd/services/skills/internal/refresh"
 )
-
-// RefreshReport is what a refresh did (seed 000 §8.6), before it becomes a
-// RefreshSkillsResponse.
-type RefreshReport struct {
-	// Busy says another refresh was running: nothing was done.
-	Busy bool
-	// Git says git sources were synchronised (git mode); false is local mode.
-	Git bool
-	// Commit is the first git source's commit after the refresh.
-	Commit string
-	// FilesChanged counts the files the synchronisation changed, all git
-	// sources together.
-	FilesChanged int
-	// LastSync is when the git sources were last synchronised.
-	LastSync time.Time
-	// Skills is the number of skills in the catalog after the refresh.
-	Skills int
-	// Generation is the catalog's generation after the refresh.
-	Generation uint64
-	// Failed lists the git sources that could not be synchronised, with why
-	// (they keep serving their last checkout).
-	Failed []string
-}
-
-// SourceState is what the service knows of a source beyond the snapshot: for
-// a git source, its repository, ref, commit, last synchronisation and error;
-// for every source, how its changes are noticed.
-type SourceState struct {
-	// Location replaces the source's folder in answers (a URL without
-	// credentials for a git source); "" keeps the folder (and the fields
-	// below it are not used).
-	Location string
-	Ref      string
-	Commit   string
-	LastSync time.Time
-	Error    string
-	// Watch is how changes to the source are noticed; nil when unknown.
-	Watch *WatchState
-}
-
-// WatchState is how changes to a source are noticed (skills.v1.WatchStatus).
-type WatchState struct {
-	// Mode is "watching", "partial", "polling", "off" or "git".
-	Mode    string
-	Message string
-	// Unwatched are the folders that cannot be watched (at most 20 are
-	// shown), relative to the source when inside it; Count has them all.
-	Unwatched []Unwatched
-	Count     int
-	// NextRetry is when they are tried again; zero when nothing is pending.
-	NextRetry time.Time
-}
-
-// Unwatched is one folder that cannot be watched, and why.
-type Unwatched struct {
-	Path, Reason string
-}
 
 // RefreshSkills synchronises the git sources and rebuilds the catalog, one
 // refresh at a time (seed 000 §9.5): a call made while one runs answers
 // success false at once.
 func (s *Service) RefreshSkills(ctx context.Context, _ *skillsv1.RefreshSkillsRequest) (*skillsv1.RefreshSkillsResponse, error) {
 	var (
-		rep RefreshReport
+		rep refresh.Report
 		err error
 	)
-	if s.opts.Refresh != nil {
-		rep, err = s.opts.Refresh(ctx)
+	if s.opts.Refresher != nil {
+		rep, err = s.opts.Refresher.Refresh(ctx)
 	} else {
 		rep, err = s.localRefresh(ctx)
 	}
@@ -117,18 +61,14 @@ func (s *Service) RefreshSkills(ctx context.Context, _ *skillsv1.RefreshSkillsRe
 	return resp, nil
 }
 
-// localRefresh is RefreshSkills without a Refresh option: a reload of the
-// local sources.
-func (s *Service) localRefresh(ctx context.Context) (RefreshReport, error) {
+// localRefresh is RefreshSkills without a Refresher: the catalog as it is.
+func (s *Service) localRefresh(context.Context) (refresh.Report, error) {
 	if !s.refreshing.CompareAndSwap(false, true) {
-		return RefreshReport{Busy: true}, nil
+		return refresh.Report{Busy: true}, nil
 	}
 	defer s.refreshing.Store(false)
-	if err := s.reload(ctx); err != nil {
-		return RefreshReport{}, err
-	}
 	snap := s.snapshot()
-	return RefreshReport{Skills: snap.Len(), Generation: snap.Generation()}, nil
+	return refresh.Report{Skills: snap.Len(), Generation: snap.Generation()}, nil
 }
 
 func joinFailed(f []string) string {
@@ -146,7 +86,7 @@ func joinFailed(f []string) string {
 func (s *Service) sourceStatuses(snap *catalog.Snapshot) []*skillsv1.SourceStatus {
 	counts := map[*catalog.Source]int32{}
 	for _, sk := range snap.Skills() {
-		if s.served(sk) {
+		if s.opts.Filter.Serves(sk) {
 			counts[sk.Source]++
 		}
 	}
@@ -161,10 +101,10 @@ func (s *Service) sourceStatuses(snap *catalog.Snapshot) []*skillsv1.SourceStatu
 // commit, last synchronisation, error) when the service knows it.
 func (s *Service) sourceStatus(src *catalog.Source, count int32, loaded time.Time) *skillsv1.SourceStatus {
 	st := toSourceStatus(src, count, loaded)
-	if s.opts.SourceState == nil {
+	if s.opts.Refresher == nil {
 		return st
 	}
-	if state, ok := s.opts.SourceState(src.Name); ok {
+	if state, ok := s.opts.Refresher.SourceState(src.Name); ok {
 		if state.Location != "" {
 			st.Location = state.Location
 			st.Ref = state.Ref
@@ -185,7 +125,7 @@ func (s *Service) sourceStatus(src *catalog.Source, count int32, loaded time.Tim
 const maxWatchDiagnostics = 20
 
 // toWatchStatus is the wire form of a source's watch state; nil when unknown.
-func toWatchStatus(source string, w *WatchState) *skillsv1.WatchStatus {
+func toWatchStatus(source string, w *refresh.WatchState) *skillsv1.WatchStatus {
 	if w == nil {
 		return nil
 	}
@@ -263,7 +203,7 @@ func (s *Service) toChange(c catalog.Change) *skillsv1.WatchCatalogResponse {
 			return false
 		}
 		sk := snap.Get(p)
-		return sk != nil && s.served(sk)
+		return sk != nil && s.opts.Filter.Serves(sk)
 	}
 	out := &skillsv1.WatchCatalogResponse{
 		Generation: int64(c.Generation), ChangedAt: timestamp(c.At),

@@ -4,21 +4,16 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
-	"sync/atomic"
-	"time"
 	"unicode/utf8"
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
-	"github.com/skillsd/skillsd/services/skills/internal/catalog"
-	"github.com/skillsd/skillsd/services/skills/internal/embed"
 	"github.com/skillsd/skillsd/services/skills/internal/failure"
 	"github.com/skillsd/skillsd/services/skills/internal/search"
 	"github.com/skillsd/skillsd/services/skills/internal/usage"
 )
 
-// This file is the RoutingService: ranked search and the match decision, over a
-// search index and a matcher built once per catalog snapshot.
+// This file is the RoutingService: it validates searches and matches, has
+// the search router (package search) answer them, and converts the answers.
 
 // Search limits (SearchSkillsRequest.limit).
 const (
@@ -58,66 +53,6 @@ func (r Routing) isZero() bool {
 	return r.Match == (search.Thresholds{}) && r.SearchLimit == 0 && r.SearchThreshold == 0 && len(r.StopWords) == 0
 }
 
-// routes is the search index and matcher of one catalog snapshot, narrowed
-// to the skills this server exposes and routes (enabled and routable).
-type routes struct {
-	snap    *catalog.Snapshot
-	index   *search.Index
-	matcher *search.Matcher
-	// sem fuses in the semantic ranking; nil without Options.Semantic.
-	sem *embed.Set
-}
-
-// routeCache holds the routes of the latest snapshot. Readers load it without
-// locks; mu only makes concurrent rebuilds for a new snapshot wait for one.
-type routeCache struct {
-	cur atomic.Pointer[routes]
-	mu  sync.Mutex
-}
-
-// routes returns the routes of the snapshot being served, building them when
-// the catalog changed since the last call.
-func (s *Service) routes(ctx context.Context) *routes {
-	snap := s.snapshot()
-	if r := s.routeCache.cur.Load(); r != nil && r.snap == snap {
-		return r
-	}
-	s.routeCache.mu.Lock()
-	defer s.routeCache.mu.Unlock()
-	// Build for the newest snapshot, which may have been swapped in while
-	// this call waited.
-	snap = s.snapshot()
-	if r := s.routeCache.cur.Load(); r != nil && r.snap == snap {
-		return r
-	}
-	start := time.Now()
-	cfg := s.routing()
-	var skills []*catalog.Skill
-	for _, sk := range snap.Skills() {
-		if sk.Routable && s.served(sk) {
-			skills = append(skills, sk)
-		}
-	}
-	idx := search.New(skills, search.Options{StopWords: cfg.StopWords, CutRatio: cfg.SearchThreshold})
-	r := &routes{
-		snap:  snap,
-		index: idx,
-		matcher: search.NewMatcher(skills, search.MatcherOptions{
-			Strategy:   s.opts.MatchingStrategy,
-			Thresholds: cfg.Match,
-			Tokenizer:  search.NewKeywordTokenizer(cfg.StopWords),
-			Index:      idx,
-		}),
-	}
-	if s.opts.Semantic != nil {
-		r.sem = s.opts.Semantic.Sync(skills) // embeds in the background
-	}
-	s.routeCache.cur.Store(r)
-	s.log.DebugContext(ctx, "search index built", "generation", snap.Generation(), "skills", len(skills),
-		"strategy", r.matcher.Strategy(), "duration", time.Since(start))
-	return r
-}
-
 // routing is the configured Routing, with the defaults of DefaultRouting for
 // what is unset.
 func (s *Service) routing() Routing {
@@ -140,14 +75,9 @@ func (s *Service) SearchSkills(ctx context.Context, req *skillsv1.SearchSkillsRe
 	if err := checkText("query", query, "describe the task or the skill in a few words"); err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	limit := int(req.GetLimit())
-	switch {
-	case limit < 0:
-		return nil, toStatus(ctx, s.log, failure.New(failure.InvalidArgument, "", "limit must not be negative (got %d)", limit))
-	case limit == 0:
-		limit = min(s.routing().SearchLimit, maxSearchLimit)
-	case limit > maxSearchLimit:
-		limit = maxSearchLimit
+	limit, err := count("limit", req.GetLimit(), s.routing().SearchLimit, maxSearchLimit)
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
 	}
 	var allTerms bool
 	switch req.GetMode() {
@@ -168,17 +98,8 @@ func (s *Service) SearchSkills(ctx context.Context, req *skillsv1.SearchSkillsRe
 	cat := strings.ToLower(strings.TrimSpace(req.GetCategory()))
 	tags := lowerAll(req.GetTags())
 
-	r := s.routes(ctx)
 	q := search.Query{Text: query, Restated: restated, Limit: limit, AllTerms: allTerms, Category: cat, Tags: tags}
-	if cat != "" || len(tags) > 0 {
-		q.Allow = func(sk *catalog.Skill) bool { return (cat == "" || category(sk) == cat) && hasTags(sk, tags) }
-	}
-	var hits []search.Hit
-	if r.sem != nil {
-		hits = r.sem.Search(ctx, r.index, q)
-	} else {
-		hits = r.index.Search(q)
-	}
+	hits := s.router.Routes(ctx).Search(ctx, q)
 	resp := &skillsv1.SearchSkillsResponse{Query: req.GetQuery(), Results: make([]*skillsv1.SearchHit, 0, len(hits))}
 	for _, h := range hits {
 		if len(resp.Results) == limit {
@@ -200,13 +121,8 @@ func (s *Service) MatchSkill(ctx context.Context, req *skillsv1.MatchSkillReques
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	r := s.routes(ctx)
-	var d search.Decision
-	if r.sem != nil && r.matcher.Strategy() == search.StrategyRanked {
-		d = r.sem.Match(ctx, r.index, text, restated, s.routing().Match)
-	} else {
-		d = r.matcher.Match(text, restated...)
-	}
+	r := s.router.Routes(ctx)
+	d := r.Match(ctx, text, restated)
 	resp := &skillsv1.MatchSkillResponse{
 		Strategy:         d.Strategy,
 		Message:          d.Message,
@@ -239,10 +155,10 @@ func (s *Service) MatchSkill(ctx context.Context, req *skillsv1.MatchSkillReques
 		resp.Score = best.Score
 		resp.MatchedKeywords = nonNil(best.Matched)
 		resp.Phrasing = int32(best.Phrasing)
-		resp.Content = r.snap.Content(sk)
-		own, inherited := r.snap.Assets(sk)
+		resp.Content = r.Snapshot.Content(sk)
+		own, inherited := r.Snapshot.Assets(sk)
 		resp.Assets, resp.InheritedAssets = toAssets(own), toAssets(inherited)
-		ownS, inheritedS := r.snap.Scripts(sk)
+		ownS, inheritedS := r.Snapshot.Scripts(sk)
 		resp.Scripts, resp.InheritedScripts = toScripts(ownS), toScripts(inheritedS)
 	}
 	s.log.DebugContext(ctx, "match", "outcome", d.Outcome.String(), "strategy", d.Strategy, "candidates", len(d.Candidates))

@@ -119,7 +119,7 @@ func TestSearchSkills(t *testing.T) {
 		{name: "category, any case", req: &skillsv1.SearchSkillsRequest{Query: "merge files documents", Category: "DOCUMENTS"}, allowed: []string{"pdf", "docx"}},
 		{name: "tags", req: &skillsv1.SearchSkillsRequest{Query: "documents files", Tags: []string{"PDF"}}, allowed: []string{"pdf"}},
 		{name: "unknown category", req: &skillsv1.SearchSkillsRequest{Query: "pdf", Category: "cooking"}, wantNone: true},
-		{name: "enabled subset", opts: Options{Filter: Filter{EnabledSkills: []string{"docx"}}}, req: &skillsv1.SearchSkillsRequest{Query: "merge PDF files"}, allowed: []string{"docx"}},
+		{name: "enabled subset", opts: Options{Filter: catalog.Filter{EnabledSkills: []string{"docx"}}}, req: &skillsv1.SearchSkillsRequest{Query: "merge PDF files"}, allowed: []string{"docx"}},
 		{name: "nothing applies", req: &skillsv1.SearchSkillsRequest{Query: "zebra xylophone quantum"}, wantNone: true},
 	}
 	for _, tt := range tests {
@@ -343,13 +343,13 @@ func TestMatchSkillStrategy(t *testing.T) {
 	tests := []struct {
 		name       string
 		configured string
-		filter     Filter
+		filter     catalog.Filter
 		dirs       []string
 		want       string
 	}{
 		{name: "auto, every skill with keywords", configured: "auto", dirs: []string{tree}, want: "keyword"},
 		{name: "auto, SKILL.md folders too", configured: "auto", dirs: []string{tree, folders}, want: "ranked"},
-		{name: "auto, enabled subset with keywords", configured: "auto", filter: Filter{EnabledSkills: []string{"api/auth", "ui/react/auth"}}, dirs: []string{tree, folders}, want: "keyword"},
+		{name: "auto, enabled subset with keywords", configured: "auto", filter: catalog.Filter{EnabledSkills: []string{"api/auth", "ui/react/auth"}}, dirs: []string{tree, folders}, want: "keyword"},
 		{name: "empty is auto", configured: "", dirs: []string{folders}, want: "ranked"},
 		{name: "keyword forced", configured: "keyword", dirs: []string{folders}, want: "keyword"},
 		{name: "ranked forced", configured: "ranked", dirs: []string{tree}, want: "ranked"},
@@ -373,7 +373,7 @@ func TestMatchSkillStrategy(t *testing.T) {
 
 // TestMatchSkillEnabledSubset checks that a disabled skill is never matched.
 func TestMatchSkillEnabledSubset(t *testing.T) {
-	s := routingService(t, Options{Filter: Filter{EnabledSkills: []string{"api/auth", "api/_index", "_root"}}}, routingTree(t))
+	s := routingService(t, Options{Filter: catalog.Filter{EnabledSkills: []string{"api/auth", "api/_index", "_root"}}}, routingTree(t))
 	resp, err := s.MatchSkill(t.Context(), &skillsv1.MatchSkillRequest{Context: "auth"})
 	if err != nil {
 		t.Fatal(err)
@@ -414,8 +414,8 @@ func TestMatchSkillThresholds(t *testing.T) {
 // snapshot and rebuilt when the catalog is swapped.
 func TestRoutesCachedPerSnapshot(t *testing.T) {
 	s := routingService(t, Options{}, routingTree(t))
-	first := s.routes(t.Context())
-	if again := s.routes(t.Context()); again != first {
+	first := s.router.Routes(t.Context())
+	if again := s.router.Routes(t.Context()); again != first {
 		t.Errorf("routes rebuilt for the same snapshot")
 	}
 	snap, err := catalog.Build(t.Context(), []*source.Root{{Name: "f", Dir: routingFolders(t), Kind: "local"}}, catalog.Options{})
@@ -423,11 +423,11 @@ func TestRoutesCachedPerSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.opts.Store.Swap(snap)
-	next := s.routes(t.Context())
-	if next == first || next.snap != snap {
+	next := s.router.Routes(t.Context())
+	if next == first || next.Snapshot != snap {
 		t.Errorf("routes not rebuilt for a new snapshot")
 	}
-	if got := next.matcher.Strategy(); got != "ranked" {
+	if got := next.Matcher.Strategy(); got != "ranked" {
 		t.Errorf("strategy after the swap: got %q, want ranked", got)
 	}
 }

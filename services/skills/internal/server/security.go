@@ -13,12 +13,6 @@ import (
 // skill.
 const ReasonSkillQuarantined = "SKILL_QUARANTINED"
 
-// served reports whether callers may see and use sk: inside the enabled
-// subset, and not quarantined by the security scan.
-func (s *Service) served(sk *catalog.Skill) bool {
-	return s.opts.Filter.Enabled(sk) && !sk.Quarantined()
-}
-
 // policy is the security policy in force (the zero Policy when nothing is
 // scanned).
 func (s *Service) policy() scan.Policy {

@@ -5,4 +5,4 @@ import "context"
 // PrepareRouting builds the search index of the catalog being served and,
 // with Options.Semantic, starts computing its skill vectors in the
 // background, so that the first search does not wait for either.
-func (s *Service) PrepareRouting(ctx context.Context) { s.routes(ctx) }
+func (s *Service) PrepareRouting(ctx context.Context) { s.router.Routes(ctx) }

@@ -17,8 +17,10 @@ import (
 	"github.com/skillsd/skillsd/services/skills/internal/content"
 	"github.com/skillsd/skillsd/services/skills/internal/embed"
 	"github.com/skillsd/skillsd/services/skills/internal/failure"
+	"github.com/skillsd/skillsd/services/skills/internal/refresh"
 	"github.com/skillsd/skillsd/services/skills/internal/sandbox"
 	"github.com/skillsd/skillsd/services/skills/internal/scan"
+	"github.com/skillsd/skillsd/services/skills/internal/search"
 	"github.com/skillsd/skillsd/services/skills/internal/usage"
 )
 
@@ -26,14 +28,14 @@ import (
 type Options struct {
 	// Store holds the catalog snapshot being served. Required.
 	Store *catalog.Store
-	// Reload brings the catalog up to date before a skip_cache read (skillsd
-	// synchronises its git sources first) and swaps it into Store; nil
-	// means the catalog cannot be reloaded (skip_cache is then a no-op).
-	// It is called concurrently, by every read with skip_cache: it must be
-	// safe for that (skillsd's lets concurrent reads share one refresh).
-	Reload func(ctx context.Context) error
+	// Refresher keeps the catalog current: skip_cache reads reload through
+	// it, RefreshSkills refreshes through it, and source statuses come with
+	// what it knows of each source. Nil means the catalog cannot be reloaded
+	// (skip_cache is then a no-op, RefreshSkills reports the catalog as it
+	// is).
+	Refresher *refresh.Refresher
 	// Filter decides which skills this server exposes; the zero Filter exposes all.
-	Filter Filter
+	Filter catalog.Filter
 	// Version is the server's version, reported by GetCatalogStatus.
 	Version string
 	// MatchingStrategy is the configured strategy: "auto", "keyword" or "ranked".
@@ -57,14 +59,6 @@ type Options struct {
 	Usage *usage.Recorder
 	// Logger receives the log; nil discards it.
 	Logger *slog.Logger
-	// Refresh synchronises the git sources and rebuilds the catalog
-	// (RefreshSkills), one refresh at a time: it answers Busy while another
-	// runs. Nil means RefreshSkills reloads the local sources through Reload.
-	Refresh func(ctx context.Context) (RefreshReport, error)
-	// SourceState tells what the service knows of a source beyond the
-	// snapshot (git repository, commit, last sync, error), by source name;
-	// nil, or false, means nothing.
-	SourceState func(name string) (SourceState, bool)
 	// PrivateDirs are folders of the machine that hidden answers name by a
 	// label instead (the home folder as "~", the state folder as
 	// "$SKILLSD_HOME"), beside the sources' folders; see WithHiddenPaths.
@@ -103,36 +97,6 @@ type ConfigState struct {
 	CheckedAt time.Time
 }
 
-// Filter is the enabled subset of seed 004 §8.3: when EnabledSkills is set only
-// the skills it names (by name or path, case-insensitive) exist for callers;
-// else when EnabledCategories is set only skills of those categories do; else all.
-type Filter struct {
-	EnabledSkills     []string
-	EnabledCategories []string
-}
-
-// Enabled reports whether sk is inside the enabled subset.
-func (f Filter) Enabled(sk *catalog.Skill) bool {
-	if len(f.EnabledSkills) > 0 {
-		for _, n := range f.EnabledSkills {
-			if strings.EqualFold(n, sk.Name) || strings.EqualFold(n, sk.Path) {
-				return true
-			}
-		}
-		return false
-	}
-	if len(f.EnabledCategories) > 0 {
-		cat := category(sk)
-		for _, c := range f.EnabledCategories {
-			if cat != "" && strings.EqualFold(c, cat) {
-				return true
-			}
-		}
-		return false
-	}
-	return true
-}
-
 // Service implements the skills.v1 services. Services whose issues have not
 // landed yet answer Unimplemented through the embedded Unimplemented*Server.
 type Service struct {
@@ -145,10 +109,10 @@ type Service struct {
 
 	opts Options
 	log  *slog.Logger
-	// refreshing makes RefreshSkills single-flight when Options.Refresh is nil.
+	// refreshing makes RefreshSkills single-flight when Options.Refresher is nil.
 	refreshing atomic.Bool
-	// routeCache holds the search index and matcher of the latest snapshot.
-	routeCache routeCache
+	// router keeps the search index and matcher of the snapshot served.
+	router *search.Router
 }
 
 // New returns the service adapter.
@@ -163,18 +127,58 @@ func New(opts Options) *Service {
 	if opts.Scripts == nil {
 		opts.Scripts = sandbox.New(sandbox.Options{Enabled: false})
 	}
-	return &Service{opts: opts, log: log}
+	s := &Service{opts: opts, log: log}
+	cfg := s.routing()
+	ropts := search.RouterOptions{
+		Store:      opts.Store,
+		Filter:     opts.Filter,
+		Strategy:   opts.MatchingStrategy,
+		Thresholds: cfg.Match,
+		StopWords:  cfg.StopWords,
+		CutRatio:   cfg.SearchThreshold,
+		Logger:     log,
+	}
+	if sem := opts.Semantic; sem != nil {
+		ropts.Fuse = func(skills []*catalog.Skill) search.Fusion { return sem.Sync(skills) } // embeds in the background
+	}
+	s.router = search.NewRouter(ropts)
+	return s
 }
 
 // snapshot returns the catalog being served.
 func (s *Service) snapshot() *catalog.Snapshot { return s.opts.Store.Current() }
 
-// reload brings the catalog up to date (skip_cache) through Options.Reload.
+// reload brings the catalog up to date (skip_cache) through the Refresher.
 func (s *Service) reload(ctx context.Context) error {
-	if s.opts.Reload == nil {
+	if s.opts.Refresher == nil {
 		return nil
 	}
-	return s.opts.Reload(ctx)
+	return s.opts.Refresher.Reload(ctx)
+}
+
+// current resolves a skill reference against the snapshot being served,
+// brought up to date first when skipCache is set.
+func (s *Service) current(ctx context.Context, skipCache bool, ref string) (*catalog.Snapshot, *catalog.Skill, error) {
+	if skipCache {
+		if err := s.reload(ctx); err != nil {
+			return nil, nil, err
+		}
+	}
+	snap := s.snapshot()
+	sk, err := s.lookup(snap, ref)
+	return snap, sk, err
+}
+
+// count validates a request's count field (page_size, limit, top_n): not
+// negative; 0 is def; above most is most.
+func count(field string, n int32, def, most int) (int, error) {
+	switch {
+	case n < 0:
+		return 0, failure.New(failure.InvalidArgument, "", "%s must not be negative (got %d)", field, n)
+	case n == 0:
+		return min(def, most), nil
+	}
+	return min(int(n), most), nil
 }
 
 // lookup resolves a skill reference (path or name) against the snapshot and the

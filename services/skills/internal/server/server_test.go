@@ -13,7 +13,6 @@ import (
 
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
 	"github.com/skillsd/skillsd/services/skills/internal/failure"
-	"github.com/skillsd/skillsd/services/skills/internal/skill"
 )
 
 func TestToStatus(t *testing.T) {
@@ -62,30 +61,5 @@ func TestToStatus(t *testing.T) {
 	}
 	if toStatus(t.Context(), log, nil) != nil {
 		t.Error("nil error must map to nil")
-	}
-}
-
-func TestFilterEnabled(t *testing.T) {
-	mk := func(path, name, cat string) *catalog.Skill {
-		return &catalog.Skill{Path: path, Name: name, Doc: &skill.Document{Frontmatter: skill.Frontmatter{Category: cat}}}
-	}
-	pdf, react, bare := mk("docs/pdf", "pdf", "documents"), mk("ui/react/auth", "ui/react/auth", "frontend"), mk("x", "x", "")
-	for _, tc := range []struct {
-		name   string
-		filter Filter
-		want   map[*catalog.Skill]bool
-	}{
-		{"empty filter enables all", Filter{}, map[*catalog.Skill]bool{pdf: true, react: true, bare: true}},
-		{"skills by name or path, any case", Filter{EnabledSkills: []string{"PDF", "ui/react/AUTH"}}, map[*catalog.Skill]bool{pdf: true, react: true, bare: false}},
-		{"categories", Filter{EnabledCategories: []string{"Frontend"}}, map[*catalog.Skill]bool{pdf: false, react: true, bare: false}},
-		{"skills win over categories", Filter{EnabledSkills: []string{"pdf"}, EnabledCategories: []string{"frontend"}}, map[*catalog.Skill]bool{pdf: true, react: false, bare: false}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			for sk, want := range tc.want {
-				if got := tc.filter.Enabled(sk); got != want {
-					t.Errorf("%s: got %v, want %v", sk.Path, got, want)
-				}
-			}
-		})
 	}
 }

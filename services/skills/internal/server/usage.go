@@ -104,14 +104,9 @@ func (s *Service) GetUsageStats(ctx context.Context, req *skillsv1.GetUsageStats
 		return nil, toStatus(ctx, s.log, failure.New(failure.InvalidArgument, "",
 			"start_time (%s) must be before end_time (%s)", start.Format(time.RFC3339), end.Format(time.RFC3339)))
 	}
-	topN := int(req.GetTopN())
-	switch {
-	case topN < 0:
-		return nil, toStatus(ctx, s.log, failure.New(failure.InvalidArgument, "", "top_n must not be negative (got %d)", topN))
-	case topN == 0:
-		topN = defaultTopN
-	case topN > maxTopN:
-		topN = maxTopN
+	topN, err := count("top_n", req.GetTopN(), defaultTopN, maxTopN)
+	if err != nil {
+		return nil, toStatus(ctx, s.log, err)
 	}
 	st, err := s.opts.Usage.Stats(ctx, usage.Window{Start: start, End: end, SkillPath: strings.TrimSpace(req.GetSkillPath()), TopN: topN})
 	if err != nil {

@@ -396,93 +396,104 @@ func (p *parser) argumentHint(top map[string]entry) string {
 
 // assets reads the seed-000 assets list.
 func (p *parser) assets(top map[string]entry) []Asset {
-	e, ok := get(top, "assets")
-	if !ok {
-		return nil
-	}
-	seq := deref(e.val)
-	if seq.Kind != yaml.SequenceNode {
-		p.warn(p.line(e.key.Line), "assets-type", "assets should be a list of {file, description, type}, not %s; it is ignored", kindOf(seq))
-		return nil
-	}
-	var out []Asset
-	for i, item := range seq.Content {
-		label := "assets[" + strconv.Itoa(i) + "]"
-		line := p.line(item.Line)
-		var a Asset
-		n := deref(item)
-		switch {
-		case isNull(n):
-			continue
-		case n.Kind == yaml.ScalarNode:
-			a.File = strings.TrimSpace(n.Value)
-		case n.Kind == yaml.MappingNode:
-			f := fields(n)
-			a.File = p.text(f, "file", label+".file", "assets-type")
-			a.Description = p.text(f, "description", label+".description", "assets-type")
-			a.Type = p.text(f, "type", label+".type", "assets-type")
-		default:
-			p.warn(line, "assets-type", "%s should be a mapping with file, description and type, not %s; it is skipped", label, kindOf(n))
-			continue
-		}
-		if why := checkRelPath(a.File); why != "" {
-			p.warn(line, "asset-path", "%s is skipped: its file %s", label, why)
-			continue
-		}
-		if a.Type == "" {
-			a.Type = "other"
-		}
-		out = append(out, a)
-	}
-	return out
+	return declarations(p, top, declList[Asset]{
+		key: "assets", listShape: "{file, description, type}", itemShape: "file, description and type", pathCode: "asset-path",
+		file: func(a *Asset) *string { return &a.File },
+		read: func(f map[string]entry, label string) Asset {
+			return Asset{
+				File:        p.text(f, "file", label+".file", "assets-type"),
+				Description: p.text(f, "description", label+".description", "assets-type"),
+				Type:        p.text(f, "type", label+".type", "assets-type"),
+			}
+		},
+		finish: func(a *Asset, _ int, _ string) {
+			if a.Type == "" {
+				a.Type = "other"
+			}
+		},
+	})
 }
 
 // scripts reads the seed-000 scripts list.
 func (p *parser) scripts(top map[string]entry) []Script {
-	e, ok := get(top, "scripts")
+	return declarations(p, top, declList[Script]{
+		key: "scripts", listShape: "{file, description, execution, args, network}", itemShape: "file, description, execution and args", pathCode: "script-path",
+		file: func(s *Script) *string { return &s.File },
+		read: func(f map[string]entry, label string) Script {
+			return Script{
+				File:        p.text(f, "file", label+".file", "scripts-type"),
+				Description: p.text(f, "description", label+".description", "scripts-type"),
+				Execution:   strings.ToLower(p.text(f, "execution", label+".execution", "scripts-type")),
+				Args:        p.args(f, label),
+				Network:     p.boolean(f, "network", label+".network", "scripts-type", false),
+			}
+		},
+		finish: func(s *Script, line int, label string) {
+			switch s.Execution {
+			case "claude", "server":
+			case "":
+				s.Execution = "claude"
+			default:
+				p.warn(line, "script-execution", "%s has execution %q; it should be \"claude\" or \"server\", so \"claude\" is used", label, s.Execution)
+				s.Execution = "claude"
+			}
+		},
+	})
+}
+
+// declList describes a seed-000 list of declared files (assets, scripts).
+type declList[T any] struct {
+	// key is the frontmatter key; the "-type" warnings are key+"-type".
+	key string
+	// listShape and itemShape say what the list and an item should be, in
+	// warnings; pathCode is the warning of an item whose file is not a
+	// relative path inside the skill.
+	listShape, itemShape, pathCode string
+	// file points at an item's file.
+	file func(*T) *string
+	// read reads an item written as a mapping; label names it in warnings.
+	read func(f map[string]entry, label string) T
+	// finish completes an item whose file is valid (defaults, checks).
+	finish func(item *T, line int, label string)
+}
+
+// declarations reads the list l describes: each item a file path alone, or
+// a mapping l.read reads. Items of the wrong shape, or whose file is not a
+// relative path inside the skill, are skipped with a warning.
+func declarations[T any](p *parser, top map[string]entry, l declList[T]) []T {
+	e, ok := get(top, l.key)
 	if !ok {
 		return nil
 	}
+	typeCode := l.key + "-type"
 	seq := deref(e.val)
 	if seq.Kind != yaml.SequenceNode {
-		p.warn(p.line(e.key.Line), "scripts-type", "scripts should be a list of {file, description, execution, args, network}, not %s; it is ignored", kindOf(seq))
+		p.warn(p.line(e.key.Line), typeCode, "%s should be a list of %s, not %s; it is ignored", l.key, l.listShape, kindOf(seq))
 		return nil
 	}
-	var out []Script
+	var out []T
 	for i, item := range seq.Content {
-		label := "scripts[" + strconv.Itoa(i) + "]"
+		label := l.key + "[" + strconv.Itoa(i) + "]"
 		line := p.line(item.Line)
-		var s Script
+		var d T
 		n := deref(item)
 		switch {
 		case isNull(n):
 			continue
 		case n.Kind == yaml.ScalarNode:
-			s.File = strings.TrimSpace(n.Value)
+			*l.file(&d) = strings.TrimSpace(n.Value)
 		case n.Kind == yaml.MappingNode:
-			f := fields(n)
-			s.File = p.text(f, "file", label+".file", "scripts-type")
-			s.Description = p.text(f, "description", label+".description", "scripts-type")
-			s.Execution = strings.ToLower(p.text(f, "execution", label+".execution", "scripts-type"))
-			s.Args = p.args(f, label)
-			s.Network = p.boolean(f, "network", label+".network", "scripts-type", false)
+			d = l.read(fields(n), label)
 		default:
-			p.warn(line, "scripts-type", "%s should be a mapping with file, description, execution and args, not %s; it is skipped", label, kindOf(n))
+			p.warn(line, typeCode, "%s should be a mapping with %s, not %s; it is skipped", label, l.itemShape, kindOf(n))
 			continue
 		}
-		if why := checkRelPath(s.File); why != "" {
-			p.warn(line, "script-path", "%s is skipped: its file %s", label, why)
+		if why := checkRelPath(*l.file(&d)); why != "" {
+			p.warn(line, l.pathCode, "%s is skipped: its file %s", label, why)
 			continue
 		}
-		switch s.Execution {
-		case "claude", "server":
-		case "":
-			s.Execution = "claude"
-		default:
-			p.warn(line, "script-execution", "%s has execution %q; it should be \"claude\" or \"server\", so \"claude\" is used", label, s.Execution)
-			s.Execution = "claude"
-		}
-		out = append(out, s)
+		l.finish(&d, line, label)
+		out = append(out, d)
 	}
 	return out
 }

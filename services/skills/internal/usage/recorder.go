@@ -112,8 +112,8 @@ type Recorder struct {
 	// firstFlush is closed once the delivery at start has run.
 	firstFlush chan struct{}
 	stop       chan struct{}
-	// life ends when Close is called: store writes in progress give up.
-	life    context.Context
+	// endLife ends the feeder's context when Close is called: store writes
+	// in progress give up.
 	endLife context.CancelFunc
 	wg      sync.WaitGroup
 	closed  atomic.Bool
@@ -178,9 +178,10 @@ func Open(ctx context.Context, opts Options) (r *Recorder, err error) {
 	}
 	r = &Recorder{opts: opts, log: log, now: now, spool: sp, store: st,
 		queue: make(chan Event, opts.QueueSize), barrier: make(chan chan struct{}), kick: make(chan struct{}, 1), stored: map[string]struct{}{}, stop: make(chan struct{}), firstFlush: make(chan struct{})}
-	r.life, r.endLife = context.WithCancel(context.Background())
+	life, endLife := context.WithCancel(context.Background())
+	r.endLife = endLife
 	r.wg.Add(3)
-	go r.feed()
+	go r.feed(life)
 	go r.syncLoop()
 	go r.publishLoop()
 	return r, nil
@@ -328,8 +329,9 @@ func unanswered(ctx, bounded context.Context, op string, err error) error {
 	return err
 }
 
-// feed writes queued events to the store in batches.
-func (r *Recorder) feed() {
+// feed writes queued events to the store in batches; life ends when Close
+// is called.
+func (r *Recorder) feed(life context.Context) {
 	defer r.wg.Done()
 	batch := make([]Event, 0, feedBatch)
 	// pending holds events the store refused (its database was down), up
@@ -369,7 +371,7 @@ func (r *Recorder) feed() {
 	// stop: the events are in the spool); the writes of what is queued at
 	// Close share closeWriteBudget.
 	running := func() {
-		ctx, cancel := context.WithTimeout(r.life, storeWriteTimeout)
+		ctx, cancel := context.WithTimeout(life, storeWriteTimeout)
 		defer cancel()
 		write(ctx)
 	}
