@@ -16,8 +16,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 )
@@ -150,17 +148,17 @@ func (t *githubTools) answer(v any, err error) (*mcp.CallToolResult, any, error)
 // ghErrorOf maps a service error to the profile's error (REQ-ERR-002), with
 // the details the service gives (repository, branch, path, upstream status).
 func (t *githubTools) ghErrorOf(err error, details map[string]any) *ghError {
-	st := status.Convert(err)
-	reason, meta := errorInfo(st)
+	f := classify(err)
+	reason, meta := f.reason, f.meta
 	code := ghUpstreamError
 	switch {
 	case reason == ghUnauthorized || reason == ghForbidden || reason == ghInvalidPath || reason == ghUpstreamError:
 		code = reason
-	case st.Code() == codes.Unauthenticated:
+	case f.kind == kindUnauthenticated:
 		code = ghUnauthorized
-	case st.Code() == codes.PermissionDenied:
+	case f.kind == kindDenied:
 		code = ghForbidden
-	case st.Code() == codes.NotFound:
+	case f.kind == kindNotFound:
 		code = ghNotFound
 	}
 	d := map[string]any{}
@@ -183,10 +181,10 @@ func (t *githubTools) ghErrorOf(err error, details map[string]any) *ghError {
 			}
 		}
 	}
-	msg := sentence(st.Message())
+	msg := f.msg
 	if code == ghUpstreamError {
 		t.log.Warn("github-worker profile: service error", "error", err)
-		if st.Code() == codes.Unavailable || st.Code() == codes.DeadlineExceeded || st.Code() == codes.Internal || st.Code() == codes.Unknown {
+		if f.kind == kindUnavailable || f.kind == kindTimeout || f.kind == kindFailed {
 			msg = errorMessage(err, "", func(string) bool { return false })
 		}
 	}
@@ -340,7 +338,7 @@ func (t *githubTools) getSkill(ctx context.Context, _ *mcp.CallToolRequest, raw 
 		file := mainFile(resp)
 		p := resp.GetSkill().GetSkillPath()
 		_, data, _, err := t.readWhole(ctx, p, file, 8<<20, false)
-		if status.Code(err) == codes.NotFound {
+		if isNotFound(err) {
 			// A seed-000 skill file lies beside its folder: serve its text.
 			data, err = []byte(resp.GetInstructions()), nil
 		}

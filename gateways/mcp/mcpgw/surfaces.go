@@ -13,8 +13,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/sync/errgroup"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 )
@@ -313,9 +311,6 @@ func (s *surfaces) protocolError(err error) error {
 	s.g.log.Warn("reading the catalog for MCP resources, prompts or skills", "error", err)
 	return errors.New(errorMessage(err, "", s.g.has))
 }
-
-// isNotFound reports whether err is the service's NotFound.
-func isNotFound(err error) bool { return status.Code(err) == codes.NotFound }
 
 // build reads the catalog at generation gen: the list of skills, and each
 // skill's frontmatter and files, except for those reuse returns.

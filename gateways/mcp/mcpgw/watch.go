@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 )
@@ -200,7 +198,7 @@ func (w *CatalogWatch) Run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
-		if status.Code(err) == codes.Unimplemented {
+		if err != nil && classify(err).kind == kindUnsupported {
 			log.Info("the skills service does not stream catalog changes: MCP clients will not be told of them")
 			<-ctx.Done()
 			return nil
