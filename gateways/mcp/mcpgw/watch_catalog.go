@@ -46,7 +46,7 @@ type CatalogListener func(ctx context.Context, c CatalogChange)
 //     the background);
 //   - then every session is sent notifications/resources/list_changed and
 //     notifications/prompts/list_changed, once per change, whether or not it
-//     has listed resources or prompts yet (notify.go);
+//     has listed resources or prompts yet (watch_notify.go);
 //   - then notifications/resources/updated goes to the sessions subscribed to
 //     a skill:// resource whose content changed (its digest differs from the
 //     one the watch last saw), or that appeared or went away.

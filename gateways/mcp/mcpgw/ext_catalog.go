@@ -26,7 +26,7 @@ import (
 // remote skillsd that restarts counts generations anew), and a resync of the
 // watch drops the index. Resources and prompts are registered with the SDK,
 // which pages their lists; the catalog watch, not the SDK, tells sessions
-// when they change (watch.go, notify.go).
+// when they change (watch_catalog.go, watch_notify.go).
 type surfaces struct {
 	g      *gateway
 	server *mcp.Server
@@ -206,7 +206,7 @@ func (s *surfaces) rebuild(ctx context.Context, gen int64, builtAt time.Time, fr
 	return idx, nil
 }
 
-// catalogChanged is the listener of the catalog watch (watch.go): it queues
+// catalogChanged is the listener of the catalog watch (watch_catalog.go): it queues
 // the change for the goroutine that applies changes in order, merging those
 // that arrive while one is applied, and returns at once.
 func (s *surfaces) catalogChanged(ctx context.Context, c CatalogChange) {
@@ -449,7 +449,7 @@ func validURIPath(p string) bool {
 }
 
 // register brings the SDK's resources and prompts from old (nil at first)
-// to idx. The SDK's own list-changed notifications are dropped (notify.go):
+// to idx. The SDK's own list-changed notifications are dropped (watch_notify.go):
 // sessions hear of catalog changes from the watch, once per change, and a
 // first list changes nothing they could have known.
 func (s *surfaces) register(old, idx *skillIndex) {
