@@ -408,14 +408,20 @@ func (s *surfaces) readSkill(ctx context.Context, l *skillsv1.Skill) (*indexedSk
 		s.g.log.Warn("skill left out of the MCP skills extension: its path cannot be a skill:// URI", "skill", sk.path)
 		return sk, nil
 	}
-	// The SKILL.md itself is not among the skill's files: its digest comes
-	// from a one-byte read (the service hashes the whole file).
-	head, err := s.g.files.ReadSkillFile(ctx, &skillsv1.ReadSkillFileRequest{SkillPath: sk.path, File: skillFileName, MaxBytes: 1})
-	if isNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
+	// The SKILL.md itself is not among the skill's files: the answer
+	// carries its size and digest apart (skill_file).
+	head := resp.GetSkillFile()
+	if head.GetDigest() == "" {
+		// A skillsd that did not hash it (or older than the field): a
+		// one-byte read tells, as the service hashes the whole file.
+		r, err := s.g.files.ReadSkillFile(ctx, &skillsv1.ReadSkillFileRequest{SkillPath: sk.path, File: skillFileName, MaxBytes: 1})
+		if isNotFound(err) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		head = &skillsv1.SkillFile{SizeBytes: r.GetSizeBytes(), Digest: r.GetDigest()}
 	}
 	sk.uri = skillURI(sk.path + "/" + skillFileName)
 	sk.frontmatter = resp.GetFrontmatter().AsMap()
