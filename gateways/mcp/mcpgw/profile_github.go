@@ -145,6 +145,23 @@ func (t *githubTools) answer(v any, err error) (*mcp.CallToolResult, any, error)
 	return textResult(string(b)), nil, nil
 }
 
+// serve answers a call from the cache, or from fetch under the call timeout
+// (skip: past the cache, as skip_cache asks).
+func (t *githubTools) serve(ctx context.Context, key string, skip bool, fetch func(ctx context.Context) (any, error)) (*mcp.CallToolResult, any, error) {
+	ctx, cancel := context.WithTimeout(ctx, t.timeout)
+	defer cancel()
+	return t.answer(t.cached(key, skip, func() (any, error) { return fetch(ctx) }))
+}
+
+// ghArgs decodes a call's arguments into in, then checks them (REQ-SEC-001:
+// check applies checkPathValue to each name, file or path segment).
+func ghArgs(raw json.RawMessage, in any, check func() error) error {
+	if err := json.Unmarshal(raw, in); err != nil {
+		return &ghError{Code: ghInvalidPath, Message: "arguments: " + err.Error(), Details: map[string]any{}}
+	}
+	return check()
+}
+
 // ghErrorOf maps a service error to the profile's error (REQ-ERR-002), with
 // the details the service gives (repository, branch, path, upstream status).
 func (t *githubTools) ghErrorOf(err error, details map[string]any) *ghError {
@@ -240,9 +257,7 @@ type githubSkill struct {
 }
 
 func (t *githubTools) listSkills(ctx context.Context, _ *mcp.CallToolRequest, _ json.RawMessage) (*mcp.CallToolResult, any, error) {
-	ctx, cancel := context.WithTimeout(ctx, t.timeout)
-	defer cancel()
-	return t.answer(t.cached("list_skills", false, func() (any, error) {
+	return t.serve(ctx, "list_skills", false, func(ctx context.Context) (any, error) {
 		skills, err := t.listAllSkills(ctx, &skillsv1.ListSkillsRequest{})
 		if err != nil {
 			return nil, err
@@ -284,7 +299,7 @@ func (t *githubTools) listSkills(ctx context.Context, _ *mcp.CallToolRequest, _ 
 			return nil, firstErr
 		}
 		return out, nil
-	}))
+	})
 }
 
 // companionFiles lists a skill's files but its own SKILL.md (REQ-BUILD-003).
@@ -322,15 +337,10 @@ type githubContent struct {
 
 func (t *githubTools) getSkill(ctx context.Context, _ *mcp.CallToolRequest, raw json.RawMessage) (*mcp.CallToolResult, any, error) {
 	var in GitHubNameInput
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return t.answer(nil, &ghError{Code: ghInvalidPath, Message: "arguments: " + err.Error(), Details: map[string]any{}})
-	}
-	if err := checkPathValue("name", in.Name); err != nil {
+	if err := ghArgs(raw, &in, func() error { return checkPathValue("name", in.Name) }); err != nil {
 		return t.answer(nil, err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, t.timeout)
-	defer cancel()
-	return t.answer(t.cached("get_skill\x00"+in.Name, in.SkipCache, func() (any, error) {
+	return t.serve(ctx, "get_skill\x00"+in.Name, in.SkipCache, func(ctx context.Context) (any, error) {
 		resp, err := t.catalog.GetSkill(ctx, &skillsv1.GetSkillRequest{SkillPath: in.Name, SkipCache: in.SkipCache})
 		if err != nil {
 			return nil, t.ghErrorOf(err, map[string]any{"path": in.Name + "/SKILL.md"})
@@ -346,7 +356,7 @@ func (t *githubTools) getSkill(ctx context.Context, _ *mcp.CallToolRequest, raw 
 			return nil, t.ghErrorOf(err, map[string]any{"path": p + "/" + file})
 		}
 		return githubContent{Name: resp.GetSkill().GetName(), Content: string(data), Path: p + "/" + file, SHA: gitBlobSHA(data)}, nil
-	}))
+	})
 }
 
 // githubFile is the answer of get_skill_file (REQ-SKILL-004).
@@ -360,17 +370,12 @@ type githubFile struct {
 
 func (t *githubTools) getSkillFile(ctx context.Context, _ *mcp.CallToolRequest, raw json.RawMessage) (*mcp.CallToolResult, any, error) {
 	var in GitHubFileInput
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return t.answer(nil, &ghError{Code: ghInvalidPath, Message: "arguments: " + err.Error(), Details: map[string]any{}})
+	if err := ghArgs(raw, &in, func() error {
+		return cmp.Or(checkPathValue("skill", in.Skill), checkPathValue("file", in.File))
+	}); err != nil {
+		return t.answer(nil, err)
 	}
-	for _, f := range []struct{ field, v string }{{"skill", in.Skill}, {"file", in.File}} {
-		if err := checkPathValue(f.field, f.v); err != nil {
-			return t.answer(nil, err)
-		}
-	}
-	ctx, cancel := context.WithTimeout(ctx, t.timeout)
-	defer cancel()
-	return t.answer(t.cached("get_skill_file\x00"+in.Skill+"\x00"+in.File, in.SkipCache, func() (any, error) {
+	return t.serve(ctx, "get_skill_file\x00"+in.Skill+"\x00"+in.File, in.SkipCache, func(ctx context.Context) (any, error) {
 		first, data, cut, err := t.readWhole(ctx, in.Skill, in.File, maxAssetBytes, in.SkipCache)
 		if err != nil {
 			return nil, t.ghErrorOf(err, map[string]any{"path": in.Skill + "/" + in.File})
@@ -381,7 +386,7 @@ func (t *githubTools) getSkillFile(ctx context.Context, _ *mcp.CallToolRequest, 
 		}
 		return githubFile{Path: first.GetSkillPath() + "/" + first.GetFile(), Content: base64.StdEncoding.EncodeToString(data), Encoding: "base64",
 			Size: first.GetSizeBytes(), SHA: gitBlobSHA(data)}, nil
-	}))
+	})
 }
 
 // githubAgent is one entry of list_agents (REQ-AGENT-001).
@@ -393,9 +398,7 @@ type githubAgent struct {
 }
 
 func (t *githubTools) listAgents(ctx context.Context, _ *mcp.CallToolRequest, _ json.RawMessage) (*mcp.CallToolResult, any, error) {
-	ctx, cancel := context.WithTimeout(ctx, t.timeout)
-	defer cancel()
-	return t.answer(t.cached("list_agents", false, func() (any, error) {
+	return t.serve(ctx, "list_agents", false, func(ctx context.Context) (any, error) {
 		resp, err := t.content.ListAgents(ctx, &skillsv1.ListAgentsRequest{})
 		if err != nil {
 			return nil, t.ghErrorOf(err, nil)
@@ -412,32 +415,25 @@ func (t *githubTools) listAgents(ctx context.Context, _ *mcp.CallToolRequest, _ 
 			out = append(out, e)
 		}
 		return out, nil
-	}))
+	})
 }
 
 func (t *githubTools) getAgent(ctx context.Context, _ *mcp.CallToolRequest, raw json.RawMessage) (*mcp.CallToolResult, any, error) {
 	var in GitHubNameInput
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return t.answer(nil, &ghError{Code: ghInvalidPath, Message: "arguments: " + err.Error(), Details: map[string]any{}})
-	}
-	if err := checkPathValue("name", in.Name); err != nil {
+	if err := ghArgs(raw, &in, func() error { return checkPathValue("name", in.Name) }); err != nil {
 		return t.answer(nil, err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, t.timeout)
-	defer cancel()
-	return t.answer(t.cached("get_agent\x00"+in.Name, in.SkipCache, func() (any, error) {
+	return t.serve(ctx, "get_agent\x00"+in.Name, in.SkipCache, func(ctx context.Context) (any, error) {
 		resp, err := t.content.GetAgent(ctx, &skillsv1.GetAgentRequest{Name: in.Name, SkipCache: in.SkipCache})
 		if err != nil {
 			return nil, t.ghErrorOf(err, map[string]any{"path": in.Name + ".md"})
 		}
 		return githubContent{Name: resp.GetName(), Content: resp.GetContent(), Path: resp.GetPath(), SHA: resp.GetSha()}, nil
-	}))
+	})
 }
 
 func (t *githubTools) listDocs(ctx context.Context, _ *mcp.CallToolRequest, _ json.RawMessage) (*mcp.CallToolResult, any, error) {
-	ctx, cancel := context.WithTimeout(ctx, t.timeout)
-	defer cancel()
-	return t.answer(t.cached("list_docs", false, func() (any, error) {
+	return t.serve(ctx, "list_docs", false, func(ctx context.Context) (any, error) {
 		resp, err := t.content.ListDocs(ctx, &skillsv1.ListDocsRequest{})
 		if err != nil {
 			return nil, t.ghErrorOf(err, nil)
@@ -447,7 +443,7 @@ func (t *githubTools) listDocs(ctx context.Context, _ *mcp.CallToolRequest, _ js
 			tree = map[string]any{}
 		}
 		return tree, nil
-	}))
+	})
 }
 
 // githubDoc is the answer of get_doc (REQ-DOC-003).
@@ -460,27 +456,28 @@ type githubDoc struct {
 
 func (t *githubTools) getDoc(ctx context.Context, _ *mcp.CallToolRequest, raw json.RawMessage) (*mcp.CallToolResult, any, error) {
 	var in GitHubDocInput
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return t.answer(nil, &ghError{Code: ghInvalidPath, Message: "arguments: " + err.Error(), Details: map[string]any{}})
-	}
-	if len(in.Path) == 0 {
-		return t.answer(nil, &ghError{Code: ghInvalidPath, Message: "path is required: the page's path segments", Details: map[string]any{"path": ""}})
-	}
-	for _, seg := range in.Path {
-		if err := checkPathValue("path segment", seg); err != nil {
-			return t.answer(nil, err)
+	segments := func() error {
+		if len(in.Path) == 0 {
+			return &ghError{Code: ghInvalidPath, Message: "path is required: the page's path segments", Details: map[string]any{"path": ""}}
 		}
+		for _, seg := range in.Path {
+			if err := checkPathValue("path segment", seg); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := ghArgs(raw, &in, segments); err != nil {
+		return t.answer(nil, err)
 	}
 	joined := strings.Join(in.Path, "/")
-	ctx, cancel := context.WithTimeout(ctx, t.timeout)
-	defer cancel()
-	return t.answer(t.cached("get_doc\x00"+joined, in.SkipCache, func() (any, error) {
+	return t.serve(ctx, "get_doc\x00"+joined, in.SkipCache, func(ctx context.Context) (any, error) {
 		resp, err := t.content.GetDoc(ctx, &skillsv1.GetDocRequest{Path: in.Path, SkipCache: in.SkipCache})
 		if err != nil {
 			return nil, t.ghErrorOf(err, map[string]any{"path": joined})
 		}
 		return githubDoc{Path: resp.GetPath(), Content: resp.GetContent(), FilePath: resp.GetFilePath(), SHA: resp.GetSha()}, nil
-	}))
+	})
 }
 
 // ttlCache keeps answers for a while, per key, up to max entries.
