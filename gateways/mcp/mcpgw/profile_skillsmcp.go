@@ -2,7 +2,6 @@ package mcpgw
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"path"
@@ -36,18 +35,9 @@ type GetAssetInput struct {
 	File      string `json:"file" jsonschema:"Relative file path within the resource directory"`
 }
 
-// GetAssetOutput is the answer of get_asset: exactly one of Content and
-// ContentBase64 is set; MimeType only for binary files; ResolvedFrom only for
-// an inherited asset.
+// GetAssetOutput is the answer of get_asset: the whole file.
 type GetAssetOutput struct {
-	SkillPath     string  `json:"skill_path"`
-	File          string  `json:"file"`
-	Content       *string `json:"content,omitempty"`
-	ContentBase64 *string `json:"content_base64,omitempty"`
-	SizeBytes     int64   `json:"size_bytes"`
-	Type          string  `json:"type"`
-	MimeType      string  `json:"mime_type,omitempty"`
-	ResolvedFrom  string  `json:"resolved_from,omitempty"`
+	fileContent
 }
 
 // SeedRunScriptInput is run_script's input as seed 000 §8.4 gives it: args is
@@ -230,22 +220,7 @@ func (t *skillsMCPTools) getAsset(ctx context.Context, _ *mcp.CallToolRequest, i
 		return nil, GetAssetOutput{}, &toolError{msg: fmt.Sprintf("Asset %s of skill %s is %d bytes, larger than the limit of %d bytes (assets.max_size_bytes).",
 			first.GetFile(), first.GetSkillPath(), first.GetSizeBytes(), maxAssetBytes)}
 	}
-	out := GetAssetOutput{
-		SkillPath:    first.GetSkillPath(),
-		File:         first.GetFile(),
-		SizeBytes:    first.GetSizeBytes(),
-		Type:         first.GetType(),
-		ResolvedFrom: first.GetResolvedFrom(),
-	}
-	if first.GetBinary() {
-		b64 := base64.StdEncoding.EncodeToString(data)
-		out.ContentBase64 = &b64
-		out.MimeType = first.GetMimeType()
-	} else {
-		text := string(data)
-		out.Content = &text
-	}
-	return nil, out, nil
+	return nil, GetAssetOutput{newFileContent(first, data)}, nil
 }
 
 // reportUsage serves report_usage.
