@@ -462,13 +462,7 @@ func (s *surfaces) register(old, idx *skillIndex) {
 	if old == nil {
 		old = &skillIndex{fileByURI: map[string]*indexedFile{}, prompts: map[string]*indexedSkill{}}
 	}
-	var gone []string
-	for uri := range old.fileByURI {
-		if idx.fileByURI[uri] == nil {
-			gone = append(gone, uri)
-		}
-	}
-	if len(gone) > 0 {
+	if gone := missing(old.fileByURI, idx.fileByURI); len(gone) > 0 {
 		s.server.RemoveResources(gone...)
 	}
 	for _, f := range idx.files {
@@ -476,13 +470,7 @@ func (s *surfaces) register(old, idx *skillIndex) {
 			s.server.AddResource(f.resource(), s.readResource)
 		}
 	}
-	gone = gone[:0]
-	for name := range old.prompts {
-		if idx.prompts[name] == nil {
-			gone = append(gone, name)
-		}
-	}
-	if len(gone) > 0 {
+	if gone := missing(old.prompts, idx.prompts); len(gone) > 0 {
 		s.server.RemovePrompts(gone...)
 	}
 	for _, name := range idx.promptNames {
@@ -559,4 +547,15 @@ func (s *surfaces) install(server *mcp.Server) error {
 		Description: "Any file of a skill's folder: skill://<skill_path>/<file>, like skill://pdf/SKILL.md or skill://pdf/scripts/fill.py.",
 	}, s.readResource)
 	return s.addSkillsExtension(server)
+}
+
+// missing returns the keys of old that cur does not have, in no order.
+func missing[V any](old, cur map[string]V) []string {
+	var out []string
+	for k := range old {
+		if _, ok := cur[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	return out
 }

@@ -141,22 +141,11 @@ func New(conn grpc.ClientConnInterface, opts Options) (*mcp.Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mcpgw: %w", err)
 	}
-	searchTool, err := searchSkillsTool()
+	described, err := describeTools(searchSkillsTool, getSkillTool, readSkillFileTool, runScriptTool)
 	if err != nil {
 		return nil, fmt.Errorf("mcpgw: %w", err)
 	}
-	getTool, err := getSkillTool()
-	if err != nil {
-		return nil, fmt.Errorf("mcpgw: %w", err)
-	}
-	readTool, err := readSkillFileTool()
-	if err != nil {
-		return nil, fmt.Errorf("mcpgw: %w", err)
-	}
-	runTool, err := runScriptTool()
-	if err != nil {
-		return nil, fmt.Errorf("mcpgw: %w", err)
-	}
+	searchTool, getTool, readTool, runTool := described[0], described[1], described[2], described[3]
 	serverOpts := &mcp.ServerOptions{
 		Instructions: cmp.Or(profileInstructions(profile), instructions(g.has)),
 		Logger:       logger,
@@ -218,6 +207,20 @@ func New(conn grpc.ClientConnInterface, opts Options) (*mcp.Server, error) {
 	// (recover.go).
 	server.AddReceivingMiddleware(guardHandlers(logger))
 	return server, nil
+}
+
+// describeTools makes the descriptions of tools whose schemas are built, in
+// order; it stops at the first that fails.
+func describeTools(makers ...func() (*mcp.Tool, error)) ([]*mcp.Tool, error) {
+	out := make([]*mcp.Tool, len(makers))
+	for i, m := range makers {
+		t, err := m()
+		if err != nil {
+			return nil, err
+		}
+		out[i] = t
+	}
+	return out, nil
 }
 
 // has reports whether the server serves the named tool.

@@ -83,18 +83,11 @@ func (g *gateway) addGitHubWorkerTools(server *mcp.Server, conn grpc.ClientConnI
 	// list_skills is an index of the catalog: it follows the catalog's
 	// changes rather than the 10-minute cache of the gets.
 	g.onCatalogChange(func(context.Context, CatalogChange) { t.cache.drop("list_skills") })
-	nameIn, err := jsonschema.For[GitHubNameInput](nil)
+	in, err := inputSchemas(GitHubNameInput{}, GitHubFileInput{}, GitHubDocInput{})
 	if err != nil {
 		return err
 	}
-	fileIn, err := jsonschema.For[GitHubFileInput](nil)
-	if err != nil {
-		return err
-	}
-	docIn, err := jsonschema.For[GitHubDocInput](nil)
-	if err != nil {
-		return err
-	}
+	nameIn, fileIn, docIn := in[0], in[1], in[2]
 	arraysNotNull(docIn)
 	empty := &jsonschema.Schema{Type: "object"}
 	withName := func(desc string) *jsonschema.Schema {

@@ -106,18 +106,11 @@ type SkillHubTruncated struct {
 }
 
 func (g *gateway) addSkillHubTools(server *mcp.Server, runCommand bool) error {
-	searchIn, err := jsonschema.For[SkillHubSearchInput](nil)
+	in, err := inputSchemas(SkillHubSearchInput{}, SkillHubLoadInput{}, SkillHubReadInput{}, SkillHubRunInput{})
 	if err != nil {
 		return err
 	}
-	loadIn, err := jsonschema.For[SkillHubLoadInput](nil)
-	if err != nil {
-		return err
-	}
-	readIn, err := jsonschema.For[SkillHubReadInput](nil)
-	if err != nil {
-		return err
-	}
+	searchIn, loadIn, readIn, runIn := in[0], in[1], in[2], in[3]
 	str := func() *jsonschema.Schema { return &jsonschema.Schema{Type: "string"} }
 	mcp.AddTool(server, &mcp.Tool{
 		Name:        toolSearchSkills,
@@ -149,10 +142,6 @@ func (g *gateway) addSkillHubTools(server *mcp.Server, runCommand bool) error {
 		Annotations: readOnly(),
 	}, g.hubRead)
 	if runCommand {
-		runIn, err := jsonschema.For[SkillHubRunInput](nil)
-		if err != nil {
-			return err
-		}
 		arraysNotNull(runIn)
 		mcp.AddTool(server, &mcp.Tool{
 			Name:        "run_skill_command",

@@ -119,30 +119,20 @@ func (g *gateway) addSkillsMCPTools(server *mcp.Server, conn grpc.ClientConnInte
 	delete(getTool.InputSchema.(*jsonschema.Schema).Properties, "restated")
 	listTool := g.listSkillsTool(schemas)
 	listTool.Description = "Browse the skill tree: each skill with its name, path, description, keywords, assetCount, scriptCount and children. Give path for a sub-tree."
-	listTool.InputSchema, err = jsonschema.For[ListSkillsInput](nil)
+	in, err := inputSchemas(ListSkillsInput{}, GetAssetInput{}, SeedRunScriptInput{}, ReportUsageInput{})
 	if err != nil {
 		return err
 	}
-	listTool.InputSchema.(*jsonschema.Schema).Properties["path"].Description = `Sub-tree filter (e.g., "ui" or "api/_index")`
+	listIn, assetIn, runIn, usageIn := in[0], in[1], in[2], in[3]
+	listIn.Properties["path"].Description = `Sub-tree filter (e.g., "ui" or "api/_index")`
+	listTool.InputSchema = listIn
 
-	assetIn, err := jsonschema.For[GetAssetInput](nil)
-	if err != nil {
-		return err
-	}
-	runIn, err := jsonschema.For[SeedRunScriptInput](nil)
-	if err != nil {
-		return err
-	}
 	runTool, err := runScriptTool()
 	if err != nil {
 		return err
 	}
 	runTool.InputSchema = runIn
 	runTool.Description = "Execute a server-side script a skill declares with execution server. Scripts with execution claude: read them with get_asset and run them yourself."
-	usageIn, err := jsonschema.For[ReportUsageInput](nil)
-	if err != nil {
-		return err
-	}
 
 	mcp.AddTool(server, getTool, g.getSkill)
 	mcp.AddTool(server, listTool, func(ctx context.Context, req *mcp.CallToolRequest, in ListSkillsInput) (*mcp.CallToolResult, ListSkillsOutput, error) {

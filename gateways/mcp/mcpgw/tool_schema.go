@@ -76,3 +76,17 @@ func walkSchema(s *jsonschema.Schema, edit func(*jsonschema.Schema)) {
 		walkSchema(d, edit)
 	}
 }
+
+// inputSchemas infers the schemas of the types of values (zero values of
+// tool input structs), in order.
+func inputSchemas(values ...any) ([]*jsonschema.Schema, error) {
+	out := make([]*jsonschema.Schema, len(values))
+	for i, v := range values {
+		s, err := jsonschema.ForType(reflect.TypeOf(v), nil)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = s
+	}
+	return out, nil
+}
