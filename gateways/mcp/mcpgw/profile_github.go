@@ -139,8 +139,12 @@ func (t *githubTools) answer(v any, err error) (*mcp.CallToolResult, any, error)
 }
 
 // serve answers a call from the cache, or from fetch under the call timeout
-// (skip: past the cache, as skip_cache asks).
-func (t *githubTools) serve(ctx context.Context, key string, skip bool, fetch func(ctx context.Context) (any, error)) (*mcp.CallToolResult, any, error) {
+// (skip: past the cache, as skip_cache asks); a call whose arguments were
+// refused (argErr, from ghArgs) gets that error.
+func (t *githubTools) serve(ctx context.Context, argErr error, key string, skip bool, fetch func(ctx context.Context) (any, error)) (*mcp.CallToolResult, any, error) {
+	if argErr != nil {
+		return t.answer(nil, argErr)
+	}
 	ctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
 	return t.answer(t.cached(key, skip, func() (any, error) { return fetch(ctx) }))
@@ -250,7 +254,7 @@ type githubSkill struct {
 }
 
 func (t *githubTools) listSkills(ctx context.Context, _ *mcp.CallToolRequest, _ json.RawMessage) (*mcp.CallToolResult, any, error) {
-	return t.serve(ctx, "list_skills", false, func(ctx context.Context) (any, error) {
+	return t.serve(ctx, nil, "list_skills", false, func(ctx context.Context) (any, error) {
 		skills, err := t.listAllSkills(ctx, &skillsv1.ListSkillsRequest{})
 		if err != nil {
 			return nil, err
@@ -330,10 +334,8 @@ type githubContent struct {
 
 func (t *githubTools) getSkill(ctx context.Context, _ *mcp.CallToolRequest, raw json.RawMessage) (*mcp.CallToolResult, any, error) {
 	var in GitHubNameInput
-	if err := ghArgs(raw, &in, func() error { return checkPathValue("name", in.Name) }); err != nil {
-		return t.answer(nil, err)
-	}
-	return t.serve(ctx, "get_skill\x00"+in.Name, in.SkipCache, func(ctx context.Context) (any, error) {
+	err := ghArgs(raw, &in, func() error { return checkPathValue("name", in.Name) })
+	return t.serve(ctx, err, "get_skill\x00"+in.Name, in.SkipCache, func(ctx context.Context) (any, error) {
 		resp, err := t.catalog.GetSkill(ctx, &skillsv1.GetSkillRequest{SkillPath: in.Name, SkipCache: in.SkipCache})
 		if err != nil {
 			return nil, t.ghErrorOf(err, map[string]any{"path": in.Name + "/SKILL.md"})
@@ -363,12 +365,10 @@ type githubFile struct {
 
 func (t *githubTools) getSkillFile(ctx context.Context, _ *mcp.CallToolRequest, raw json.RawMessage) (*mcp.CallToolResult, any, error) {
 	var in GitHubFileInput
-	if err := ghArgs(raw, &in, func() error {
+	err := ghArgs(raw, &in, func() error {
 		return cmp.Or(checkPathValue("skill", in.Skill), checkPathValue("file", in.File))
-	}); err != nil {
-		return t.answer(nil, err)
-	}
-	return t.serve(ctx, "get_skill_file\x00"+in.Skill+"\x00"+in.File, in.SkipCache, func(ctx context.Context) (any, error) {
+	})
+	return t.serve(ctx, err, "get_skill_file\x00"+in.Skill+"\x00"+in.File, in.SkipCache, func(ctx context.Context) (any, error) {
 		first, data, cut, err := t.readWhole(ctx, in.Skill, in.File, maxAssetBytes, in.SkipCache)
 		if err != nil {
 			return nil, t.ghErrorOf(err, map[string]any{"path": in.Skill + "/" + in.File})
@@ -391,7 +391,7 @@ type githubAgent struct {
 }
 
 func (t *githubTools) listAgents(ctx context.Context, _ *mcp.CallToolRequest, _ json.RawMessage) (*mcp.CallToolResult, any, error) {
-	return t.serve(ctx, "list_agents", false, func(ctx context.Context) (any, error) {
+	return t.serve(ctx, nil, "list_agents", false, func(ctx context.Context) (any, error) {
 		resp, err := t.content.ListAgents(ctx, &skillsv1.ListAgentsRequest{})
 		if err != nil {
 			return nil, t.ghErrorOf(err, nil)
@@ -413,10 +413,8 @@ func (t *githubTools) listAgents(ctx context.Context, _ *mcp.CallToolRequest, _ 
 
 func (t *githubTools) getAgent(ctx context.Context, _ *mcp.CallToolRequest, raw json.RawMessage) (*mcp.CallToolResult, any, error) {
 	var in GitHubNameInput
-	if err := ghArgs(raw, &in, func() error { return checkPathValue("name", in.Name) }); err != nil {
-		return t.answer(nil, err)
-	}
-	return t.serve(ctx, "get_agent\x00"+in.Name, in.SkipCache, func(ctx context.Context) (any, error) {
+	err := ghArgs(raw, &in, func() error { return checkPathValue("name", in.Name) })
+	return t.serve(ctx, err, "get_agent\x00"+in.Name, in.SkipCache, func(ctx context.Context) (any, error) {
 		resp, err := t.content.GetAgent(ctx, &skillsv1.GetAgentRequest{Name: in.Name, SkipCache: in.SkipCache})
 		if err != nil {
 			return nil, t.ghErrorOf(err, map[string]any{"path": in.Name + ".md"})
@@ -426,7 +424,7 @@ func (t *githubTools) getAgent(ctx context.Context, _ *mcp.CallToolRequest, raw 
 }
 
 func (t *githubTools) listDocs(ctx context.Context, _ *mcp.CallToolRequest, _ json.RawMessage) (*mcp.CallToolResult, any, error) {
-	return t.serve(ctx, "list_docs", false, func(ctx context.Context) (any, error) {
+	return t.serve(ctx, nil, "list_docs", false, func(ctx context.Context) (any, error) {
 		resp, err := t.content.ListDocs(ctx, &skillsv1.ListDocsRequest{})
 		if err != nil {
 			return nil, t.ghErrorOf(err, nil)
@@ -460,11 +458,9 @@ func (t *githubTools) getDoc(ctx context.Context, _ *mcp.CallToolRequest, raw js
 		}
 		return nil
 	}
-	if err := ghArgs(raw, &in, segments); err != nil {
-		return t.answer(nil, err)
-	}
+	err := ghArgs(raw, &in, segments)
 	joined := strings.Join(in.Path, "/")
-	return t.serve(ctx, "get_doc\x00"+joined, in.SkipCache, func(ctx context.Context) (any, error) {
+	return t.serve(ctx, err, "get_doc\x00"+joined, in.SkipCache, func(ctx context.Context) (any, error) {
 		resp, err := t.content.GetDoc(ctx, &skillsv1.GetDocRequest{Path: in.Path, SkipCache: in.SkipCache})
 		if err != nil {
 			return nil, t.ghErrorOf(err, map[string]any{"path": joined})
