@@ -24,9 +24,9 @@
 //     generated clients and reports errors through errors.go.
 //   - ext_*.go are the skills extension, resources, prompts and completion,
 //     served from the gateway's copy of the catalog (ext_catalog.go).
-//   - watch_*.go follow the catalog (watch_catalog.go) and the client's roots
-//     (watch_roots.go), and send the list-changed notifications
-//     (watch_notify.go).
+//   - watch_*.go follow the catalog (watch_catalog.go) and send the
+//     list-changed notifications (watch_notify.go); package roots follows
+//     the client's roots, which New hands to Options.OnClientRoots.
 package mcpgw
 
 import (
@@ -41,6 +41,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/grpc"
 
+	"github.com/skillsd/skillsd/gateways/mcp/mcpgw/roots"
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 )
 
@@ -158,7 +159,7 @@ func New(conn grpc.ClientConnInterface, opts Options) (*mcp.Server, error) {
 		}},
 	}
 	if opts.OnClientRoots != nil {
-		newRootsWatcher(opts.OnClientRoots, logger, runtime.GOOS == "windows").install(serverOpts)
+		roots.New(opts.OnClientRoots, logger, runtime.GOOS == "windows").Install(serverOpts)
 	}
 	// Resources, prompts, completion and the skills extension (ext_catalog.go).
 	surf := &surfaces{g: g}
