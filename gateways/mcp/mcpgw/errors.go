@@ -32,19 +32,65 @@ func (e *toolError) Unwrap() error { return e.cause }
 func (g *gateway) toolError(err error, skill string) error {
 	msg := errorMessage(err, skill, g.has)
 	level := g.log.Debug
-	if c := status.Code(err); c == codes.Unavailable || c == codes.Internal || c == codes.Unknown ||
-		c == codes.Unauthenticated || c == codes.DataLoss || c == codes.DeadlineExceeded {
+	if classify(err).serverSide() {
 		level = g.log.Warn
 	}
 	level("tool call failed", "skill", skill, "error", err)
 	return &toolError{msg: msg, cause: err}
 }
 
-// errorMessage is the one mapping of service errors to what a model reads: what
-// went wrong and what to do next. The status messages of skillsd are written
-// for people and models already; transport-level details (dial errors and the
-// like) are left to the log.
-func errorMessage(err error, skill string, has func(string) bool) string {
+// kind is what went wrong with a call to the service, in the gateway's own
+// words. classify is the one place that reads gRPC codes: the native tools,
+// every profile, the resources and prompts and the catalog watch decide on a
+// kind, never on a code.
+type kind int
+
+const (
+	kindFailed          kind = iota // Internal, Unknown, DataLoss, and errors that carry no status
+	kindNotFound                    // NotFound
+	kindInvalid                     // InvalidArgument, OutOfRange
+	kindDenied                      // PermissionDenied
+	kindUnauthenticated             // Unauthenticated
+	kindUnavailable                 // Unavailable
+	kindTimeout                     // DeadlineExceeded, or the call's context expired
+	kindCanceled                    // Canceled, or the call's context was cancelled
+	kindExhausted                   // ResourceExhausted
+	kindPrecondition                // FailedPrecondition
+	kindConflict                    // Aborted, AlreadyExists
+	kindUnsupported                 // Unimplemented
+)
+
+// kinds maps every gRPC code but OK to its kind; a code missing here is
+// kindFailed.
+var kinds = map[codes.Code]kind{
+	codes.NotFound:           kindNotFound,
+	codes.InvalidArgument:    kindInvalid,
+	codes.OutOfRange:         kindInvalid,
+	codes.PermissionDenied:   kindDenied,
+	codes.Unauthenticated:    kindUnauthenticated,
+	codes.Unavailable:        kindUnavailable,
+	codes.DeadlineExceeded:   kindTimeout,
+	codes.Canceled:           kindCanceled,
+	codes.ResourceExhausted:  kindExhausted,
+	codes.FailedPrecondition: kindPrecondition,
+	codes.Aborted:            kindConflict,
+	codes.AlreadyExists:      kindConflict,
+	codes.Unimplemented:      kindUnsupported,
+}
+
+// failure is an error of a call to the service, read once.
+type failure struct {
+	kind kind
+	// reason and meta are the skillsd ErrorInfo detail's, if any.
+	reason string
+	meta   map[string]string
+	// msg is the status message as a sentence (the error's text when it
+	// carries no status); code is the code's name, for an empty msg.
+	msg, code string
+}
+
+// classify reads err, an error of a call to the service.
+func classify(err error) failure {
 	st, ok := status.FromError(err)
 	if !ok {
 		switch {
@@ -56,70 +102,101 @@ func errorMessage(err error, skill string, has func(string) bool) string {
 			st = status.New(codes.Unknown, err.Error())
 		}
 	}
-	reason, meta := errorInfo(st)
-	msg := sentence(st.Message())
-	if msg == "" {
-		msg = sentence(st.Code().String())
+	f := failure{kind: kinds[st.Code()], msg: sentence(st.Message()), code: sentence(st.Code().String())}
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok && info.GetDomain() == errorDomain {
+			f.reason, f.meta = info.GetReason(), info.GetMetadata()
+			break
+		}
 	}
-	switch st.Code() {
-	case codes.NotFound:
-		if reason == reasonName(skillsv1.ErrorReason_ERROR_REASON_SKILL_NOT_FOUND) || (reason == "" && skill != "") {
+	return f
+}
+
+// is reports whether the failure's ErrorInfo reason is r.
+func (f failure) is(r skillsv1.ErrorReason) bool { return f.reason == reasonName(r) }
+
+// serverSide says the failure is the service's or the way to it (worth a
+// warning in the log), not the caller's.
+func (f failure) serverSide() bool {
+	switch f.kind {
+	case kindFailed, kindUnavailable, kindUnauthenticated, kindTimeout:
+		return true
+	}
+	return false
+}
+
+// isNotFound reports whether err is the service's NotFound.
+func isNotFound(err error) bool { return err != nil && classify(err).kind == kindNotFound }
+
+// errorMessage is the one mapping of service errors to what a model reads: what
+// went wrong and what to do next. The status messages of skillsd are written
+// for people and models already; transport-level details (dial errors and the
+// like) are left to the log.
+func errorMessage(err error, skill string, has func(string) bool) string {
+	f := classify(err)
+	msg := f.msg
+	if msg == "" {
+		msg = f.code
+	}
+	switch f.kind {
+	case kindNotFound:
+		if f.is(skillsv1.ErrorReason_ERROR_REASON_SKILL_NOT_FOUND) || (f.reason == "" && skill != "") {
 			m := fmt.Sprintf("Skill '%s' not found.", skill)
-			if s := splitList(meta["suggestions"]); len(s) > 0 {
+			if s := splitList(f.meta["suggestions"]); len(s) > 0 {
 				m += " Did you mean: " + strings.Join(s, ", ") + "?"
 			}
 			return joinSentences(m, findHint(has))
 		}
-		if reason == reasonName(skillsv1.ErrorReason_ERROR_REASON_FILE_NOT_FOUND) {
+		if f.is(skillsv1.ErrorReason_ERROR_REASON_FILE_NOT_FOUND) {
 			if has(toolLoadSkill) {
 				return joinSentences(msg, "load_skill lists the skill's files.")
 			}
 			return msg
 		}
 		return joinSentences(msg, findHint(has))
-	case codes.InvalidArgument, codes.OutOfRange:
+	case kindInvalid:
 		return joinSentences(msg, "Correct the arguments and call the tool again.")
-	case codes.PermissionDenied:
-		if reason == reasonName(skillsv1.ErrorReason_ERROR_REASON_SKILL_DISABLED) {
+	case kindDenied:
+		if f.is(skillsv1.ErrorReason_ERROR_REASON_SKILL_DISABLED) {
 			return joinSentences(fmt.Sprintf("Skill '%s' is not enabled on this server.", skill), findHint(has))
 		}
-		if reason == reasonName(skillsv1.ErrorReason_ERROR_REASON_SKILL_QUARANTINED) {
+		if f.is(skillsv1.ErrorReason_ERROR_REASON_SKILL_QUARANTINED) {
 			return joinSentences(msg, "Do not use this skill, do not retry, and do not look for its files elsewhere; tell the user it is quarantined by the server's security scan.")
 		}
 		return joinSentences(msg, "This server does not allow it; do not retry.")
-	case codes.Unauthenticated:
+	case kindUnauthenticated:
 		return "The skills server refused the credentials of this MCP server. Retrying will not help: tell the user to check the token skills-mcp sends (--token-env)."
-	case codes.Unavailable:
-		if reason == reasonName(skillsv1.ErrorReason_ERROR_REASON_CATALOG_LOADING) {
+	case kindUnavailable:
+		if f.is(skillsv1.ErrorReason_ERROR_REASON_CATALOG_LOADING) {
 			// Its first catalog is coming (a first clone): say so, not
 			// "unreachable"; the message says to try again.
 			return msg
 		}
 		return "The skills server is unreachable right now. Try again in a moment; if it keeps failing, tell the user that the skills server (skillsd) is not running or cannot be reached."
-	case codes.DeadlineExceeded:
+	case kindTimeout:
 		return "The skills server did not answer in time. Try again; if it keeps failing, tell the user."
-	case codes.Canceled:
+	case kindCanceled:
 		return "The call was cancelled before the skills server answered."
-	case codes.ResourceExhausted:
-		if reason == reasonName(skillsv1.ErrorReason_ERROR_REASON_FILE_TOO_LARGE) {
+	case kindExhausted:
+		if f.is(skillsv1.ErrorReason_ERROR_REASON_FILE_TOO_LARGE) {
 			return msg
 		}
 		return joinSentences(msg, "Wait a moment, then try again.")
-	case codes.FailedPrecondition:
-		if reason == reasonName(skillsv1.ErrorReason_ERROR_REASON_SCRIPT_NOT_SERVER) {
+	case kindPrecondition:
+		if f.is(skillsv1.ErrorReason_ERROR_REASON_SCRIPT_NOT_SERVER) {
 			if read := readTool(has); read != "" {
-				return joinSentences(msg, fmt.Sprintf("%s gives the script (skill_path %q, file %q).", read, meta["skill_path"], meta["file"]))
+				return joinSentences(msg, fmt.Sprintf("%s gives the script (skill_path %q, file %q).", read, f.meta["skill_path"], f.meta["file"]))
 			}
 		}
 		return msg
-	case codes.Aborted, codes.AlreadyExists:
+	case kindConflict:
 		return msg
-	case codes.Unimplemented:
-		if reason == reasonName(skillsv1.ErrorReason_ERROR_REASON_NOT_SUPPORTED) {
+	case kindUnsupported:
+		if f.is(skillsv1.ErrorReason_ERROR_REASON_NOT_SUPPORTED) {
 			return msg
 		}
 		return "The skills server does not support this operation (it may be older than this MCP server)."
-	default: // Internal, Unknown, DataLoss
+	default: // kindFailed
 		return joinSentences("The skills server failed to answer: "+msg, "Try again; if it keeps failing, tell the user.")
 	}
 }
@@ -134,17 +211,6 @@ func readTool(has func(string) bool) string {
 		}
 	}
 	return ""
-}
-
-// errorInfo returns the reason and metadata of the skillsd ErrorInfo detail of
-// st, if any.
-func errorInfo(st *status.Status) (string, map[string]string) {
-	for _, d := range st.Details() {
-		if info, ok := d.(*errdetails.ErrorInfo); ok && info.GetDomain() == errorDomain {
-			return info.GetReason(), info.GetMetadata()
-		}
-	}
-	return "", nil
 }
 
 // reasonName is the ErrorInfo reason string of r: its name without the

@@ -9,6 +9,24 @@
 // the caller brings a grpc.ClientConnInterface (a network connection to a shared
 // skillsd, or an in-process one to an embedded service) and runs the returned
 // server on the transport of its choice.
+//
+// The files say which part of the server they belong to:
+//
+//   - mcpgw.go assembles the server (New, Options); errors.go is the one
+//     reading of service errors (classify) and the one mapping to what a model
+//     reads (errorMessage), used by every part below; recover.go keeps panics
+//     and bad error data off the wire; http.go serves Streamable HTTP and SSE.
+//   - tool_*.go are the native tools of the contract, one file each, with the
+//     tools/list plumbing they share (tool_schema.go, tool_budget.go,
+//     tool_vocabulary.go).
+//   - profile.go names the compatibility profiles and holds what they share;
+//     profile_<system>.go is one profile each. A profile calls the same
+//     generated clients and reports errors through errors.go.
+//   - ext_*.go are the skills extension, resources, prompts and completion,
+//     served from the gateway's copy of the catalog (ext_catalog.go).
+//   - watch_*.go follow the catalog (watch_catalog.go) and send the
+//     list-changed notifications (watch_notify.go); package roots follows
+//     the client's roots, which New hands to Options.OnClientRoots.
 package mcpgw
 
 import (
@@ -23,6 +41,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/grpc"
 
+	"github.com/skillsd/skillsd/gateways/mcp/mcpgw/roots"
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 )
 
@@ -68,7 +87,7 @@ type Options struct {
 	RunSkillCommand bool
 	// CatalogWatch, when set, is bound to the server New returns: Run it for
 	// as long as the server serves, and catalog changes reach the sessions as
-	// MCP notifications (watch.go). Nil means no change notifications.
+	// MCP notifications (watch_catalog.go). Nil means no change notifications.
 	CatalogWatch *CatalogWatch
 }
 
@@ -123,22 +142,11 @@ func New(conn grpc.ClientConnInterface, opts Options) (*mcp.Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mcpgw: %w", err)
 	}
-	searchTool, err := searchSkillsTool()
+	described, err := describeTools(searchSkillsTool, getSkillTool, readSkillFileTool, runScriptTool)
 	if err != nil {
 		return nil, fmt.Errorf("mcpgw: %w", err)
 	}
-	getTool, err := getSkillTool()
-	if err != nil {
-		return nil, fmt.Errorf("mcpgw: %w", err)
-	}
-	readTool, err := readSkillFileTool()
-	if err != nil {
-		return nil, fmt.Errorf("mcpgw: %w", err)
-	}
-	runTool, err := runScriptTool()
-	if err != nil {
-		return nil, fmt.Errorf("mcpgw: %w", err)
-	}
+	searchTool, getTool, readTool, runTool := described[0], described[1], described[2], described[3]
 	serverOpts := &mcp.ServerOptions{
 		Instructions: cmp.Or(profileInstructions(profile), instructions(g.has)),
 		Logger:       logger,
@@ -151,9 +159,9 @@ func New(conn grpc.ClientConnInterface, opts Options) (*mcp.Server, error) {
 		}},
 	}
 	if opts.OnClientRoots != nil {
-		newRootsWatcher(opts.OnClientRoots, logger, runtime.GOOS == "windows").install(serverOpts)
+		roots.New(opts.OnClientRoots, logger, runtime.GOOS == "windows").Install(serverOpts)
 	}
-	// Resources, prompts, completion and the skills extension (surfaces.go).
+	// Resources, prompts, completion and the skills extension (ext_catalog.go).
 	surf := &surfaces{g: g}
 	surf.configure(serverOpts)
 	if g.watch != nil {
@@ -165,7 +173,7 @@ func New(conn grpc.ClientConnInterface, opts Options) (*mcp.Server, error) {
 	}, serverOpts)
 	if profile == ProfileNative {
 		// All eight native tools, trimmed to fit tools/list in its budget
-		// (budget.go). With analytics off, report_usage answers
+		// (tool_budget.go). With analytics off, report_usage answers
 		// recorded: false and why.
 		mcp.AddTool(server, trimForBudget(searchTool), g.searchSkills)
 		mcp.AddTool(server, trimForBudget(getTool), g.getSkill)
@@ -184,8 +192,8 @@ func New(conn grpc.ClientConnInterface, opts Options) (*mcp.Server, error) {
 		return nil, fmt.Errorf("mcpgw: %w", err)
 	}
 	// Resources and prompts follow the catalog's changes: surf.install
-	// registered their listener (surfaces.go); the watch tells the
-	// sessions (watch.go, notify.go).
+	// registered their listener (ext_catalog.go); the watch tells the
+	// sessions (watch_catalog.go, watch_notify.go).
 	if g.watch != nil {
 		if err := g.watch.bind(g, server, surf.locateURI); err != nil {
 			return nil, fmt.Errorf("mcpgw: %w", err)
@@ -200,6 +208,20 @@ func New(conn grpc.ClientConnInterface, opts Options) (*mcp.Server, error) {
 	// (recover.go).
 	server.AddReceivingMiddleware(guardHandlers(logger))
 	return server, nil
+}
+
+// describeTools makes the descriptions of tools whose schemas are built, in
+// order; it stops at the first that fails.
+func describeTools(makers ...func() (*mcp.Tool, error)) ([]*mcp.Tool, error) {
+	out := make([]*mcp.Tool, len(makers))
+	for i, m := range makers {
+		t, err := m()
+		if err != nil {
+			return nil, err
+		}
+		out[i] = t
+	}
+	return out, nil
 }
 
 // has reports whether the server serves the named tool.

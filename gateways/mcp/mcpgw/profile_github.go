@@ -16,8 +16,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 )
@@ -85,18 +83,11 @@ func (g *gateway) addGitHubWorkerTools(server *mcp.Server, conn grpc.ClientConnI
 	// list_skills is an index of the catalog: it follows the catalog's
 	// changes rather than the 10-minute cache of the gets.
 	g.onCatalogChange(func(context.Context, CatalogChange) { t.cache.drop("list_skills") })
-	nameIn, err := jsonschema.For[GitHubNameInput](nil)
+	in, err := inputSchemas(GitHubNameInput{}, GitHubFileInput{}, GitHubDocInput{})
 	if err != nil {
 		return err
 	}
-	fileIn, err := jsonschema.For[GitHubFileInput](nil)
-	if err != nil {
-		return err
-	}
-	docIn, err := jsonschema.For[GitHubDocInput](nil)
-	if err != nil {
-		return err
-	}
+	nameIn, fileIn, docIn := in[0], in[1], in[2]
 	arraysNotNull(docIn)
 	empty := &jsonschema.Schema{Type: "object"}
 	withName := func(desc string) *jsonschema.Schema {
@@ -147,20 +138,41 @@ func (t *githubTools) answer(v any, err error) (*mcp.CallToolResult, any, error)
 	return textResult(string(b)), nil, nil
 }
 
+// serve answers a call from the cache, or from fetch under the call timeout
+// (skip: past the cache, as skip_cache asks); a call whose arguments were
+// refused (argErr, from ghArgs) gets that error.
+func (t *githubTools) serve(ctx context.Context, argErr error, key string, skip bool, fetch func(ctx context.Context) (any, error)) (*mcp.CallToolResult, any, error) {
+	if argErr != nil {
+		return t.answer(nil, argErr)
+	}
+	ctx, cancel := context.WithTimeout(ctx, t.timeout)
+	defer cancel()
+	return t.answer(t.cached(key, skip, func() (any, error) { return fetch(ctx) }))
+}
+
+// ghArgs decodes a call's arguments into in, then checks them (REQ-SEC-001:
+// check applies checkPathValue to each name, file or path segment).
+func ghArgs(raw json.RawMessage, in any, check func() error) error {
+	if err := json.Unmarshal(raw, in); err != nil {
+		return &ghError{Code: ghInvalidPath, Message: "arguments: " + err.Error(), Details: map[string]any{}}
+	}
+	return check()
+}
+
 // ghErrorOf maps a service error to the profile's error (REQ-ERR-002), with
 // the details the service gives (repository, branch, path, upstream status).
 func (t *githubTools) ghErrorOf(err error, details map[string]any) *ghError {
-	st := status.Convert(err)
-	reason, meta := errorInfo(st)
+	f := classify(err)
+	reason, meta := f.reason, f.meta
 	code := ghUpstreamError
 	switch {
 	case reason == ghUnauthorized || reason == ghForbidden || reason == ghInvalidPath || reason == ghUpstreamError:
 		code = reason
-	case st.Code() == codes.Unauthenticated:
+	case f.kind == kindUnauthenticated:
 		code = ghUnauthorized
-	case st.Code() == codes.PermissionDenied:
+	case f.kind == kindDenied:
 		code = ghForbidden
-	case st.Code() == codes.NotFound:
+	case f.kind == kindNotFound:
 		code = ghNotFound
 	}
 	d := map[string]any{}
@@ -183,10 +195,10 @@ func (t *githubTools) ghErrorOf(err error, details map[string]any) *ghError {
 			}
 		}
 	}
-	msg := sentence(st.Message())
+	msg := f.msg
 	if code == ghUpstreamError {
 		t.log.Warn("github-worker profile: service error", "error", err)
-		if st.Code() == codes.Unavailable || st.Code() == codes.DeadlineExceeded || st.Code() == codes.Internal || st.Code() == codes.Unknown {
+		if f.kind == kindUnavailable || f.kind == kindTimeout || f.kind == kindFailed {
 			msg = errorMessage(err, "", func(string) bool { return false })
 		}
 	}
@@ -242,9 +254,7 @@ type githubSkill struct {
 }
 
 func (t *githubTools) listSkills(ctx context.Context, _ *mcp.CallToolRequest, _ json.RawMessage) (*mcp.CallToolResult, any, error) {
-	ctx, cancel := context.WithTimeout(ctx, t.timeout)
-	defer cancel()
-	return t.answer(t.cached("list_skills", false, func() (any, error) {
+	return t.serve(ctx, nil, "list_skills", false, func(ctx context.Context) (any, error) {
 		skills, err := t.listAllSkills(ctx, &skillsv1.ListSkillsRequest{})
 		if err != nil {
 			return nil, err
@@ -286,7 +296,7 @@ func (t *githubTools) listSkills(ctx context.Context, _ *mcp.CallToolRequest, _ 
 			return nil, firstErr
 		}
 		return out, nil
-	}))
+	})
 }
 
 // companionFiles lists a skill's files but its own SKILL.md (REQ-BUILD-003).
@@ -324,15 +334,8 @@ type githubContent struct {
 
 func (t *githubTools) getSkill(ctx context.Context, _ *mcp.CallToolRequest, raw json.RawMessage) (*mcp.CallToolResult, any, error) {
 	var in GitHubNameInput
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return t.answer(nil, &ghError{Code: ghInvalidPath, Message: "arguments: " + err.Error(), Details: map[string]any{}})
-	}
-	if err := checkPathValue("name", in.Name); err != nil {
-		return t.answer(nil, err)
-	}
-	ctx, cancel := context.WithTimeout(ctx, t.timeout)
-	defer cancel()
-	return t.answer(t.cached("get_skill\x00"+in.Name, in.SkipCache, func() (any, error) {
+	err := ghArgs(raw, &in, func() error { return checkPathValue("name", in.Name) })
+	return t.serve(ctx, err, "get_skill\x00"+in.Name, in.SkipCache, func(ctx context.Context) (any, error) {
 		resp, err := t.catalog.GetSkill(ctx, &skillsv1.GetSkillRequest{SkillPath: in.Name, SkipCache: in.SkipCache})
 		if err != nil {
 			return nil, t.ghErrorOf(err, map[string]any{"path": in.Name + "/SKILL.md"})
@@ -340,7 +343,7 @@ func (t *githubTools) getSkill(ctx context.Context, _ *mcp.CallToolRequest, raw 
 		file := mainFile(resp)
 		p := resp.GetSkill().GetSkillPath()
 		_, data, _, err := t.readWhole(ctx, p, file, 8<<20, false)
-		if status.Code(err) == codes.NotFound {
+		if isNotFound(err) {
 			// A seed-000 skill file lies beside its folder: serve its text.
 			data, err = []byte(resp.GetInstructions()), nil
 		}
@@ -348,7 +351,7 @@ func (t *githubTools) getSkill(ctx context.Context, _ *mcp.CallToolRequest, raw 
 			return nil, t.ghErrorOf(err, map[string]any{"path": p + "/" + file})
 		}
 		return githubContent{Name: resp.GetSkill().GetName(), Content: string(data), Path: p + "/" + file, SHA: gitBlobSHA(data)}, nil
-	}))
+	})
 }
 
 // githubFile is the answer of get_skill_file (REQ-SKILL-004).
@@ -362,17 +365,10 @@ type githubFile struct {
 
 func (t *githubTools) getSkillFile(ctx context.Context, _ *mcp.CallToolRequest, raw json.RawMessage) (*mcp.CallToolResult, any, error) {
 	var in GitHubFileInput
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return t.answer(nil, &ghError{Code: ghInvalidPath, Message: "arguments: " + err.Error(), Details: map[string]any{}})
-	}
-	for _, f := range []struct{ field, v string }{{"skill", in.Skill}, {"file", in.File}} {
-		if err := checkPathValue(f.field, f.v); err != nil {
-			return t.answer(nil, err)
-		}
-	}
-	ctx, cancel := context.WithTimeout(ctx, t.timeout)
-	defer cancel()
-	return t.answer(t.cached("get_skill_file\x00"+in.Skill+"\x00"+in.File, in.SkipCache, func() (any, error) {
+	err := ghArgs(raw, &in, func() error {
+		return cmp.Or(checkPathValue("skill", in.Skill), checkPathValue("file", in.File))
+	})
+	return t.serve(ctx, err, "get_skill_file\x00"+in.Skill+"\x00"+in.File, in.SkipCache, func(ctx context.Context) (any, error) {
 		first, data, cut, err := t.readWhole(ctx, in.Skill, in.File, maxAssetBytes, in.SkipCache)
 		if err != nil {
 			return nil, t.ghErrorOf(err, map[string]any{"path": in.Skill + "/" + in.File})
@@ -383,7 +379,7 @@ func (t *githubTools) getSkillFile(ctx context.Context, _ *mcp.CallToolRequest, 
 		}
 		return githubFile{Path: first.GetSkillPath() + "/" + first.GetFile(), Content: base64.StdEncoding.EncodeToString(data), Encoding: "base64",
 			Size: first.GetSizeBytes(), SHA: gitBlobSHA(data)}, nil
-	}))
+	})
 }
 
 // githubAgent is one entry of list_agents (REQ-AGENT-001).
@@ -395,9 +391,7 @@ type githubAgent struct {
 }
 
 func (t *githubTools) listAgents(ctx context.Context, _ *mcp.CallToolRequest, _ json.RawMessage) (*mcp.CallToolResult, any, error) {
-	ctx, cancel := context.WithTimeout(ctx, t.timeout)
-	defer cancel()
-	return t.answer(t.cached("list_agents", false, func() (any, error) {
+	return t.serve(ctx, nil, "list_agents", false, func(ctx context.Context) (any, error) {
 		resp, err := t.content.ListAgents(ctx, &skillsv1.ListAgentsRequest{})
 		if err != nil {
 			return nil, t.ghErrorOf(err, nil)
@@ -414,32 +408,23 @@ func (t *githubTools) listAgents(ctx context.Context, _ *mcp.CallToolRequest, _ 
 			out = append(out, e)
 		}
 		return out, nil
-	}))
+	})
 }
 
 func (t *githubTools) getAgent(ctx context.Context, _ *mcp.CallToolRequest, raw json.RawMessage) (*mcp.CallToolResult, any, error) {
 	var in GitHubNameInput
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return t.answer(nil, &ghError{Code: ghInvalidPath, Message: "arguments: " + err.Error(), Details: map[string]any{}})
-	}
-	if err := checkPathValue("name", in.Name); err != nil {
-		return t.answer(nil, err)
-	}
-	ctx, cancel := context.WithTimeout(ctx, t.timeout)
-	defer cancel()
-	return t.answer(t.cached("get_agent\x00"+in.Name, in.SkipCache, func() (any, error) {
+	err := ghArgs(raw, &in, func() error { return checkPathValue("name", in.Name) })
+	return t.serve(ctx, err, "get_agent\x00"+in.Name, in.SkipCache, func(ctx context.Context) (any, error) {
 		resp, err := t.content.GetAgent(ctx, &skillsv1.GetAgentRequest{Name: in.Name, SkipCache: in.SkipCache})
 		if err != nil {
 			return nil, t.ghErrorOf(err, map[string]any{"path": in.Name + ".md"})
 		}
 		return githubContent{Name: resp.GetName(), Content: resp.GetContent(), Path: resp.GetPath(), SHA: resp.GetSha()}, nil
-	}))
+	})
 }
 
 func (t *githubTools) listDocs(ctx context.Context, _ *mcp.CallToolRequest, _ json.RawMessage) (*mcp.CallToolResult, any, error) {
-	ctx, cancel := context.WithTimeout(ctx, t.timeout)
-	defer cancel()
-	return t.answer(t.cached("list_docs", false, func() (any, error) {
+	return t.serve(ctx, nil, "list_docs", false, func(ctx context.Context) (any, error) {
 		resp, err := t.content.ListDocs(ctx, &skillsv1.ListDocsRequest{})
 		if err != nil {
 			return nil, t.ghErrorOf(err, nil)
@@ -449,7 +434,7 @@ func (t *githubTools) listDocs(ctx context.Context, _ *mcp.CallToolRequest, _ js
 			tree = map[string]any{}
 		}
 		return tree, nil
-	}))
+	})
 }
 
 // githubDoc is the answer of get_doc (REQ-DOC-003).
@@ -462,27 +447,26 @@ type githubDoc struct {
 
 func (t *githubTools) getDoc(ctx context.Context, _ *mcp.CallToolRequest, raw json.RawMessage) (*mcp.CallToolResult, any, error) {
 	var in GitHubDocInput
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return t.answer(nil, &ghError{Code: ghInvalidPath, Message: "arguments: " + err.Error(), Details: map[string]any{}})
-	}
-	if len(in.Path) == 0 {
-		return t.answer(nil, &ghError{Code: ghInvalidPath, Message: "path is required: the page's path segments", Details: map[string]any{"path": ""}})
-	}
-	for _, seg := range in.Path {
-		if err := checkPathValue("path segment", seg); err != nil {
-			return t.answer(nil, err)
+	segments := func() error {
+		if len(in.Path) == 0 {
+			return &ghError{Code: ghInvalidPath, Message: "path is required: the page's path segments", Details: map[string]any{"path": ""}}
 		}
+		for _, seg := range in.Path {
+			if err := checkPathValue("path segment", seg); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
+	err := ghArgs(raw, &in, segments)
 	joined := strings.Join(in.Path, "/")
-	ctx, cancel := context.WithTimeout(ctx, t.timeout)
-	defer cancel()
-	return t.answer(t.cached("get_doc\x00"+joined, in.SkipCache, func() (any, error) {
+	return t.serve(ctx, err, "get_doc\x00"+joined, in.SkipCache, func(ctx context.Context) (any, error) {
 		resp, err := t.content.GetDoc(ctx, &skillsv1.GetDocRequest{Path: in.Path, SkipCache: in.SkipCache})
 		if err != nil {
 			return nil, t.ghErrorOf(err, map[string]any{"path": joined})
 		}
 		return githubDoc{Path: resp.GetPath(), Content: resp.GetContent(), FilePath: resp.GetFilePath(), SHA: resp.GetSha()}, nil
-	}))
+	})
 }
 
 // ttlCache keeps answers for a while, per key, up to max entries.

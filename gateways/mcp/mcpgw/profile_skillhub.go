@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -12,8 +11,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 )
@@ -109,18 +106,11 @@ type SkillHubTruncated struct {
 }
 
 func (g *gateway) addSkillHubTools(server *mcp.Server, runCommand bool) error {
-	searchIn, err := jsonschema.For[SkillHubSearchInput](nil)
+	in, err := inputSchemas(SkillHubSearchInput{}, SkillHubLoadInput{}, SkillHubReadInput{}, SkillHubRunInput{})
 	if err != nil {
 		return err
 	}
-	loadIn, err := jsonschema.For[SkillHubLoadInput](nil)
-	if err != nil {
-		return err
-	}
-	readIn, err := jsonschema.For[SkillHubReadInput](nil)
-	if err != nil {
-		return err
-	}
+	searchIn, loadIn, readIn, runIn := in[0], in[1], in[2], in[3]
 	str := func() *jsonschema.Schema { return &jsonschema.Schema{Type: "string"} }
 	mcp.AddTool(server, &mcp.Tool{
 		Name:        toolSearchSkills,
@@ -152,10 +142,6 @@ func (g *gateway) addSkillHubTools(server *mcp.Server, runCommand bool) error {
 		Annotations: readOnly(),
 	}, g.hubRead)
 	if runCommand {
-		runIn, err := jsonschema.For[SkillHubRunInput](nil)
-		if err != nil {
-			return err
-		}
 		arraysNotNull(runIn)
 		mcp.AddTool(server, &mcp.Tool{
 			Name:        "run_skill_command",
@@ -174,26 +160,19 @@ func (g *gateway) addSkillHubTools(server *mcp.Server, runCommand bool) error {
 // hubError is the one mapping of errors to seed 004's JSON-RPC errors.
 func (g *gateway) hubError(err error, skill string) error {
 	code := "INTERNAL_ERROR"
-	st, ok := status.FromError(err)
-	switch {
-	case errors.Is(err, context.DeadlineExceeded):
+	switch f := classify(err); {
+	case f.reason != "" && skillHubCodes[f.reason] != 0:
+		code = f.reason
+	case f.is(skillsv1.ErrorReason_ERROR_REASON_SKILL_QUARANTINED):
+		code = "SKILL_DISABLED" // seed 004 has no quarantine; the message says why
+	case f.kind == kindNotFound:
+		code = "SKILL_NOT_FOUND"
+	case f.kind == kindInvalid:
+		code = "INVALID_PARAMS"
+	case f.kind == kindTimeout:
 		code = "EXECUTION_TIMEOUT"
-	case ok:
-		reason, _ := errorInfo(st)
-		switch {
-		case reason != "" && skillHubCodes[reason] != 0:
-			code = reason
-		case reason == reasonName(skillsv1.ErrorReason_ERROR_REASON_SKILL_QUARANTINED):
-			code = "SKILL_DISABLED" // seed 004 has no quarantine; the message says why
-		case st.Code() == codes.NotFound:
-			code = "SKILL_NOT_FOUND"
-		case st.Code() == codes.InvalidArgument:
-			code = "INVALID_PARAMS"
-		case st.Code() == codes.DeadlineExceeded:
-			code = "EXECUTION_TIMEOUT"
-		case st.Code() == codes.Unavailable:
-			code = "UNAVAILABLE"
-		}
+	case f.kind == kindUnavailable:
+		code = "UNAVAILABLE"
 	}
 	has := g.has
 	if code == "FILE_NOT_FOUND" {

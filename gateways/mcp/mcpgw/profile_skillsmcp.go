@@ -2,7 +2,6 @@ package mcpgw
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"path"
@@ -36,18 +35,9 @@ type GetAssetInput struct {
 	File      string `json:"file" jsonschema:"Relative file path within the resource directory"`
 }
 
-// GetAssetOutput is the answer of get_asset: exactly one of Content and
-// ContentBase64 is set; MimeType only for binary files; ResolvedFrom only for
-// an inherited asset.
+// GetAssetOutput is the answer of get_asset: the whole file.
 type GetAssetOutput struct {
-	SkillPath     string  `json:"skill_path"`
-	File          string  `json:"file"`
-	Content       *string `json:"content,omitempty"`
-	ContentBase64 *string `json:"content_base64,omitempty"`
-	SizeBytes     int64   `json:"size_bytes"`
-	Type          string  `json:"type"`
-	MimeType      string  `json:"mime_type,omitempty"`
-	ResolvedFrom  string  `json:"resolved_from,omitempty"`
+	fileContent
 }
 
 // SeedRunScriptInput is run_script's input as seed 000 §8.4 gives it: args is
@@ -129,30 +119,20 @@ func (g *gateway) addSkillsMCPTools(server *mcp.Server, conn grpc.ClientConnInte
 	delete(getTool.InputSchema.(*jsonschema.Schema).Properties, "restated")
 	listTool := g.listSkillsTool(schemas)
 	listTool.Description = "Browse the skill tree: each skill with its name, path, description, keywords, assetCount, scriptCount and children. Give path for a sub-tree."
-	listTool.InputSchema, err = jsonschema.For[ListSkillsInput](nil)
+	in, err := inputSchemas(ListSkillsInput{}, GetAssetInput{}, SeedRunScriptInput{}, ReportUsageInput{})
 	if err != nil {
 		return err
 	}
-	listTool.InputSchema.(*jsonschema.Schema).Properties["path"].Description = `Sub-tree filter (e.g., "ui" or "api/_index")`
+	listIn, assetIn, runIn, usageIn := in[0], in[1], in[2], in[3]
+	listIn.Properties["path"].Description = `Sub-tree filter (e.g., "ui" or "api/_index")`
+	listTool.InputSchema = listIn
 
-	assetIn, err := jsonschema.For[GetAssetInput](nil)
-	if err != nil {
-		return err
-	}
-	runIn, err := jsonschema.For[SeedRunScriptInput](nil)
-	if err != nil {
-		return err
-	}
 	runTool, err := runScriptTool()
 	if err != nil {
 		return err
 	}
 	runTool.InputSchema = runIn
 	runTool.Description = "Execute a server-side script a skill declares with execution server. Scripts with execution claude: read them with get_asset and run them yourself."
-	usageIn, err := jsonschema.For[ReportUsageInput](nil)
-	if err != nil {
-		return err
-	}
 
 	mcp.AddTool(server, getTool, g.getSkill)
 	mcp.AddTool(server, listTool, func(ctx context.Context, req *mcp.CallToolRequest, in ListSkillsInput) (*mcp.CallToolResult, ListSkillsOutput, error) {
@@ -230,22 +210,7 @@ func (t *skillsMCPTools) getAsset(ctx context.Context, _ *mcp.CallToolRequest, i
 		return nil, GetAssetOutput{}, &toolError{msg: fmt.Sprintf("Asset %s of skill %s is %d bytes, larger than the limit of %d bytes (assets.max_size_bytes).",
 			first.GetFile(), first.GetSkillPath(), first.GetSizeBytes(), maxAssetBytes)}
 	}
-	out := GetAssetOutput{
-		SkillPath:    first.GetSkillPath(),
-		File:         first.GetFile(),
-		SizeBytes:    first.GetSizeBytes(),
-		Type:         first.GetType(),
-		ResolvedFrom: first.GetResolvedFrom(),
-	}
-	if first.GetBinary() {
-		b64 := base64.StdEncoding.EncodeToString(data)
-		out.ContentBase64 = &b64
-		out.MimeType = first.GetMimeType()
-	} else {
-		text := string(data)
-		out.Content = &text
-	}
-	return nil, out, nil
+	return nil, GetAssetOutput{newFileContent(first, data)}, nil
 }
 
 // reportUsage serves report_usage.

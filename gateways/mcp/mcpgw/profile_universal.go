@@ -12,8 +12,6 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 )
@@ -201,7 +199,7 @@ func (t *universalTools) skill(ctx context.Context, _ *mcp.CallToolRequest, in U
 	ctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
 	resp, err := t.catalog.GetSkill(ctx, &skillsv1.GetSkillRequest{SkillPath: name})
-	if status.Code(err) == codes.NotFound {
+	if isNotFound(err) {
 		return t.notFound(ctx, name, err)
 	}
 	if err != nil {
@@ -237,7 +235,7 @@ func (t *universalTools) notFound(ctx context.Context, name string, cause error)
 	if err != nil {
 		return nil, nil, t.toolError(err, name)
 	}
-	_, meta := errorInfo(status.Convert(cause))
+	meta := classify(cause).meta
 	first := map[string]int{}
 	for i, s := range splitList(meta["suggestions"]) {
 		first[strings.ToLower(s)] = i + 1

@@ -774,6 +774,12 @@ export interface components {
             scripts: components["schemas"]["v1Script"][];
             /** @description The skill's listing fields (without body). */
             skill: components["schemas"]["v1Skill"] | null;
+            /**
+             * @description The skill file itself (SKILL.md in a folder skill), which files leaves
+             *     out: its name, size and digest, so that a client can tell whether it
+             *     changed without reading it. Unset when the service did not hash it.
+             */
+            skill_file: components["schemas"]["v1SkillFile"] | null;
         };
         /** @description GetSkillTreeResponse is the catalog as a tree. */
         v1GetSkillTreeResponse: {

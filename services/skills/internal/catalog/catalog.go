@@ -117,6 +117,15 @@ type Skill struct {
 	pendingFrom string
 }
 
+// FileDigest is the digest of the skill file ("sha256:…") the build read,
+// or "" when it did not hash the file.
+func (s *Skill) FileDigest() string {
+	if len(s.fileDigest) > len("sha256:") && s.fileDigest[:len("sha256:")] == "sha256:" {
+		return s.fileDigest
+	}
+	return ""
+}
+
 // Inherits reports whether the skill's content, assets and scripts include
 // its ancestors' (frontmatter inherit, default true).
 func (s *Skill) Inherits() bool {

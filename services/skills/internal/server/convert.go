@@ -1,6 +1,7 @@
 package server
 
 import (
+	"path"
 	"time"
 
 	"google.golang.org/protobuf/types/known/structpb"
@@ -69,6 +70,11 @@ func toSkillDetail(snap *catalog.Snapshot, sk *catalog.Skill) *skillsv1.GetSkill
 		out.Instructions = sk.Doc.Body
 		if st, err := structpb.NewStruct(sk.Doc.Frontmatter.Raw); err == nil {
 			out.Frontmatter = st
+		}
+	}
+	if d := sk.FileDigest(); d != "" {
+		out.SkillFile = &skillsv1.SkillFile{
+			Path: path.Base(sk.RelFile), SizeBytes: sk.Size, Digest: d, MimeType: "text/markdown", Text: true,
 		}
 	}
 	for _, f := range sk.Files {

@@ -378,6 +378,10 @@ type GetSkillResponse struct {
 	// The content digest of the skill file and its companion files
 	// ("sha256:…"), which a reviewer's security.allow entry may pin.
 	ContentDigest string `protobuf:"bytes,15,opt,name=content_digest,json=contentDigest,proto3" json:"content_digest,omitempty"`
+	// The skill file itself (SKILL.md in a folder skill), which files leaves
+	// out: its name, size and digest, so that a client can tell whether it
+	// changed without reading it. Unset when the service did not hash it.
+	SkillFile     *SkillFile `protobuf:"bytes,16,opt,name=skill_file,json=skillFile,proto3" json:"skill_file,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -515,6 +519,13 @@ func (x *GetSkillResponse) GetContentDigest() string {
 		return x.ContentDigest
 	}
 	return ""
+}
+
+func (x *GetSkillResponse) GetSkillFile() *SkillFile {
+	if x != nil {
+		return x.SkillFile
+	}
+	return nil
 }
 
 // ListDiagnosticsRequest filters the diagnostics to list.
@@ -1474,7 +1485,7 @@ const file_skills_v1_catalog_service_proto_rawDesc = "" +
 	"\n" +
 	"skill_path\x18\x01 \x01(\tR\tskillPath\x12\x1d\n" +
 	"\n" +
-	"skip_cache\x18\x02 \x01(\bR\tskipCache\"\xa2\x05\n" +
+	"skip_cache\x18\x02 \x01(\bR\tskipCache\"\xd7\x05\n" +
 	"\x10GetSkillResponse\x12&\n" +
 	"\x05skill\x18\x01 \x01(\v2\x10.skills.v1.SkillR\x05skill\x129\n" +
 	"\vfrontmatter\x18\x02 \x01(\v2\x17.google.protobuf.StructR\vfrontmatter\x12\"\n" +
@@ -1491,7 +1502,9 @@ const file_skills_v1_catalog_service_proto_rawDesc = "" +
 	"\x11inheritance_chain\x18\f \x03(\tR\x10inheritanceChain\x127\n" +
 	"\vdiagnostics\x18\r \x03(\v2\x15.skills.v1.DiagnosticR\vdiagnostics\x12.\n" +
 	"\bfindings\x18\x0e \x03(\v2\x12.skills.v1.FindingR\bfindings\x12%\n" +
-	"\x0econtent_digest\x18\x0f \x01(\tR\rcontentDigest\"\x89\x01\n" +
+	"\x0econtent_digest\x18\x0f \x01(\tR\rcontentDigest\x123\n" +
+	"\n" +
+	"skill_file\x18\x10 \x01(\v2\x14.skills.v1.SkillFileR\tskillFile\"\x89\x01\n" +
 	"\x16ListDiagnosticsRequest\x126\n" +
 	"\fmin_severity\x18\x01 \x01(\x0e2\x13.skills.v1.SeverityR\vminSeverity\x12\x16\n" +
 	"\x06source\x18\x02 \x01(\tR\x06source\x12\x1f\n" +
@@ -1649,41 +1662,42 @@ var file_skills_v1_catalog_service_proto_depIdxs = []int32{
 	23, // 8: skills.v1.GetSkillResponse.inherited_scripts:type_name -> skills.v1.Script
 	24, // 9: skills.v1.GetSkillResponse.diagnostics:type_name -> skills.v1.Diagnostic
 	25, // 10: skills.v1.GetSkillResponse.findings:type_name -> skills.v1.Finding
-	26, // 11: skills.v1.ListDiagnosticsRequest.min_severity:type_name -> skills.v1.Severity
-	24, // 12: skills.v1.ListDiagnosticsResponse.diagnostics:type_name -> skills.v1.Diagnostic
-	25, // 13: skills.v1.ListDiagnosticsResponse.findings:type_name -> skills.v1.Finding
-	27, // 14: skills.v1.ListDiagnosticsResponse.quarantined:type_name -> skills.v1.QuarantinedSkill
-	28, // 15: skills.v1.GetCatalogStatusResponse.built_at:type_name -> google.protobuf.Timestamp
-	29, // 16: skills.v1.GetCatalogStatusResponse.sources:type_name -> skills.v1.SourceStatus
-	12, // 17: skills.v1.GetCatalogStatusResponse.semantic:type_name -> skills.v1.SemanticStatus
-	30, // 18: skills.v1.GetCatalogStatusResponse.script_isolation:type_name -> skills.v1.ScriptIsolation
-	11, // 19: skills.v1.GetCatalogStatusResponse.security:type_name -> skills.v1.SecurityStatus
-	10, // 20: skills.v1.GetCatalogStatusResponse.config:type_name -> skills.v1.ConfigStatus
-	28, // 21: skills.v1.ConfigStatus.checked_at:type_name -> google.protobuf.Timestamp
-	17, // 22: skills.v1.SecurityStatus.finding_counts:type_name -> skills.v1.SecurityStatus.FindingCountsEntry
-	28, // 23: skills.v1.SemanticStatus.last_error_at:type_name -> google.protobuf.Timestamp
-	28, // 24: skills.v1.RefreshSkillsResponse.last_sync:type_name -> google.protobuf.Timestamp
-	29, // 25: skills.v1.RefreshSkillsResponse.sources:type_name -> skills.v1.SourceStatus
-	28, // 26: skills.v1.WatchCatalogResponse.changed_at:type_name -> google.protobuf.Timestamp
-	0,  // 27: skills.v1.CatalogService.ListSkills:input_type -> skills.v1.ListSkillsRequest
-	2,  // 28: skills.v1.CatalogService.GetSkillTree:input_type -> skills.v1.GetSkillTreeRequest
-	4,  // 29: skills.v1.CatalogService.GetSkill:input_type -> skills.v1.GetSkillRequest
-	6,  // 30: skills.v1.CatalogService.ListDiagnostics:input_type -> skills.v1.ListDiagnosticsRequest
-	8,  // 31: skills.v1.CatalogService.GetCatalogStatus:input_type -> skills.v1.GetCatalogStatusRequest
-	13, // 32: skills.v1.CatalogService.RefreshSkills:input_type -> skills.v1.RefreshSkillsRequest
-	15, // 33: skills.v1.CatalogService.WatchCatalog:input_type -> skills.v1.WatchCatalogRequest
-	1,  // 34: skills.v1.CatalogService.ListSkills:output_type -> skills.v1.ListSkillsResponse
-	3,  // 35: skills.v1.CatalogService.GetSkillTree:output_type -> skills.v1.GetSkillTreeResponse
-	5,  // 36: skills.v1.CatalogService.GetSkill:output_type -> skills.v1.GetSkillResponse
-	7,  // 37: skills.v1.CatalogService.ListDiagnostics:output_type -> skills.v1.ListDiagnosticsResponse
-	9,  // 38: skills.v1.CatalogService.GetCatalogStatus:output_type -> skills.v1.GetCatalogStatusResponse
-	14, // 39: skills.v1.CatalogService.RefreshSkills:output_type -> skills.v1.RefreshSkillsResponse
-	16, // 40: skills.v1.CatalogService.WatchCatalog:output_type -> skills.v1.WatchCatalogResponse
-	34, // [34:41] is the sub-list for method output_type
-	27, // [27:34] is the sub-list for method input_type
-	27, // [27:27] is the sub-list for extension type_name
-	27, // [27:27] is the sub-list for extension extendee
-	0,  // [0:27] is the sub-list for field type_name
+	21, // 11: skills.v1.GetSkillResponse.skill_file:type_name -> skills.v1.SkillFile
+	26, // 12: skills.v1.ListDiagnosticsRequest.min_severity:type_name -> skills.v1.Severity
+	24, // 13: skills.v1.ListDiagnosticsResponse.diagnostics:type_name -> skills.v1.Diagnostic
+	25, // 14: skills.v1.ListDiagnosticsResponse.findings:type_name -> skills.v1.Finding
+	27, // 15: skills.v1.ListDiagnosticsResponse.quarantined:type_name -> skills.v1.QuarantinedSkill
+	28, // 16: skills.v1.GetCatalogStatusResponse.built_at:type_name -> google.protobuf.Timestamp
+	29, // 17: skills.v1.GetCatalogStatusResponse.sources:type_name -> skills.v1.SourceStatus
+	12, // 18: skills.v1.GetCatalogStatusResponse.semantic:type_name -> skills.v1.SemanticStatus
+	30, // 19: skills.v1.GetCatalogStatusResponse.script_isolation:type_name -> skills.v1.ScriptIsolation
+	11, // 20: skills.v1.GetCatalogStatusResponse.security:type_name -> skills.v1.SecurityStatus
+	10, // 21: skills.v1.GetCatalogStatusResponse.config:type_name -> skills.v1.ConfigStatus
+	28, // 22: skills.v1.ConfigStatus.checked_at:type_name -> google.protobuf.Timestamp
+	17, // 23: skills.v1.SecurityStatus.finding_counts:type_name -> skills.v1.SecurityStatus.FindingCountsEntry
+	28, // 24: skills.v1.SemanticStatus.last_error_at:type_name -> google.protobuf.Timestamp
+	28, // 25: skills.v1.RefreshSkillsResponse.last_sync:type_name -> google.protobuf.Timestamp
+	29, // 26: skills.v1.RefreshSkillsResponse.sources:type_name -> skills.v1.SourceStatus
+	28, // 27: skills.v1.WatchCatalogResponse.changed_at:type_name -> google.protobuf.Timestamp
+	0,  // 28: skills.v1.CatalogService.ListSkills:input_type -> skills.v1.ListSkillsRequest
+	2,  // 29: skills.v1.CatalogService.GetSkillTree:input_type -> skills.v1.GetSkillTreeRequest
+	4,  // 30: skills.v1.CatalogService.GetSkill:input_type -> skills.v1.GetSkillRequest
+	6,  // 31: skills.v1.CatalogService.ListDiagnostics:input_type -> skills.v1.ListDiagnosticsRequest
+	8,  // 32: skills.v1.CatalogService.GetCatalogStatus:input_type -> skills.v1.GetCatalogStatusRequest
+	13, // 33: skills.v1.CatalogService.RefreshSkills:input_type -> skills.v1.RefreshSkillsRequest
+	15, // 34: skills.v1.CatalogService.WatchCatalog:input_type -> skills.v1.WatchCatalogRequest
+	1,  // 35: skills.v1.CatalogService.ListSkills:output_type -> skills.v1.ListSkillsResponse
+	3,  // 36: skills.v1.CatalogService.GetSkillTree:output_type -> skills.v1.GetSkillTreeResponse
+	5,  // 37: skills.v1.CatalogService.GetSkill:output_type -> skills.v1.GetSkillResponse
+	7,  // 38: skills.v1.CatalogService.ListDiagnostics:output_type -> skills.v1.ListDiagnosticsResponse
+	9,  // 39: skills.v1.CatalogService.GetCatalogStatus:output_type -> skills.v1.GetCatalogStatusResponse
+	14, // 40: skills.v1.CatalogService.RefreshSkills:output_type -> skills.v1.RefreshSkillsResponse
+	16, // 41: skills.v1.CatalogService.WatchCatalog:output_type -> skills.v1.WatchCatalogResponse
+	35, // [35:42] is the sub-list for method output_type
+	28, // [28:35] is the sub-list for method input_type
+	28, // [28:28] is the sub-list for extension type_name
+	28, // [28:28] is the sub-list for extension extendee
+	0,  // [0:28] is the sub-list for field type_name
 }
 
 func init() { file_skills_v1_catalog_service_proto_init() }

@@ -69,7 +69,7 @@ class GetSkillRequest(_message.Message):
     def __init__(self, skill_path: _Optional[str] = ..., skip_cache: bool = ...) -> None: ...
 
 class GetSkillResponse(_message.Message):
-    __slots__ = ["assets", "content", "content_digest", "diagnostics", "directory", "file", "files", "findings", "frontmatter", "inheritance_chain", "inherited_assets", "inherited_scripts", "instructions", "scripts", "skill"]
+    __slots__ = ["assets", "content", "content_digest", "diagnostics", "directory", "file", "files", "findings", "frontmatter", "inheritance_chain", "inherited_assets", "inherited_scripts", "instructions", "scripts", "skill", "skill_file"]
     ASSETS_FIELD_NUMBER: _ClassVar[int]
     CONTENT_DIGEST_FIELD_NUMBER: _ClassVar[int]
     CONTENT_FIELD_NUMBER: _ClassVar[int]
@@ -85,6 +85,7 @@ class GetSkillResponse(_message.Message):
     INSTRUCTIONS_FIELD_NUMBER: _ClassVar[int]
     SCRIPTS_FIELD_NUMBER: _ClassVar[int]
     SKILL_FIELD_NUMBER: _ClassVar[int]
+    SKILL_FILE_FIELD_NUMBER: _ClassVar[int]
     assets: _containers.RepeatedCompositeFieldContainer[_types_pb2.Asset]
     content: str
     content_digest: str
@@ -100,7 +101,8 @@ class GetSkillResponse(_message.Message):
     instructions: str
     scripts: _containers.RepeatedCompositeFieldContainer[_types_pb2.Script]
     skill: _types_pb2.Skill
-    def __init__(self, skill: _Optional[_Union[_types_pb2.Skill, _Mapping]] = ..., frontmatter: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., instructions: _Optional[str] = ..., content: _Optional[str] = ..., directory: _Optional[str] = ..., file: _Optional[str] = ..., files: _Optional[_Iterable[_Union[_types_pb2.SkillFile, _Mapping]]] = ..., assets: _Optional[_Iterable[_Union[_types_pb2.Asset, _Mapping]]] = ..., scripts: _Optional[_Iterable[_Union[_types_pb2.Script, _Mapping]]] = ..., inherited_assets: _Optional[_Iterable[_Union[_types_pb2.Asset, _Mapping]]] = ..., inherited_scripts: _Optional[_Iterable[_Union[_types_pb2.Script, _Mapping]]] = ..., inheritance_chain: _Optional[_Iterable[str]] = ..., diagnostics: _Optional[_Iterable[_Union[_types_pb2.Diagnostic, _Mapping]]] = ..., findings: _Optional[_Iterable[_Union[_types_pb2.Finding, _Mapping]]] = ..., content_digest: _Optional[str] = ...) -> None: ...
+    skill_file: _types_pb2.SkillFile
+    def __init__(self, skill: _Optional[_Union[_types_pb2.Skill, _Mapping]] = ..., frontmatter: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., instructions: _Optional[str] = ..., content: _Optional[str] = ..., directory: _Optional[str] = ..., file: _Optional[str] = ..., files: _Optional[_Iterable[_Union[_types_pb2.SkillFile, _Mapping]]] = ..., assets: _Optional[_Iterable[_Union[_types_pb2.Asset, _Mapping]]] = ..., scripts: _Optional[_Iterable[_Union[_types_pb2.Script, _Mapping]]] = ..., inherited_assets: _Optional[_Iterable[_Union[_types_pb2.Asset, _Mapping]]] = ..., inherited_scripts: _Optional[_Iterable[_Union[_types_pb2.Script, _Mapping]]] = ..., inheritance_chain: _Optional[_Iterable[str]] = ..., diagnostics: _Optional[_Iterable[_Union[_types_pb2.Diagnostic, _Mapping]]] = ..., findings: _Optional[_Iterable[_Union[_types_pb2.Finding, _Mapping]]] = ..., content_digest: _Optional[str] = ..., skill_file: _Optional[_Union[_types_pb2.SkillFile, _Mapping]] = ...) -> None: ...
 
 class GetSkillTreeRequest(_message.Message):
     __slots__ = ["path"]

@@ -1,6 +1,12 @@
 //lint:file-ignore SA1019 MCP roots are deprecated from protocol 2026-07-28 (SEP-2577), but the hosts of today declare them on the initialize handshake, and default discovery needs them (ARCHITECTURE.md §11).
 
-package mcpgw
+// Package roots follows the roots an MCP client declares: it asks each
+// session that declares the roots capability for them, once initialized and
+// again when the client says they changed, and reports them as local
+// folders. It owns the mapping of file URIs to paths; it does not own what
+// the folders are used for (skills-mcp's default discovery, through
+// mcpgw.Options.OnClientRoots).
+package roots
 
 import (
 	"context"
@@ -17,7 +23,7 @@ import (
 // rootsTimeout bounds one roots/list request to a client.
 const rootsTimeout = 5 * time.Second
 
-// rootsWatcher asks each client that declares the roots capability for its
+// Watcher asks each client that declares the roots capability for its
 // roots, once its session is initialized and again whenever it says they
 // changed, and reports them, as local folders, to Options.OnClientRoots.
 //
@@ -27,7 +33,7 @@ const rootsTimeout = 5 * time.Second
 // that notification handlers never wait for the client; one session has at
 // most one request under way, and changes announced meanwhile are coalesced
 // into one more request when it ends, so reports follow the client's order.
-type rootsWatcher struct {
+type Watcher struct {
 	report  func(ctx context.Context, roots []string)
 	log     *slog.Logger
 	timeout time.Duration
@@ -45,8 +51,10 @@ type rootsSession struct {
 	again   bool            // the roots changed meanwhile: ask once more
 }
 
-func newRootsWatcher(report func(context.Context, []string), log *slog.Logger, windows bool) *rootsWatcher {
-	return &rootsWatcher{
+// New returns a watcher that reports each client's roots to report; log
+// gets its debug lines; windows selects Windows paths for file URIs.
+func New(report func(context.Context, []string), log *slog.Logger, windows bool) *Watcher {
+	return &Watcher{
 		report:   report,
 		log:      log,
 		timeout:  rootsTimeout,
@@ -55,15 +63,16 @@ func newRootsWatcher(report func(context.Context, []string), log *slog.Logger, w
 	}
 }
 
-// install sets the server options' handlers that drive the watcher.
-func (w *rootsWatcher) install(opts *mcp.ServerOptions) {
+// Install sets the server options' handlers that drive the watcher
+// (InitializedHandler and RootsListChangedHandler).
+func (w *Watcher) Install(opts *mcp.ServerOptions) {
 	opts.InitializedHandler = w.initialized
 	opts.RootsListChangedHandler = w.listChanged
 }
 
 // initialized starts watching a session that declared the roots capability
 // and asks for its roots.
-func (w *rootsWatcher) initialized(ctx context.Context, req *mcp.InitializedRequest) {
+func (w *Watcher) initialized(ctx context.Context, req *mcp.InitializedRequest) {
 	ss := req.Session
 	if p := ss.InitializeParams(); p == nil || p.Capabilities == nil || p.Capabilities.RootsV2 == nil {
 		w.log.Debug("the MCP client does not declare roots: not asking for them")
@@ -86,7 +95,7 @@ func (w *rootsWatcher) initialized(ctx context.Context, req *mcp.InitializedRequ
 // listChanged asks a watched session for its roots again. A session that is
 // not watched (not initialized yet, or without the roots capability) is
 // ignored: an initialized one that declared roots is asked anyway.
-func (w *rootsWatcher) listChanged(_ context.Context, req *mcp.RootsListChangedRequest) {
+func (w *Watcher) listChanged(_ context.Context, req *mcp.RootsListChangedRequest) {
 	if !w.ask(req.Session) {
 		w.log.Debug("ignoring roots/list_changed from a client that is not initialized or did not declare roots")
 	}
@@ -94,7 +103,7 @@ func (w *rootsWatcher) listChanged(_ context.Context, req *mcp.RootsListChangedR
 
 // ask starts a request for the session's roots, or, when one is under way,
 // marks that another must follow. It reports whether the session is watched.
-func (w *rootsWatcher) ask(ss *mcp.ServerSession) bool {
+func (w *Watcher) ask(ss *mcp.ServerSession) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	st, ok := w.sessions[ss]
@@ -111,7 +120,7 @@ func (w *rootsWatcher) ask(ss *mcp.ServerSession) bool {
 }
 
 // run asks for the session's roots until no change was announced meanwhile.
-func (w *rootsWatcher) run(ss *mcp.ServerSession, st *rootsSession) {
+func (w *Watcher) run(ss *mcp.ServerSession, st *rootsSession) {
 	for {
 		w.fetch(st.ctx, ss)
 		w.mu.Lock()
@@ -127,7 +136,7 @@ func (w *rootsWatcher) run(ss *mcp.ServerSession, st *rootsSession) {
 
 // fetch sends roots/list and reports the answer's local folders. Failures are
 // logged at debug level: many clients declare roots but do not answer.
-func (w *rootsWatcher) fetch(ctx context.Context, ss *mcp.ServerSession) {
+func (w *Watcher) fetch(ctx context.Context, ss *mcp.ServerSession) {
 	lctx, cancel := context.WithTimeout(ctx, w.timeout)
 	res, err := ss.ListRoots(lctx, nil)
 	cancel()

@@ -13,8 +13,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/sync/errgroup"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 )
@@ -28,7 +26,7 @@ import (
 // remote skillsd that restarts counts generations anew), and a resync of the
 // watch drops the index. Resources and prompts are registered with the SDK,
 // which pages their lists; the catalog watch, not the SDK, tells sessions
-// when they change (watch.go, notify.go).
+// when they change (watch_catalog.go, watch_notify.go).
 type surfaces struct {
 	g      *gateway
 	server *mcp.Server
@@ -208,7 +206,7 @@ func (s *surfaces) rebuild(ctx context.Context, gen int64, builtAt time.Time, fr
 	return idx, nil
 }
 
-// catalogChanged is the listener of the catalog watch (watch.go): it queues
+// catalogChanged is the listener of the catalog watch (watch_catalog.go): it queues
 // the change for the goroutine that applies changes in order, merging those
 // that arrive while one is applied, and returns at once.
 func (s *surfaces) catalogChanged(ctx context.Context, c CatalogChange) {
@@ -314,9 +312,6 @@ func (s *surfaces) protocolError(err error) error {
 	return errors.New(errorMessage(err, "", s.g.has))
 }
 
-// isNotFound reports whether err is the service's NotFound.
-func isNotFound(err error) bool { return status.Code(err) == codes.NotFound }
-
 // build reads the catalog at generation gen: the list of skills, and each
 // skill's frontmatter and files, except for those reuse returns.
 func (s *surfaces) build(ctx context.Context, gen int64, reuse func(path string) *indexedSkill) (*skillIndex, error) {
@@ -413,14 +408,20 @@ func (s *surfaces) readSkill(ctx context.Context, l *skillsv1.Skill) (*indexedSk
 		s.g.log.Warn("skill left out of the MCP skills extension: its path cannot be a skill:// URI", "skill", sk.path)
 		return sk, nil
 	}
-	// The SKILL.md itself is not among the skill's files: its digest comes
-	// from a one-byte read (the service hashes the whole file).
-	head, err := s.g.files.ReadSkillFile(ctx, &skillsv1.ReadSkillFileRequest{SkillPath: sk.path, File: skillFileName, MaxBytes: 1})
-	if isNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
+	// The SKILL.md itself is not among the skill's files: the answer
+	// carries its size and digest apart (skill_file).
+	head := resp.GetSkillFile()
+	if head.GetDigest() == "" {
+		// A skillsd that did not hash it (or older than the field): a
+		// one-byte read tells, as the service hashes the whole file.
+		r, err := s.g.files.ReadSkillFile(ctx, &skillsv1.ReadSkillFileRequest{SkillPath: sk.path, File: skillFileName, MaxBytes: 1})
+		if isNotFound(err) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		head = &skillsv1.SkillFile{SizeBytes: r.GetSizeBytes(), Digest: r.GetDigest()}
 	}
 	sk.uri = skillURI(sk.path + "/" + skillFileName)
 	sk.frontmatter = resp.GetFrontmatter().AsMap()
@@ -454,20 +455,14 @@ func validURIPath(p string) bool {
 }
 
 // register brings the SDK's resources and prompts from old (nil at first)
-// to idx. The SDK's own list-changed notifications are dropped (notify.go):
+// to idx. The SDK's own list-changed notifications are dropped (watch_notify.go):
 // sessions hear of catalog changes from the watch, once per change, and a
 // first list changes nothing they could have known.
 func (s *surfaces) register(old, idx *skillIndex) {
 	if old == nil {
 		old = &skillIndex{fileByURI: map[string]*indexedFile{}, prompts: map[string]*indexedSkill{}}
 	}
-	var gone []string
-	for uri := range old.fileByURI {
-		if idx.fileByURI[uri] == nil {
-			gone = append(gone, uri)
-		}
-	}
-	if len(gone) > 0 {
+	if gone := missing(old.fileByURI, idx.fileByURI); len(gone) > 0 {
 		s.server.RemoveResources(gone...)
 	}
 	for _, f := range idx.files {
@@ -475,13 +470,7 @@ func (s *surfaces) register(old, idx *skillIndex) {
 			s.server.AddResource(f.resource(), s.readResource)
 		}
 	}
-	gone = gone[:0]
-	for name := range old.prompts {
-		if idx.prompts[name] == nil {
-			gone = append(gone, name)
-		}
-	}
-	if len(gone) > 0 {
+	if gone := missing(old.prompts, idx.prompts); len(gone) > 0 {
 		s.server.RemovePrompts(gone...)
 	}
 	for _, name := range idx.promptNames {
@@ -558,4 +547,15 @@ func (s *surfaces) install(server *mcp.Server) error {
 		Description: "Any file of a skill's folder: skill://<skill_path>/<file>, like skill://pdf/SKILL.md or skill://pdf/scripts/fill.py.",
 	}, s.readResource)
 	return s.addSkillsExtension(server)
+}
+
+// missing returns the keys of old that cur does not have, in no order.
+func missing[V any](old, cur map[string]V) []string {
+	var out []string
+	for k := range old {
+		if _, ok := cur[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	return out
 }

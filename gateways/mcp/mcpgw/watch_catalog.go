@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 )
@@ -48,7 +46,7 @@ type CatalogListener func(ctx context.Context, c CatalogChange)
 //     the background);
 //   - then every session is sent notifications/resources/list_changed and
 //     notifications/prompts/list_changed, once per change, whether or not it
-//     has listed resources or prompts yet (notify.go);
+//     has listed resources or prompts yet (watch_notify.go);
 //   - then notifications/resources/updated goes to the sessions subscribed to
 //     a skill:// resource whose content changed (its digest differs from the
 //     one the watch last saw), or that appeared or went away.
@@ -200,7 +198,7 @@ func (w *CatalogWatch) Run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
-		if status.Code(err) == codes.Unimplemented {
+		if err != nil && classify(err).kind == kindUnsupported {
 			log.Info("the skills service does not stream catalog changes: MCP clients will not be told of them")
 			<-ctx.Done()
 			return nil

@@ -7,8 +7,6 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 )
@@ -52,7 +50,7 @@ func (s *surfaces) readResource(ctx context.Context, req *mcp.ReadResourceReques
 		resp, err := s.g.files.ReadSkillFile(ctx, &skillsv1.ReadSkillFileRequest{
 			SkillPath: skillPath, File: file, Offset: offset, MaxBytes: resourcePage,
 		})
-		if status.Code(err) == codes.NotFound {
+		if isNotFound(err) {
 			return nil, mcp.ResourceNotFoundError(uri)
 		}
 		if err != nil {

@@ -15,7 +15,7 @@ import (
 // toolArgs is the vocabulary of one native tool's arguments: the names of
 // its input schema, and the aliases of package vocabulary, accepted in
 // their place in decoding only: tools/list shows the pinned names alone, and
-// stays in its budget (budget.go). docs/mcp.md lists them.
+// stays in its budget (tool_budget.go). docs/mcp.md lists them.
 type toolArgs struct {
 	names   []string          // the schema's properties, in the input type's order
 	aliases map[string]string // alias → name

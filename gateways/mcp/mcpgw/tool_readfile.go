@@ -21,8 +21,18 @@ type ReadSkillFileInput struct {
 }
 
 // ReadSkillFileOutput is the answer of read_skill_file (seed 000 §8.3, with
-// seed 004's paging): exactly one of Content and ContentBase64 is set.
+// seed 004's paging): a page of the file.
 type ReadSkillFileOutput struct {
+	fileContent
+	Truncated  bool  `json:"truncated"`
+	NextOffset int64 `json:"next_offset,omitempty"`
+}
+
+// fileContent is a file of a skill as read_skill_file and get_asset (in the
+// skills-mcp profile) answer it: exactly one of Content and ContentBase64 is
+// set; MimeType only for binary files; ResolvedFrom only for an inherited
+// asset.
+type fileContent struct {
 	SkillPath     string  `json:"skill_path"`
 	File          string  `json:"file"`
 	Content       *string `json:"content,omitempty"`
@@ -31,8 +41,27 @@ type ReadSkillFileOutput struct {
 	Type          string  `json:"type"`
 	MimeType      string  `json:"mime_type,omitempty"`
 	ResolvedFrom  string  `json:"resolved_from,omitempty"`
-	Truncated     bool    `json:"truncated"`
-	NextOffset    int64   `json:"next_offset,omitempty"`
+}
+
+// newFileContent is the file of a ReadSkillFile answer (its first page),
+// with data the part of its content to give.
+func newFileContent(resp *skillsv1.ReadSkillFileResponse, data []byte) fileContent {
+	out := fileContent{
+		SkillPath:    resp.GetSkillPath(),
+		File:         resp.GetFile(),
+		SizeBytes:    resp.GetSizeBytes(),
+		Type:         resp.GetType(),
+		ResolvedFrom: resp.GetResolvedFrom(),
+	}
+	if resp.GetBinary() {
+		b64 := base64.StdEncoding.EncodeToString(data)
+		out.ContentBase64 = &b64
+		out.MimeType = resp.GetMimeType() // seed 000 §8.3 gives it for binary files
+	} else {
+		text := string(data)
+		out.Content = &text
+	}
+	return out
 }
 
 // readSkillFileTool describes read_skill_file. Its schemas are terse and the
@@ -85,24 +114,13 @@ func (g *gateway) readSkillFile(ctx context.Context, _ *mcp.CallToolRequest, in 
 
 // readOutput converts a ReadSkillFile answer to the read_skill_file answer.
 func readOutput(resp *skillsv1.ReadSkillFileResponse) ReadSkillFileOutput {
-	out := ReadSkillFileOutput{
-		SkillPath:    resp.GetSkillPath(),
-		File:         resp.GetFile(),
-		SizeBytes:    resp.GetSizeBytes(),
-		Type:         resp.GetType(),
-		ResolvedFrom: resp.GetResolvedFrom(),
-		Truncated:    resp.GetTruncated(),
+	data := resp.GetData()
+	if !resp.GetBinary() {
+		data = []byte(resp.GetText())
 	}
+	out := ReadSkillFileOutput{fileContent: newFileContent(resp, data), Truncated: resp.GetTruncated()}
 	if resp.GetTruncated() {
 		out.NextOffset = resp.GetNextOffset()
-	}
-	if resp.GetBinary() {
-		b64 := base64.StdEncoding.EncodeToString(resp.GetData())
-		out.ContentBase64 = &b64
-		out.MimeType = resp.GetMimeType() // seed 000 §8.3 gives it for binary files
-	} else {
-		text := resp.GetText()
-		out.Content = &text
 	}
 	return out
 }

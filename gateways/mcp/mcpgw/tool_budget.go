@@ -33,21 +33,12 @@ func trimForBudget(t *mcp.Tool) *mcp.Tool {
 // and every schema in it. A schema-valued additionalProperties (the type of
 // a map's values) is kept.
 func trimOutputSchema(s *jsonschema.Schema) {
-	if s == nil {
-		return
-	}
-	s.Required = nil
-	if ap := s.AdditionalProperties; ap != nil && isBooleanSchema(ap) {
-		s.AdditionalProperties = nil
-	}
-	trimOutputSchema(s.Items)
-	trimOutputSchema(s.AdditionalProperties)
-	for _, p := range s.Properties {
-		trimOutputSchema(p)
-	}
-	for _, d := range s.Defs {
-		trimOutputSchema(d)
-	}
+	walkSchema(s, func(s *jsonschema.Schema) {
+		s.Required = nil
+		if ap := s.AdditionalProperties; ap != nil && isBooleanSchema(ap) {
+			s.AdditionalProperties = nil
+		}
+	})
 }
 
 // isBooleanSchema reports whether s is the schema true or false: jsonschema-go

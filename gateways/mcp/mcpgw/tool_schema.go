@@ -47,34 +47,46 @@ func outputSchemas() (*outputSchemaSet, error) {
 // arraysNotNull turns the inferred type ["null", "array"] of every slice in s
 // into "array".
 func arraysNotNull(s *jsonschema.Schema) {
-	if s == nil {
-		return
-	}
-	if len(s.Types) == 2 && s.Types[0] == "null" && s.Types[1] == "array" {
-		s.Types, s.Type = nil, "array"
-	}
-	arraysNotNull(s.Items)
-	arraysNotNull(s.AdditionalProperties)
-	for _, p := range s.Properties {
-		arraysNotNull(p)
-	}
-	for _, d := range s.Defs {
-		arraysNotNull(d)
-	}
+	walkSchema(s, func(s *jsonschema.Schema) {
+		if len(s.Types) == 2 && s.Types[0] == "null" && s.Types[1] == "array" {
+			s.Types, s.Type = nil, "array"
+		}
+	})
 }
 
 // noDescriptions removes the descriptions of s and of every schema in it.
 func noDescriptions(s *jsonschema.Schema) {
+	walkSchema(s, func(s *jsonschema.Schema) { s.Description = "" })
+}
+
+// walkSchema calls edit on s, then on every schema in it that the tools'
+// schemas use (items, additionalProperties, properties and $defs), after
+// edit has changed the one that holds it. A nil s is left alone.
+func walkSchema(s *jsonschema.Schema, edit func(*jsonschema.Schema)) {
 	if s == nil {
 		return
 	}
-	s.Description = ""
-	noDescriptions(s.Items)
-	noDescriptions(s.AdditionalProperties)
+	edit(s)
+	walkSchema(s.Items, edit)
+	walkSchema(s.AdditionalProperties, edit)
 	for _, p := range s.Properties {
-		noDescriptions(p)
+		walkSchema(p, edit)
 	}
 	for _, d := range s.Defs {
-		noDescriptions(d)
+		walkSchema(d, edit)
 	}
+}
+
+// inputSchemas infers the schemas of the types of values (zero values of
+// tool input structs), in order.
+func inputSchemas(values ...any) ([]*jsonschema.Schema, error) {
+	out := make([]*jsonschema.Schema, len(values))
+	for i, v := range values {
+		s, err := jsonschema.ForType(reflect.TypeOf(v), nil)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = s
+	}
+	return out, nil
 }

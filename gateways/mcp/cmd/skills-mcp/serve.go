@@ -1,0 +1,293 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/skillsd/skillsd/gateways/mcp/mcpgw"
+	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
+	"github.com/skillsd/skillsd/services/skills/edge"
+	"github.com/skillsd/skillsd/services/skills/logging"
+	"github.com/skillsd/skillsd/services/skills/skillsd"
+	"github.com/skillsd/skillsd/services/skills/upstream"
+	"github.com/skillsd/skillsd/services/skills/userpath"
+)
+
+// afterConnect, when set, runs once the service is connected (the embedded
+// catalog loaded), before the MCP server starts.
+var afterConnect func()
+
+// serve connects to the service, builds the MCP server and serves it until
+// the client leaves (stdio) or ctx ends. Over HTTP the listener is opened
+// first, through the guard (http.go), so that the connection to the service
+// knows whether answers hide paths.
+func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, getenv func(string) string, log *slog.Logger, lv logVars) error {
+	o.metrics = newMetrics(o.metricsAddr)
+	svc, err := connect(ctx, o, getenv, log, lv)
+	if err != nil {
+		return err
+	}
+	defer svc.close()
+	if afterConnect != nil {
+		afterConnect()
+	}
+	var web *httpEdge
+	if o.httpAddr != "" {
+		if web, err = openHTTP(o, svc, getenv, log); err != nil {
+			return err
+		}
+		defer web.lis.Close()
+	}
+	conn, err := svc.dial(web.dialOptions()...)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	// The status line (skills, errors, version) is only logged: it is read
+	// beside serving, not before it, so the host's first requests do not
+	// wait for it (GetCatalogStatus probes the kernel's script isolation).
+	statusDone := make(chan struct{})
+	go func() {
+		defer close(statusDone)
+		logStatus(ctx, conn, log, svc.remote, svc.ready...)
+	}()
+	defer func() { <-statusDone }()
+	mopts := mcpgw.Options{Logger: log, Version: buildVersion()}
+	if err := applyProfile(&mopts, o, svc, getenv, log); err != nil {
+		return err
+	}
+	if svc.setClientRoots != nil {
+		mopts.OnClientRoots = func(ctx context.Context, roots []string) {
+			if err := svc.setClientRoots(ctx, roots); err != nil && ctx.Err() == nil {
+				log.Warn("reloading the skills for the MCP client's roots", "roots", roots, "error", err)
+			}
+		}
+	}
+	// Catalog changes become MCP notifications for as long as we serve.
+	changes := mcpgw.NewCatalogWatch()
+	mopts.CatalogWatch = changes
+	server, err := mcpgw.New(conn, mopts)
+	if err != nil {
+		return err
+	}
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	watchDone := make(chan struct{})
+	go func() {
+		defer close(watchDone)
+		if err := changes.Run(watchCtx); err != nil {
+			log.Warn("following catalog changes", "error", err)
+		}
+	}()
+	defer func() { stopWatch(); <-watchDone }()
+	if web != nil {
+		return serveHTTP(ctx, server, conn, web, log)
+	}
+	log.Info("serving MCP on stdio")
+	err = server.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})
+	if ctx.Err() != nil {
+		return nil // stopped by a signal
+	}
+	return err
+}
+
+// logVars are the log level and format the embedded service sets from its
+// configuration; nil when a flag fixed them.
+type logVars struct {
+	level  *slog.LevelVar
+	format *logging.FormatVar
+}
+
+// service is the skills service the MCP server talks to.
+type service struct {
+	// dial connects to it (the options mark calls whose answers hide paths).
+	dial func(opts ...grpc.DialOption) (*grpc.ClientConn, error)
+	// ready is what logStatus says once connected.
+	ready []any
+	// remote says the service is a skillsd elsewhere (--server): its empty
+	// catalog is reported here, an embedded one's by the service itself.
+	remote bool
+	// close stops the service when it is embedded.
+	close func()
+	// setClientRoots hands the MCP client's roots to the embedded service's
+	// default discovery (it does nothing when folders are configured); nil for
+	// a remote service, whose folders are its own. With several HTTP sessions,
+	// the last roots listed win.
+	setClientRoots func(ctx context.Context, roots []string) error
+	// settings are the MCP settings of the embedded service's configuration
+	// (mcp.profile, commands.enabled); nil for a remote service.
+	settings *skillsd.MCPSettings
+	// guard is the HTTP listener's policy: the embedded service's
+	// configuration and the flags, or the environment and the flags (http.go).
+	guard func() (*edge.Guard, error)
+	// http is the mcp.http settings of the configuration (or environment).
+	http func() (skillsd.MCPHTTPSettings, error)
+}
+
+// connect returns the service: an embedded one, or a remote one with --server.
+func connect(ctx context.Context, o options, getenv func(string) string, log *slog.Logger, lv logVars) (service, error) {
+	if o.server != "" {
+		return dialRemote(o, getenv, log)
+	}
+	return startEmbedded(ctx, o, getenv, log, lv)
+}
+
+// startEmbedded starts skillsd in this process; dial connects to it over
+// bufconn, as a trusted caller (the HTTP listener authenticates callers).
+func startEmbedded(ctx context.Context, o options, getenv func(string) string, log *slog.Logger, lv logVars) (service, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return service{}, fmt.Errorf("finding the working directory: %w", err)
+	}
+	home, _ := os.UserHomeDir() // empty: the service goes without the home folders
+	for _, d := range o.skillsDirs {
+		p := "" // the service skips an empty --skills-dir: warn about it
+		if d != "" {
+			p = userpath.Abs(d, cwd, home, getenv) // the folder the service reads
+		}
+		if _, err := os.Stat(p); err != nil {
+			log.Warn("skills folder not readable; serving without it", "dir", d, "error", err)
+		}
+	}
+	start := time.Now()
+	srv, err := skillsd.New(ctx, skillsd.Options{
+		SkillsDirs: o.skillsDirs,
+		ConfigFile: o.configFile,
+		Cwd:        cwd,
+		Home:       home,
+		Getenv:     getenv,
+		Logger:     log,
+		LogLevel:   lv.level,
+		LogFormat:  lv.format,
+		// An empty catalog is a warning (or, with --require-skills, an
+		// error) on stderr, saying why and where it looked.
+		RequireSkills: o.requireSkills,
+		Version:       buildVersion(),
+		Edge:          skillsd.EdgeOptions{Flags: o.guard, Surface: "MCP over HTTP", LegacyTokensEnv: authEnvDefault, Realm: "skills-mcp"},
+		Metrics:       o.metricsRegisterer(),
+	})
+	if err != nil {
+		return service{}, fmt.Errorf("starting the embedded skills service: %w", err)
+	}
+	return service{
+		dial: func(opts ...grpc.DialOption) (*grpc.ClientConn, error) {
+			return srv.DialTrusted(ctx, append(opts, grpc.WithChainUnaryInterceptor(waitScanned(srv)))...)
+		},
+		ready:          []any{"embedded skills service ready", "took", time.Since(start).Round(time.Millisecond)},
+		close:          func() { _ = srv.Close() },
+		setClientRoots: srv.SetClientRoots,
+		settings:       new(srv.MCPSettings()),
+		guard:          srv.Guard,
+		http:           func() (skillsd.MCPHTTPSettings, error) { return srv.MCPHTTP(), nil },
+	}, nil
+}
+
+// waitScanned holds the calls to the embedded service, but its health
+// checks (the probes), until the first security scan of a catalog it never
+// saw is done: an MCP host reads the list of skills once and trusts it, so
+// it should not be told of a catalog without the skills that wait for their
+// scan. A start whose skills are all in the scan cache does not wait.
+func waitScanned(srv *skillsd.Server) grpc.UnaryClientInterceptor {
+	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		if !strings.HasPrefix(method, "/grpc.health.v1.Health/") {
+			if err := srv.WaitScanned(ctx); err != nil {
+				return err
+			}
+		}
+		return invoker(ctx, method, req, reply, cc, opts...)
+	}
+}
+
+// dialRemote prepares the connection to the skillsd at o.server.
+func dialRemote(o options, getenv func(string) string, log *slog.Logger) (service, error) {
+	dialOpts := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
+	if o.tokenEnv != "" {
+		token := strings.TrimSpace(getenv(o.tokenEnv))
+		if token == "" {
+			return service{}, usagef("--token-env %s: the environment variable %s is empty or unset", o.tokenEnv, o.tokenEnv)
+		}
+		dialOpts = append(dialOpts, grpc.WithPerRPCCredentials(bearerToken(token)))
+	}
+	tlsCfg, err := o.serverTLS.Config()
+	if err != nil {
+		return service{}, usagef("--server-ca/--client-cert: %v", err)
+	}
+	if tlsCfg != nil {
+		dialOpts = append(dialOpts, grpc.WithTransportCredentials(credentials.NewTLS(tlsCfg)))
+	}
+	return service{
+		dial: func(opts ...grpc.DialOption) (*grpc.ClientConn, error) {
+			conn, err := upstream.Dial(o.server, append(dialOpts, opts...)...)
+			if err != nil {
+				return nil, usagef("--server: %v", err)
+			}
+			return conn, nil
+		},
+		ready:  []any{"connected to skillsd", "server", o.server},
+		remote: true,
+		close:  func() {},
+		guard:  func() (*edge.Guard, error) { return remoteGuard(o, getenv, log) },
+		http:   func() (skillsd.MCPHTTPSettings, error) { return skillsd.MCPHTTPFromEnv(getenv) },
+	}, nil
+}
+
+// logStatus logs the catalog's status (msg and attrs are the first item of
+// ready and the rest), or a warning when the service does not answer (a
+// remote one may come up later: tool calls then say it is unreachable).
+func logStatus(ctx context.Context, conn grpc.ClientConnInterface, log *slog.Logger, remote bool, ready ...any) {
+	msg, _ := ready[0].(string)
+	attrs := ready[1:]
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	st, err := skillsv1.NewCatalogServiceClient(conn).GetCatalogStatus(ctx, &skillsv1.GetCatalogStatusRequest{})
+	if err != nil {
+		log.Warn("skills service not answering yet", append(attrs, "error", err)...)
+		return
+	}
+	log.Info(msg, append(attrs,
+		"skills", st.GetSkillCount(),
+		"errors", st.GetErrorCount(),
+		"warnings", st.GetWarningCount(),
+		"version", st.GetVersion())...)
+	if remote && st.GetSkillCount() == 0 {
+		log.Warn("the catalog has no skills: every query will answer no match", "sources", len(st.GetSources()))
+	}
+}
+
+// bearerToken sends "authorization: Bearer <token>" with every call.
+type bearerToken string
+
+func (t bearerToken) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+	return map[string]string{"authorization": "Bearer " + string(t)}, nil
+}
+
+// RequireTransportSecurity is false: a token may go to a skillsd on loopback
+// or a private network without TLS (--server-tls, --server-ca turn it on).
+func (bearerToken) RequireTransportSecurity() bool { return false }
+
+// nopWriteCloser is stdout for the MCP transport: closing the session must not
+// close the process's stdout.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// buildVersion is the version reported to clients.
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return info.Main.Version
+	}
+	return skillsd.DefaultVersion
+}
