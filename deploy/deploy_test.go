@@ -23,7 +23,7 @@ func TestManifests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// skillsd, built as the Containerfile builds it, for --check-config.
+	// skillsd, built from the package the Containerfile builds, for --check-config.
 	var f facts
 	if problems := containerFacts(filepath.Join("container", "Containerfile"), repo, &f); len(problems) > 0 {
 		t.Fatalf("the Containerfile: %s", strings.Join(problems, "\n"))

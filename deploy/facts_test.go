@@ -44,7 +44,8 @@ func sourceFacts(repo string) (facts, error) {
 			ast.Inspect(file, func(n ast.Node) bool {
 				switch n := n.(type) {
 				case *ast.CallExpr:
-					// getenv("NAME"), os.Getenv("NAME"), os.LookupEnv("NAME")
+					// getenv("NAME"), os.Getenv("NAME"), os.LookupEnv("NAME"),
+					// and the names in its argument: getenv(cmp.Or(v, "NAME")).
 					name := ""
 					switch fn := n.Fun.(type) {
 					case *ast.Ident:
@@ -53,9 +54,14 @@ func sourceFacts(repo string) (facts, error) {
 						name = fn.Sel.Name
 					}
 					if (name == "getenv" || name == "Getenv" || name == "LookupEnv") && len(n.Args) > 0 {
-						if s, ok := stringLit(n.Args[0]); ok {
-							f.env[s] = true
-						}
+						ast.Inspect(n.Args[0], func(a ast.Node) bool {
+							if e, ok := a.(ast.Expr); ok {
+								if s, ok := stringLit(e); ok && envNameRe.MatchString(s) {
+									f.env[s] = true
+								}
+							}
+							return true
+						})
 					}
 				case *ast.ValueSpec:
 					for i, id := range n.Names {
@@ -136,6 +142,7 @@ type binary struct {
 }
 
 var (
+	envNameRe = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
 	goBuildRe = regexp.MustCompile(`^cd (\S+) && go build (?:.* )?-o (\S+) (\./\S+)$`)
 	argRe     = regexp.MustCompile(`\$\{(\w+)\}`)
 )
@@ -279,13 +286,17 @@ func isMainPackage(dir string) bool {
 	return false
 }
 
-// buildBinary builds b as the Containerfile does (its module alone,
-// CGO_ENABLED=0) into dir.
+// buildBinary builds b from the module and package the Containerfile
+// names, alone (GOWORK=off), into dir. It keeps the environment's cgo
+// setting rather than the image's CGO_ENABLED=0 (which containerFacts
+// checks): so the build reuses what make build compiled, where a cgo-less
+// build would compile every package that imports net again, minutes on a
+// cold cache.
 func buildBinary(ctx context.Context, repo string, b binary, dir string) (string, error) {
 	out := filepath.Join(dir, b.name)
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, b.pkg)
 	cmd.Dir = filepath.Join(repo, b.dir)
-	cmd.Env = append(os.Environ(), "GOWORK=off", "CGO_ENABLED=0")
+	cmd.Env = append(os.Environ(), "GOWORK=off")
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build %s in %s: %v\n%s", b.pkg, b.dir, err, msg)
 	}
