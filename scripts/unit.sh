@@ -11,7 +11,11 @@
 # UNIT_MODULES overrides the module list (longest first: they start first).
 # UNIT_ALONE lists the modules that run by themselves, after the others
 # (default: tests, whose end-to-end, fault and contract suites time real
-# processes against bounds that a second module's load can break).
+# processes against bounds that a second module's load can break). Their
+# test binaries are compiled beforehand, beside the other modules (the
+# "compile" lines: go test -run '^$', which compiles and links every test
+# binary and runs none of its tests), so that their lone run spends its time
+# testing, not compiling on a core the others left idle.
 #
 # Data-volume tests (func TestVolume*: many rows through a store, every answer
 # checked against a reference, no goroutine of their own) skip themselves
@@ -42,12 +46,13 @@ run() {
   if [ "$m" = volume ]; then
     volume >"$log.out" 2>&1
   else
-    local mflags=("${flags[@]}")
-    if [[ "$norace" == *" $m "* ]]; then
+    local dir=${m#compile:} mflags=("${flags[@]}")
+    if [[ "$norace" == *" $dir "* ]]; then
       mflags=()
       for f in "${flags[@]}"; do [ "$f" = -race ] || mflags+=("$f"); done
     fi
-    (cd "$m" && GOWORK=off go test "${mflags[@]}" ./...) >"$log.out" 2>&1
+    [ "$dir" = "$m" ] || mflags+=(-run '^$')
+    (cd "$dir" && GOWORK=off go test "${mflags[@]}" ./...) >"$log.out" 2>&1
   fi
   rc=$?
   echo "$rc" >"$log.rc"
@@ -82,12 +87,23 @@ start() {
   while [ "$(jobs -rp | wc -l)" -ge "$2" ]; do
     wait -n 2>/dev/null || true
   done
-  echo "-- $([ "$1" = volume ] && echo "the TestVolume* tests without -race" || echo "go test ${flags[*]} ./... in $1$([[ "$norace" == *" $1 "* ]] && echo " (-race dropped: UNIT_NORACE)")") ($(date +%H:%M:%S), load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo ?))"
+  echo "-- $([ "$1" = volume ] && echo "the TestVolume* tests without -race" || { [[ "$1" == compile:* ]] && echo "compiling the test binaries of ${1#compile:} (-run '^\$')"; } || echo "go test ${flags[*]} ./... in $1$([[ "$norace" == *" $1 "* ]] && echo " (-race dropped: UNIT_NORACE)")") ($(date +%H:%M:%S), load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo ?))"
   run "$1" &
 }
 
+# The lone modules' test binaries are compiled in the slot that frees after
+# the first two modules: not at the very start, where two go commands would
+# compile the packages the modules share twice at once.
+started=0
 for m in "${modules[@]}"; do
-  [[ "$alone" == *" $m "* ]] || start "$m" "$jobs"
+  [[ "$alone" != *" $m "* ]] || continue
+  start "$m" "$jobs"
+  started=$((started + 1))
+  if [ "$started" -eq 2 ]; then
+    for a in "${modules[@]}"; do
+      [[ "$alone" != *" $a "* ]] || start "compile:$a" "$jobs"
+    done
+  fi
 done
 wait
 for m in "${modules[@]}"; do
