@@ -29,10 +29,10 @@ modules=(${UNIT_MODULES:-services/skills tests gateways/mcp clients/go gateways/
 alone=" ${UNIT_ALONE-tests} "
 # UNIT_NORACE lists the modules tested without -race (default: deploy). Its
 # test renders manifests and runs skillsd --check-config: no goroutine of its
-# own for the detector to watch, and no other module compiles k8s.io/api,
-# apimachinery and kustomize, so -race only makes them dearer: compiling the
-# test with an empty cache took 132 s of CPU with -race, 115 s without
-# (2 shared cores, load 15, 2026-11-28).
+# own for the detector to watch, while -race compiles k8s.io/api,
+# apimachinery and kustomize instrumented and shares no package with the
+# skillsd it builds. With an empty cache (2 shared cores, load 3 to 6,
+# 2026-11-28): 225 s (276 s of CPU) with -race, 106 s (180 s) without.
 norace=" ${UNIT_NORACE-deploy} "
 jobs=${UNIT_JOBS:-2}
 logs="$(mktemp -d)"
