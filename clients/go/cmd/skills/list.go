@@ -123,15 +123,7 @@ func (e *env) listTree(ctx context.Context, path string) error {
 	if err != nil {
 		return err
 	}
-	if e.global.json {
-		return writeMessages(e.stdout, nodes)
-	}
-	if len(nodes) == 0 {
-		fmt.Fprintln(e.stderr, "skills: the tree is empty")
-		return nil
-	}
-	writeTree(e.stdout, nodes, e.width())
-	return nil
+	return writeList(e, nodes, "skills: the tree is empty", writeTree)
 }
 
 // writeTree draws nodes and their children with box-drawing branches, each

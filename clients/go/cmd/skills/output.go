@@ -62,6 +62,20 @@ func writeMessages[M proto.Message](w io.Writer, ms []M) error {
 	return writeJSONValue(w, b)
 }
 
+// writeList answers a command that lists ms: as JSON with --json; else none
+// on stderr when there are none; else table's rendering of them on stdout.
+func writeList[M proto.Message](e *env, ms []M, none string, table func(io.Writer, []M, int)) error {
+	if e.global.json {
+		return writeMessages(e.stdout, ms)
+	}
+	if len(ms) == 0 {
+		fmt.Fprintln(e.stderr, none)
+		return nil
+	}
+	table(e.stdout, ms, e.width())
+	return nil
+}
+
 // writeJSONValue writes v (any encoding/json value, json.RawMessage included)
 // indented, with a final newline.
 func writeJSONValue(w io.Writer, v any) error {

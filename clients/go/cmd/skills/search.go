@@ -37,15 +37,7 @@ func searchCmd(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		if err != nil {
 			return err
 		}
-		if e.global.json {
-			return writeMessages(e.stdout, hits)
-		}
-		if len(hits) == 0 {
-			fmt.Fprintln(e.stderr, "skills: no skill applies")
-			return nil
-		}
-		writeHits(e.stdout, hits, e.width())
-		return nil
+		return writeList(e, hits, "skills: no skill applies", writeHits)
 	}
 }
 
