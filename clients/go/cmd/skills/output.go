@@ -138,6 +138,21 @@ func pad(s string, n int) string {
 	return s
 }
 
+// writeDescribed writes rows (the header first) as two columns and a
+// description cut to fit width.
+func writeDescribed(w io.Writer, rows [][3]string, width int) {
+	const gap = 2
+	w0, w1 := 0, 0
+	for _, r := range rows {
+		w0 = max(w0, utf8.RuneCountInString(r[0]))
+		w1 = max(w1, utf8.RuneCountInString(r[1]))
+	}
+	descW := max(width-w0-w1-2*gap, 20)
+	for _, r := range rows {
+		fmt.Fprintln(w, strings.TrimRight(pad(r[0], w0+gap)+pad(r[1], w1+gap)+trim(oneLine(r[2]), descW), " "))
+	}
+}
+
 // plural returns "1 skill" or "2 skills".
 func plural(n int, word string) string {
 	if n == 1 {
