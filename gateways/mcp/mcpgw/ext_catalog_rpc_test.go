@@ -24,6 +24,8 @@ type countingConn struct {
 	older bool
 	mu    sync.Mutex
 	calls map[string]int
+	// errs, when not nil, keeps the last error of each method.
+	errs map[string]error
 }
 
 func (c *countingConn) Invoke(ctx context.Context, method string, args, reply any, opts ...grpc.CallOption) error {
@@ -31,6 +33,11 @@ func (c *countingConn) Invoke(ctx context.Context, method string, args, reply an
 	c.calls[method]++
 	c.mu.Unlock()
 	err := c.ClientConnInterface.Invoke(ctx, method, args, reply, opts...)
+	if c.errs != nil {
+		c.mu.Lock()
+		c.errs[method] = err
+		c.mu.Unlock()
+	}
 	if r, ok := reply.(*skillsv1.GetSkillResponse); ok && c.older {
 		r.SkillFile = nil
 	}

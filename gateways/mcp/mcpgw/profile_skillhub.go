@@ -199,10 +199,9 @@ func hubErr(code, msg string, details map[string]any) *jsonrpc.Error {
 
 // hubSearch serves search_skills.
 func (g *gateway) hubSearch(ctx context.Context, _ *mcp.CallToolRequest, in SkillHubSearchInput) (*mcp.CallToolResult, SkillHubSearchOutput, error) {
-	query := strings.Join(strings.Fields(in.Query), " ") // trim and collapse spaces (§3.2)
-	if query == "" {
-		return nil, SkillHubSearchOutput{}, hubErr("INVALID_PARAMS", "query is required: what the user wants to do, in natural language.", nil)
-	}
+	// trim and collapse spaces (§3.2); the service refuses a blank query
+	// (INVALID_PARAMS through hubError).
+	query := strings.Join(strings.Fields(in.Query), " ")
 	ctx, cancel := context.WithTimeout(ctx, g.timeout)
 	defer cancel()
 	resp, err := g.routing.SearchSkills(ctx, &skillsv1.SearchSkillsRequest{Query: query, Mode: skillsv1.SearchMode_SEARCH_MODE_RANKED})

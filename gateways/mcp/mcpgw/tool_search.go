@@ -3,6 +3,7 @@ package mcpgw
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -16,6 +17,13 @@ const (
 	modeRanked   = "ranked"
 	modeAllTerms = "all_terms"
 )
+
+// searchModes maps search_skills' modes to the RPC's; none is ranked.
+var searchModes = map[string]skillsv1.SearchMode{
+	"":           skillsv1.SearchMode_SEARCH_MODE_RANKED,
+	modeRanked:   skillsv1.SearchMode_SEARCH_MODE_RANKED,
+	modeAllTerms: skillsv1.SearchMode_SEARCH_MODE_ALL_TERMS,
+}
 
 // SearchSkillsInput is the input of search_skills.
 type SearchSkillsInput struct {
@@ -87,28 +95,19 @@ func searchSkillsTool() (*mcp.Tool, error) {
 
 // searchSkills serves search_skills.
 func (g *gateway) searchSkills(ctx context.Context, _ *mcp.CallToolRequest, in SearchSkillsInput) (*mcp.CallToolResult, SearchSkillsOutput, error) {
-	query := strings.TrimSpace(in.Query)
-	if query == "" {
-		return nil, SearchSkillsOutput{}, &toolError{msg: "query is required: describe the task or the skill you need in a few words."}
-	}
-	var mode skillsv1.SearchMode
-	switch strings.ToLower(strings.TrimSpace(in.Mode)) {
-	case "", modeRanked:
-		mode = skillsv1.SearchMode_SEARCH_MODE_RANKED
-	case modeAllTerms:
-		mode = skillsv1.SearchMode_SEARCH_MODE_ALL_TERMS
-	default:
-		return nil, SearchSkillsOutput{}, &toolError{msg: fmt.Sprintf("mode %q is not a search mode: use ranked or all_terms, or leave it out.", in.Mode)}
-	}
-	if in.Limit < 0 {
-		return nil, SearchSkillsOutput{}, &toolError{msg: fmt.Sprintf("limit must be 1 to 50 (got %d), or left out for 10.", in.Limit)}
+	// The service is the one validator of a search (query, limit, mode): its
+	// InvalidArgument comes back through toolError. The input schema has
+	// already refused a missing query and a mode it does not list.
+	mode, ok := searchModes[in.Mode]
+	if !ok {
+		mode = skillsv1.SearchMode(-1) // not a mode: the service says so
 	}
 	ctx, cancel := context.WithTimeout(ctx, g.timeout)
 	defer cancel()
 	resp, err := g.routing.SearchSkills(ctx, &skillsv1.SearchSkillsRequest{
 		Query:    in.Query,
 		Restated: restatedList(in.Restated),
-		Limit:    int32(min(in.Limit, 1<<30)),
+		Limit:    int32(min(max(in.Limit, math.MinInt32), math.MaxInt32)),
 		Mode:     mode,
 		Category: in.Category,
 		Tags:     in.Tags,

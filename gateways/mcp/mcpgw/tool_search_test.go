@@ -2,13 +2,20 @@ package mcpgw
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
+	"github.com/skillsd/skillsd/services/skills/skillsd"
+	"github.com/skillsd/skillsd/services/skills/skillstest"
 )
 
 // keysOf returns the sorted keys of a JSON object.
@@ -85,26 +92,59 @@ func TestSearchSkills(t *testing.T) {
 	}
 }
 
+// TestSearchSkillsErrors: the service is the one validator of a search. A
+// bad query or limit reaches it once, and its InvalidArgument is what the
+// model reads, through the gateway's one error mapping; what the input
+// schema refuses (a missing query, a mode it does not list) never leaves
+// the gateway.
 func TestSearchSkillsErrors(t *testing.T) {
-	cs, _ := startGateway(t, newTestCatalog(t))
+	c := newTestCatalog(t)
+	conn := &countingConn{
+		ClientConnInterface: skillstest.Start(t, skillsd.Options{SkillsDirs: []string{c.skillsDir, c.treeDir}}),
+		calls:               map[string]int{},
+		errs:                map[string]error{},
+	}
+	cs := connectClient(t, conn)
+	const method = skillsv1.RoutingService_SearchSkills_FullMethodName
 	tests := []struct {
-		name string
-		args map[string]any
-		want string
+		name    string
+		args    map[string]any
+		want    string
+		service bool // the service answers, not the input schema
 	}{
 		{name: "missing query", args: map[string]any{}, want: "query"},
-		{name: "blank query", args: map[string]any{"query": "  "}, want: "query is required"},
+		{name: "blank query", args: map[string]any{"query": "  "}, want: "query is required", service: true},
 		{name: "unknown mode", args: map[string]any{"query": "pdf", "mode": "fuzzy"}, want: "mode"},
-		{name: "negative limit", args: map[string]any{"query": "pdf", "limit": -2}, want: "limit"},
+		{name: "negative limit", args: map[string]any{"query": "pdf", "limit": -2}, want: "limit", service: true},
+		{name: "limit beyond int32", args: map[string]any{"query": "pdf", "limit": -(1 << 40)}, want: "limit", service: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			conn.mu.Lock()
+			before := conn.calls[method]
+			delete(conn.errs, method)
+			conn.mu.Unlock()
 			res, text := callTool(t, cs, "search_skills", tt.args)
 			if !res.IsError {
 				t.Fatalf("search_skills(%v): got %s, want isError", tt.args, text)
 			}
 			if !strings.Contains(text, tt.want) {
 				t.Errorf("search_skills(%v): message %q lacks %q", tt.args, text, tt.want)
+			}
+			conn.mu.Lock()
+			calls, err := conn.calls[method]-before, conn.errs[method]
+			conn.mu.Unlock()
+			if !tt.service {
+				if calls != 0 {
+					t.Errorf("search_skills(%v): %d SearchSkills calls, want the schema to answer", tt.args, calls)
+				}
+				return
+			}
+			if calls != 1 || status.Code(err) != codes.InvalidArgument {
+				t.Fatalf("search_skills(%v): %d SearchSkills calls, last error %v; want one, InvalidArgument", tt.args, calls, err)
+			}
+			if want := joinSentences(sentence(status.Convert(err).Message()), "Correct the arguments and call the tool again."); text != want {
+				t.Errorf("search_skills(%v): %q, want the service's answer %q", tt.args, text, want)
 			}
 		})
 	}
@@ -182,5 +222,31 @@ func TestSearchSkillsRestatedErrors(t *testing.T) {
 		if !res.IsError || !strings.Contains(text, tt.want) {
 			t.Errorf("search_skills(%.80v): got %q, want an error naming %q", tt.args, text, tt.want)
 		}
+	}
+}
+
+// TestSkillHubSearchBlankQuery: the skillhub profile's search_skills leaves
+// the blank query to the service too: one SearchSkills call, answered with
+// seed 004's INVALID_PARAMS.
+func TestSkillHubSearchBlankQuery(t *testing.T) {
+	c := newTestCatalog(t)
+	conn := &countingConn{
+		ClientConnInterface: skillstest.Start(t, skillsd.Options{SkillsDirs: []string{c.skillsDir, c.treeDir}}),
+		calls:               map[string]int{},
+	}
+	server, err := New(conn, Options{Profile: ProfileSkillHub})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, _ := connectNoted(t, server, "2025-06-18")
+	_, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "search_skills", Arguments: map[string]any{"query": "   "}})
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams || !strings.HasPrefix(je.Message, "INVALID_PARAMS: query is required") {
+		t.Fatalf("search_skills(blank): %v, want INVALID_PARAMS naming the query", err)
+	}
+	conn.mu.Lock()
+	defer conn.mu.Unlock()
+	if n := conn.calls[skillsv1.RoutingService_SearchSkills_FullMethodName]; n != 1 {
+		t.Errorf("SearchSkills calls: %d, want 1 (the service validates)", n)
 	}
 }

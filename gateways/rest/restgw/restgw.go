@@ -123,29 +123,17 @@ func New(ctx context.Context, conn *grpc.ClientConn, opts Options) (http.Handler
 	// the service's interceptors (auth, validation, logging) run.
 	registrations := []struct {
 		service  string
-		register func() error
+		register func(context.Context, *runtime.ServeMux, grpc.ClientConnInterface) error
 	}{
-		{"CatalogService", func() error {
-			return gw.RegisterCatalogServiceHandlerClient(ctx, mux, skillsv1.NewCatalogServiceClient(conn))
-		}},
-		{"RoutingService", func() error {
-			return gw.RegisterRoutingServiceHandlerClient(ctx, mux, skillsv1.NewRoutingServiceClient(conn))
-		}},
-		{"FileService", func() error {
-			return gw.RegisterFileServiceHandlerClient(ctx, mux, skillsv1.NewFileServiceClient(conn))
-		}},
-		{"ScriptService", func() error {
-			return gw.RegisterScriptServiceHandlerClient(ctx, mux, skillsv1.NewScriptServiceClient(conn))
-		}},
-		{"UsageService", func() error {
-			return gw.RegisterUsageServiceHandlerClient(ctx, mux, skillsv1.NewUsageServiceClient(conn))
-		}},
-		{"ContentService", func() error {
-			return gw.RegisterContentServiceHandlerClient(ctx, mux, skillsv1.NewContentServiceClient(conn))
-		}},
+		{"CatalogService", overClient(gw.RegisterCatalogServiceHandlerClient, skillsv1.NewCatalogServiceClient)},
+		{"RoutingService", overClient(gw.RegisterRoutingServiceHandlerClient, skillsv1.NewRoutingServiceClient)},
+		{"FileService", overClient(gw.RegisterFileServiceHandlerClient, skillsv1.NewFileServiceClient)},
+		{"ScriptService", overClient(gw.RegisterScriptServiceHandlerClient, skillsv1.NewScriptServiceClient)},
+		{"UsageService", overClient(gw.RegisterUsageServiceHandlerClient, skillsv1.NewUsageServiceClient)},
+		{"ContentService", overClient(gw.RegisterContentServiceHandlerClient, skillsv1.NewContentServiceClient)},
 	}
 	for _, r := range registrations {
-		if err := r.register(); err != nil {
+		if err := r.register(ctx, mux, conn); err != nil {
 			return nil, fmt.Errorf("restgw: registering %s: %w", r.service, err)
 		}
 	}
@@ -174,4 +162,12 @@ func New(ctx context.Context, conn *grpc.ClientConn, opts Options) (http.Handler
 		h.ui = ui
 	}
 	return h, nil
+}
+
+// overClient is a service's …HandlerClient registration over its generated
+// gRPC client on the connection.
+func overClient[C any](register func(context.Context, *runtime.ServeMux, C) error, newClient func(grpc.ClientConnInterface) C) func(context.Context, *runtime.ServeMux, grpc.ClientConnInterface) error {
+	return func(ctx context.Context, mux *runtime.ServeMux, conn grpc.ClientConnInterface) error {
+		return register(ctx, mux, newClient(conn))
+	}
 }

@@ -88,20 +88,11 @@ func (e *env) noSkills(ctx context.Context, c *skillsclient.Client, opts skillsc
 // writeTable writes PATH, NAME and DESCRIPTION columns, the description cut
 // to fit width.
 func writeTable(w io.Writer, skills []*skillsv1.Skill, width int) {
-	const gap = 2
-	pathW, nameW := len("PATH"), len("NAME")
+	rows := [][3]string{{"PATH", "NAME", "DESCRIPTION"}}
 	for _, s := range skills {
-		pathW = max(pathW, utf8.RuneCountInString(s.GetSkillPath()))
-		nameW = max(nameW, utf8.RuneCountInString(s.GetName()))
+		rows = append(rows, [3]string{s.GetSkillPath(), s.GetName(), s.GetDescription()})
 	}
-	descW := max(width-pathW-nameW-2*gap, 20)
-	line := func(path, name, desc string) {
-		fmt.Fprintln(w, strings.TrimRight(pad(path, pathW+gap)+pad(name, nameW+gap)+trim(oneLine(desc), descW), " "))
-	}
-	line("PATH", "NAME", "DESCRIPTION")
-	for _, s := range skills {
-		line(s.GetSkillPath(), s.GetName(), s.GetDescription())
-	}
+	writeDescribed(w, rows, width)
 }
 
 // writeBodies writes each skill's heading and markdown body.
@@ -123,15 +114,7 @@ func (e *env) listTree(ctx context.Context, path string) error {
 	if err != nil {
 		return err
 	}
-	if e.global.json {
-		return writeMessages(e.stdout, nodes)
-	}
-	if len(nodes) == 0 {
-		fmt.Fprintln(e.stderr, "skills: the tree is empty")
-		return nil
-	}
-	writeTree(e.stdout, nodes, e.width())
-	return nil
+	return writeList(e, nodes, "skills: the tree is empty", writeTree)
 }
 
 // writeTree draws nodes and their children with box-drawing branches, each

@@ -62,6 +62,20 @@ func writeMessages[M proto.Message](w io.Writer, ms []M) error {
 	return writeJSONValue(w, b)
 }
 
+// writeList answers a command that lists ms: as JSON with --json; else none
+// on stderr when there are none; else table's rendering of them on stdout.
+func writeList[M proto.Message](e *env, ms []M, none string, table func(io.Writer, []M, int)) error {
+	if e.global.json {
+		return writeMessages(e.stdout, ms)
+	}
+	if len(ms) == 0 {
+		fmt.Fprintln(e.stderr, none)
+		return nil
+	}
+	table(e.stdout, ms, e.width())
+	return nil
+}
+
 // writeJSONValue writes v (any encoding/json value, json.RawMessage included)
 // indented, with a final newline.
 func writeJSONValue(w io.Writer, v any) error {
@@ -122,6 +136,21 @@ func pad(s string, n int) string {
 		return s + strings.Repeat(" ", n-c)
 	}
 	return s
+}
+
+// writeDescribed writes rows (the header first) as two columns and a
+// description cut to fit width.
+func writeDescribed(w io.Writer, rows [][3]string, width int) {
+	const gap = 2
+	w0, w1 := 0, 0
+	for _, r := range rows {
+		w0 = max(w0, utf8.RuneCountInString(r[0]))
+		w1 = max(w1, utf8.RuneCountInString(r[1]))
+	}
+	descW := max(width-w0-w1-2*gap, 20)
+	for _, r := range rows {
+		fmt.Fprintln(w, strings.TrimRight(pad(r[0], w0+gap)+pad(r[1], w1+gap)+trim(oneLine(r[2]), descW), " "))
+	}
 }
 
 // plural returns "1 skill" or "2 skills".

@@ -3,11 +3,9 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 
@@ -37,37 +35,18 @@ func searchCmd(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		if err != nil {
 			return err
 		}
-		if e.global.json {
-			return writeMessages(e.stdout, hits)
-		}
-		if len(hits) == 0 {
-			fmt.Fprintln(e.stderr, "skills: no skill applies")
-			return nil
-		}
-		writeHits(e.stdout, hits, e.width())
-		return nil
+		return writeList(e, hits, "skills: no skill applies", writeHits)
 	}
 }
 
 // writeHits writes SCORE, PATH and DESCRIPTION columns, best first, the
 // description cut to fit width.
 func writeHits(w io.Writer, hits []*skillsv1.SearchHit, width int) {
-	const gap = 2
-	scoreW, pathW := len("SCORE"), len("PATH")
-	scores := make([]string, len(hits))
-	for i, h := range hits {
-		scores[i] = formatScore(h.GetScore())
-		scoreW = max(scoreW, len(scores[i]))
-		pathW = max(pathW, utf8.RuneCountInString(h.GetSkillPath()))
+	rows := [][3]string{{"SCORE", "PATH", "DESCRIPTION"}}
+	for _, h := range hits {
+		rows = append(rows, [3]string{formatScore(h.GetScore()), h.GetSkillPath(), h.GetDescription()})
 	}
-	descW := max(width-scoreW-pathW-2*gap, 20)
-	line := func(score, path, desc string) {
-		fmt.Fprintln(w, strings.TrimRight(pad(score, scoreW+gap)+pad(path, pathW+gap)+trim(oneLine(desc), descW), " "))
-	}
-	line("SCORE", "PATH", "DESCRIPTION")
-	for i, h := range hits {
-		line(scores[i], h.GetSkillPath(), h.GetDescription())
-	}
+	writeDescribed(w, rows, width)
 }
 
 // formatScore writes a score with at most three decimals ("0.875", "2").

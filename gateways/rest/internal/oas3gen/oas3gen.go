@@ -251,41 +251,38 @@ func (c *converter) operation(in object) (object, error) {
 
 // addFixedRoutes documents the routes restgw adds beside the contract's.
 func (c *converter) addFixedRoutes(paths object) {
-	open := []any{} // no security requirement
-	paths["/healthz"] = object{"get": object{
-		"summary":     "Liveness of the gateway and the service behind it.",
-		"description": "200 while the service answers, its catalog loaded or not (restarting would not help a server that is still loading); 503 when it cannot be reached. Never needs credentials.",
-		"operationId": "Gateway_Health",
+	health := func(description string) object {
+		return object{"description": description, "content": object{"application/json": object{"schema": ref(healthSchema)}}}
+	}
+	paths["/healthz"] = gatewayRoute(
+		"Liveness of the gateway and the service behind it.",
+		"200 while the service answers, its catalog loaded or not (restarting would not help a server that is still loading); 503 when it cannot be reached. Never needs credentials.",
+		"Gateway_Health",
+		object{"200": health("The service is alive."), "503": health("The service cannot be reached.")})
+	paths["/readyz"] = gatewayRoute(
+		"Readiness: the service's catalog is loaded and it answers.",
+		"200 when the service's gRPC health check says SERVING; 503 NOT_SERVING while its first catalog loads (a first clone) or it stops, 503 UNREACHABLE when it cannot be reached. Never needs credentials.",
+		"Gateway_Ready",
+		object{"200": health("The service is ready."), "503": health("The service is not ready or cannot be reached.")})
+	paths["/openapi.json"] = gatewayRoute(
+		"This document.",
+		"The OpenAPI 3 document of the gateway. Never needs credentials.",
+		"Gateway_OpenAPI",
+		object{"200": object{"description": "The OpenAPI document.", "content": object{"application/json": object{"schema": object{"type": "object", "additionalProperties": true}}}}})
+}
+
+// gatewayRoute is the path item of one of the gateway's own GET routes:
+// tagged Gateway, open (no security requirement), its responses and the
+// default error response.
+func gatewayRoute(summary, description, operationID string, responses object) object {
+	responses["default"] = object{"$ref": "#/components/responses/" + errorResponse}
+	return object{"get": object{
+		"summary":     summary,
+		"description": description,
+		"operationId": operationID,
 		"tags":        []any{"Gateway"},
-		"security":    open,
-		"responses": object{
-			"200":     object{"description": "The service is alive.", "content": object{"application/json": object{"schema": ref(healthSchema)}}},
-			"503":     object{"description": "The service cannot be reached.", "content": object{"application/json": object{"schema": ref(healthSchema)}}},
-			"default": object{"$ref": "#/components/responses/" + errorResponse},
-		},
-	}}
-	paths["/readyz"] = object{"get": object{
-		"summary":     "Readiness: the service's catalog is loaded and it answers.",
-		"description": "200 when the service's gRPC health check says SERVING; 503 NOT_SERVING while its first catalog loads (a first clone) or it stops, 503 UNREACHABLE when it cannot be reached. Never needs credentials.",
-		"operationId": "Gateway_Ready",
-		"tags":        []any{"Gateway"},
-		"security":    open,
-		"responses": object{
-			"200":     object{"description": "The service is ready.", "content": object{"application/json": object{"schema": ref(healthSchema)}}},
-			"503":     object{"description": "The service is not ready or cannot be reached.", "content": object{"application/json": object{"schema": ref(healthSchema)}}},
-			"default": object{"$ref": "#/components/responses/" + errorResponse},
-		},
-	}}
-	paths["/openapi.json"] = object{"get": object{
-		"summary":     "This document.",
-		"description": "The OpenAPI 3 document of the gateway. Never needs credentials.",
-		"operationId": "Gateway_OpenAPI",
-		"tags":        []any{"Gateway"},
-		"security":    open,
-		"responses": object{
-			"200":     object{"description": "The OpenAPI document.", "content": object{"application/json": object{"schema": object{"type": "object", "additionalProperties": true}}}},
-			"default": object{"$ref": "#/components/responses/" + errorResponse},
-		},
+		"security":    []any{},
+		"responses":   responses,
 	}}
 }
 
