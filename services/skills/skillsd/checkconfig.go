@@ -1,10 +1,5 @@
 package skillsd
 
-import (
-	"fmt"
-	"os"
-)
-
 // CheckConfig runs the steps of New that read the configuration, and no
 // others: it loads config.yaml (Options.ConfigFile, else the first skills
 // folder's), applies the environment (Options.Getenv) over it and resolves
@@ -14,20 +9,9 @@ import (
 // where the server will not run. It returns the file it loaded ("" for
 // none) and the first error New or Guard would stop at in those steps.
 func CheckConfig(opts Options) (string, error) {
-	getenv := opts.Getenv
-	if getenv == nil {
-		getenv = func(string) string { return "" }
-	}
-	home := opts.Home
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
-	cwd := opts.Cwd
-	if cwd == "" {
-		var err error
-		if cwd, err = os.Getwd(); err != nil {
-			return "", fmt.Errorf("finding the working directory: %w", err)
-		}
+	getenv, home, cwd, err := opts.environment()
+	if err != nil {
+		return "", err
 	}
 	cfg, file, err := loadConfig(opts.ConfigFile, skillsDirs(opts.SkillsDirs, cwd, home, getenv), getenv)
 	if err != nil {

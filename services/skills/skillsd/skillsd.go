@@ -221,20 +221,9 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if opts.Version == "" {
 		opts.Version = DefaultVersion
 	}
-	getenv := opts.Getenv
-	if getenv == nil {
-		getenv = func(string) string { return "" }
-	}
-	home := opts.Home
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
-	cwd := opts.Cwd
-	if cwd == "" {
-		var err error
-		if cwd, err = os.Getwd(); err != nil {
-			return nil, fmt.Errorf("finding the working directory: %w", err)
-		}
+	getenv, home, cwd, err := opts.environment()
+	if err != nil {
+		return nil, err
 	}
 
 	expanded := skillsDirs(opts.SkillsDirs, cwd, home, getenv)
@@ -520,6 +509,27 @@ func routing(cfg config.Config) server.Routing {
 		SearchThreshold: cut,
 		StopWords:       cfg.Search.StopWords,
 	}
+}
+
+// environment returns what Options says of the process's environment:
+// Getenv (else one that finds nothing), Home (else the user's home folder)
+// and Cwd (else the working directory).
+func (opts Options) environment() (getenv func(string) string, home, cwd string, err error) {
+	getenv = opts.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	home = opts.Home
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	cwd = opts.Cwd
+	if cwd == "" {
+		if cwd, err = os.Getwd(); err != nil {
+			return nil, "", "", fmt.Errorf("finding the working directory: %w", err)
+		}
+	}
+	return getenv, home, cwd, nil
 }
 
 // skillsDirs are the skills folders given (Options.SkillsDirs, else
