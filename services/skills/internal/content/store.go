@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/skillsd/skillsd/services/skills/internal/confine"
+	"github.com/skillsd/skillsd/services/skills/internal/defaults"
 	"github.com/skillsd/skillsd/services/skills/internal/failure"
 )
 
@@ -52,9 +53,7 @@ type Store struct {
 
 // New returns a Store over opts's folders. It reads nothing yet.
 func New(opts Options) *Store {
-	if opts.MaxAge <= 0 {
-		opts.MaxAge = DefaultMaxAge
-	}
+	defaults.Set(&opts.MaxAge, DefaultMaxAge)
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/skillsd/skillsd/services/skills/internal/assets"
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
+	"github.com/skillsd/skillsd/services/skills/internal/defaults"
 	"github.com/skillsd/skillsd/services/skills/internal/failure"
 )
 
@@ -77,12 +78,8 @@ func NewCommands(opts CommandOptions) *Commands {
 	if opts.Allowed == nil {
 		opts.Allowed = DefaultAllowedCommands()
 	}
-	if opts.Timeout <= 0 {
-		opts.Timeout = DefaultCommandTimeout
-	}
-	if opts.MaxOutputBytes <= 0 {
-		opts.MaxOutputBytes = DefaultCommandMaxOutputBytes
-	}
+	defaults.Set(&opts.Timeout, DefaultCommandTimeout)
+	defaults.Set(&opts.MaxOutputBytes, DefaultCommandMaxOutputBytes)
 	r := opts.Runner
 	if r == nil {
 		r = NewRunner(RunnerOptions{Logger: opts.Logger})

@@ -97,6 +97,7 @@ import (
 
 	"github.com/skillsd/skillsd/services/skills/internal/assets"
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
+	"github.com/skillsd/skillsd/services/skills/internal/defaults"
 	"github.com/skillsd/skillsd/services/skills/internal/failure"
 	"github.com/skillsd/skillsd/services/skills/internal/skill"
 )
@@ -177,12 +178,8 @@ type Sandbox struct {
 
 // New returns a Sandbox.
 func New(opts Options) *Sandbox {
-	if opts.Timeout <= 0 {
-		opts.Timeout = DefaultTimeout
-	}
-	if opts.MaxOutputBytes <= 0 {
-		opts.MaxOutputBytes = DefaultMaxOutputBytes
-	}
+	defaults.Set(&opts.Timeout, DefaultTimeout)
+	defaults.Set(&opts.MaxOutputBytes, DefaultMaxOutputBytes)
 	if opts.AllowedExtensions == nil {
 		opts.AllowedExtensions = DefaultExtensions()
 	}
