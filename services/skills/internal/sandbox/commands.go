@@ -113,15 +113,9 @@ type CommandResult struct {
 // Enabled returns the error of a Commands that runs nothing; nil when
 // commands may run.
 func (c *Commands) Enabled() error {
-	if c == nil || !c.opts.Enabled {
-		return failure.New(failure.FailedPrecondition, ReasonCommandsDisabled,
-			"running commands is disabled on this server (commands.enabled is false); load the skill and run its commands yourself from its folder")
-	}
-	if !supported {
-		return failure.New(failure.Unimplemented, ReasonNotSupported,
-			"running commands is not supported on Windows; run the command yourself from the skill's folder")
-	}
-	return nil
+	return enabled(c != nil && c.opts.Enabled, ReasonCommandsDisabled,
+		"running commands is disabled on this server (commands.enabled is false); load the skill and run its commands yourself from its folder",
+		"running commands is not supported on Windows; run the command yourself from the skill's folder")
 }
 
 // Run runs command with args in sk's folder. The checks come in seed 004's

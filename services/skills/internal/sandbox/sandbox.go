@@ -250,13 +250,20 @@ type Result struct {
 // Enabled returns the error of a sandbox that runs nothing: the first check
 // of seed 000's cascade, before the skill is looked up. Nil when scripts may run.
 func (s *Sandbox) Enabled() error {
-	if !s.opts.Enabled {
-		return failure.New(failure.FailedPrecondition, ReasonScriptsDisabled,
-			"script execution is disabled on this server (scripts.enabled is false)")
+	return enabled(s.opts.Enabled, ReasonScriptsDisabled,
+		"script execution is disabled on this server (scripts.enabled is false)",
+		"running scripts is not supported on Windows; read the script and run it yourself")
+}
+
+// enabled is the first check of Sandbox.Run and Commands.Run: FailedPrecondition
+// with reason and the message disabled when on is false, Unimplemented with
+// unsupported where the host cannot run anything; nil when they may run.
+func enabled(on bool, reason, disabled, unsupported string) error {
+	if !on {
+		return failure.New(failure.FailedPrecondition, reason, "%s", disabled)
 	}
 	if !supported {
-		return failure.New(failure.Unimplemented, ReasonNotSupported,
-			"running scripts is not supported on Windows; read the script and run it yourself")
+		return failure.New(failure.Unimplemented, ReasonNotSupported, "%s", unsupported)
 	}
 	return nil
 }
