@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/skillsd/skillsd/services/skills/internal/confine"
 	"github.com/skillsd/skillsd/services/skills/internal/defaults"
 	"github.com/skillsd/skillsd/services/skills/internal/failure"
 )
@@ -128,12 +127,12 @@ func (s *Store) GetAgent(ctx context.Context, name string, fresh bool) (AgentFil
 		return AgentFile{}, failure.New(failure.NotFound, "AGENT_NOT_FOUND",
 			"agent %q not found: this server has no agents folder (set AGENTS_DIR or content.agents_dir)", name).With("name", name)
 	}
-	root, err := confine.Tree{Dir: folder.Dir}.Rule()
-	if errors.Is(err, fs.ErrNotExist) {
-		return AgentFile{}, s.agentNotFound(name, nil)
-	}
+	root, err := folder.rule()
 	if err != nil {
 		return AgentFile{}, failure.New(failure.Internal, "", "opening the agents folder").Wrap(err)
+	}
+	if root == nil {
+		return AgentFile{}, s.agentNotFound(name, nil)
 	}
 
 	file := name
@@ -250,15 +249,12 @@ func (s *Store) GetDoc(ctx context.Context, segments []string, fresh bool) (DocF
 		}
 		return failure.New(failure.NotFound, "DOC_NOT_FOUND", msg, joined, strings.Join(shown, ", ")).With("path", folder.display(joined))
 	}
-	if folder.Dir == "" {
-		return DocFile{}, notFound()
-	}
-	root, err := confine.Tree{Dir: folder.Dir}.Rule()
-	if errors.Is(err, fs.ErrNotExist) {
-		return DocFile{}, notFound()
-	}
+	root, err := folder.rule()
 	if err != nil {
 		return DocFile{}, failure.New(failure.Internal, "", "opening the docs folder").Wrap(err)
+	}
+	if root == nil {
+		return DocFile{}, notFound()
 	}
 	for _, c := range candidates {
 		data, err := readWhole(root, c)
