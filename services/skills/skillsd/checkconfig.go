@@ -1,5 +1,7 @@
 package skillsd
 
+import "github.com/skillsd/skillsd/services/skills/internal/refresh"
+
 // CheckConfig runs the steps of New that read the configuration, and no
 // others: it loads config.yaml (Options.ConfigFile, else the first skills
 // folder's), applies the environment (Options.Getenv) over it and resolves
@@ -13,7 +15,7 @@ func CheckConfig(opts Options) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	cfg, file, err := loadConfig(opts.ConfigFile, skillsDirs(opts.SkillsDirs, cwd, home, getenv), getenv)
+	cfg, file, err := loadConfig(opts.ConfigFile, refresh.Dirs(opts.SkillsDirs, refresh.Env{Getenv: getenv, Cwd: cwd, Home: home}), getenv)
 	if err != nil {
 		return file, err
 	}
