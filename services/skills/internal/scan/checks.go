@@ -129,7 +129,10 @@ func forEachLine(raw string, fn func(n int, line string)) {
 	}
 }
 
-func checkZeroWidth(j *job, r *Rule, ft *fileText) {
+// forEachHidingLine calls fn for each line of a text file (not binary, not
+// plain) that may hide characters: one with a character outside ASCII, other
+// than the fence escape idiom (fenceEscape).
+func forEachHidingLine(ft *fileText, fn func(n int, line string)) {
 	if ft.binary != nil || ft.plain {
 		return
 	}
@@ -137,6 +140,12 @@ func checkZeroWidth(j *job, r *Rule, ft *fileText) {
 		if isASCIIString(line) || fenceEscape(line) {
 			return
 		}
+		fn(n, line)
+	})
+}
+
+func checkZeroWidth(j *job, r *Rule, ft *fileText) {
+	forEachHidingLine(ft, func(n int, line string) {
 		rs := []rune(line)
 		var bad []string
 		for i, c := range rs {
@@ -184,13 +193,7 @@ func neighbour(rs []rune, i, dir int) rune {
 }
 
 func checkBidi(j *job, r *Rule, ft *fileText) {
-	if ft.binary != nil || ft.plain {
-		return
-	}
-	forEachLine(ft.raw, func(n int, line string) {
-		if isASCIIString(line) || fenceEscape(line) {
-			return
-		}
+	forEachHidingLine(ft, func(n int, line string) {
 		rtl := strings.IndexFunc(line, func(c rune) bool {
 			return unicode.In(c, unicode.Hebrew, unicode.Arabic, unicode.Syriac, unicode.Thaana, unicode.Nko)
 		}) >= 0
