@@ -116,9 +116,6 @@ func (s *Store) GetAgent(ctx context.Context, name string, fresh bool) (AgentFil
 	if err := CheckSegment("name", name); err != nil {
 		return AgentFile{}, err
 	}
-	if err := ctx.Err(); err != nil {
-		return AgentFile{}, err
-	}
 	folder := s.opts.Agents
 	if err := s.refresh(ctx, folder, fresh); err != nil {
 		return AgentFile{}, err
@@ -231,9 +228,6 @@ func (s *Store) GetDoc(ctx context.Context, segments []string, fresh bool) (DocF
 	if err != nil {
 		return DocFile{}, err
 	}
-	if err := ctx.Err(); err != nil {
-		return DocFile{}, err
-	}
 	folder := s.opts.Docs
 	if err := s.refresh(ctx, folder, fresh); err != nil {
 		return DocFile{}, err
@@ -269,9 +263,13 @@ func (s *Store) GetDoc(ctx context.Context, segments []string, fresh bool) (DocF
 	return DocFile{}, notFound()
 }
 
-// refresh brings folder up to date when fresh is set and it has an origin;
-// the listings are read again afterwards.
+// refresh is ctx's error when it has ended; else it brings folder up to
+// date when fresh is set and it has an origin, and the listings are read
+// again afterwards.
 func (s *Store) refresh(ctx context.Context, folder Folder, fresh bool) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if !fresh || folder.Refresh == nil {
 		return nil
 	}
