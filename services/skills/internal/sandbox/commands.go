@@ -159,14 +159,10 @@ func (c *Commands) Run(ctx context.Context, sk *catalog.Skill, name string, args
 		maxOutput: c.opts.MaxOutputBytes,
 	})
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if _, ok := err.(*failure.Error); ok { // refused by the runner: no slot, no TMPDIR, no isolation
-			return nil, withSkill(err, sk)
-		}
-		return nil, failure.New(failure.FailedPrecondition, ReasonNoRunner,
-			"command %q could not be started in skill %q", name, sk.Path).With("skill_path", sk.Path).Wrap(err)
+		return nil, notStarted(ctx, err, func() *failure.Error {
+			return failure.New(failure.FailedPrecondition, ReasonNoRunner,
+				"command %q could not be started in skill %q", name, sk.Path)
+		}, "skill_path", sk.Path)
 	}
 	if o.cancelled {
 		return nil, ctx.Err()
