@@ -1,9 +1,6 @@
 package skillsd
 
-import (
-	"fmt"
-	"os"
-)
+import "github.com/skillsd/skillsd/services/skills/internal/refresh"
 
 // CheckConfig runs the steps of New that read the configuration, and no
 // others: it loads config.yaml (Options.ConfigFile, else the first skills
@@ -14,22 +11,11 @@ import (
 // where the server will not run. It returns the file it loaded ("" for
 // none) and the first error New or Guard would stop at in those steps.
 func CheckConfig(opts Options) (string, error) {
-	getenv := opts.Getenv
-	if getenv == nil {
-		getenv = func(string) string { return "" }
+	getenv, home, cwd, err := opts.environment()
+	if err != nil {
+		return "", err
 	}
-	home := opts.Home
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
-	cwd := opts.Cwd
-	if cwd == "" {
-		var err error
-		if cwd, err = os.Getwd(); err != nil {
-			return "", fmt.Errorf("finding the working directory: %w", err)
-		}
-	}
-	cfg, file, err := loadConfig(opts.ConfigFile, skillsDirs(opts.SkillsDirs, cwd, home, getenv), getenv)
+	cfg, file, err := loadConfig(opts.ConfigFile, refresh.Dirs(opts.SkillsDirs, refresh.Env{Getenv: getenv, Cwd: cwd, Home: home}), getenv)
 	if err != nil {
 		return file, err
 	}

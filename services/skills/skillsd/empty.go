@@ -17,7 +17,7 @@ func (s *Server) checkNotEmpty(snap *catalog.Snapshot) error {
 	if snap.Len() > 0 {
 		return nil
 	}
-	reason, searched := emptyReport(snap, s.fresh.Roots(), s.discovered, source.DiscoveryFolders(s.cwd, s.home, nil))
+	reason, searched := emptyReport(snap, s.fresh.Roots(), s.sources.Discovered, source.DiscoveryFolders(s.cwd, s.home, nil))
 	if s.opts.RequireSkills || s.cfg.RequireSkills {
 		return fmt.Errorf("no skills to serve: %s (searched: %s); --require-skills (require_skills in config.yaml) stops the start when the catalog is empty: "+
 			"point --skills-dir or SKILLS_DIR at a folder of skills, or leave the option off", reason, strings.Join(searched, ", "))

@@ -40,7 +40,6 @@ import (
 	"github.com/skillsd/skillsd/services/skills/internal/source"
 	"github.com/skillsd/skillsd/services/skills/internal/usage"
 	"github.com/skillsd/skillsd/services/skills/logging"
-	"github.com/skillsd/skillsd/services/skills/userpath"
 )
 
 // DefaultVersion is reported when Options.Version is empty.
@@ -159,13 +158,10 @@ type Server struct {
 	grpc      *grpc.Server
 	hs        *health.Server
 
-	// cwd and home are where default discovery looks; discovered says the
-	// sources came from it (no folder was configured), so client roots apply.
-	cwd, home  string
-	discovered bool
-	// follow are the folders the links of discovered and given sources may
-	// lead into (Options.FollowExternalSymlinks).
-	follow []string
+	// cwd and home are where default discovery looks; sources are the
+	// skill sources New resolved (Discovered: client roots apply).
+	cwd, home string
+	sources   refresh.Sources
 
 	// fresh keeps the catalog current: the sources, their builds, git
 	// repositories, watcher, periodic refresh.
@@ -221,24 +217,14 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if opts.Version == "" {
 		opts.Version = DefaultVersion
 	}
-	getenv := opts.Getenv
-	if getenv == nil {
-		getenv = func(string) string { return "" }
-	}
-	home := opts.Home
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
-	cwd := opts.Cwd
-	if cwd == "" {
-		var err error
-		if cwd, err = os.Getwd(); err != nil {
-			return nil, fmt.Errorf("finding the working directory: %w", err)
-		}
+	getenv, home, cwd, err := opts.environment()
+	if err != nil {
+		return nil, err
 	}
 
-	expanded := skillsDirs(opts.SkillsDirs, cwd, home, getenv)
-	cfg, cfgFile, err := loadConfig(opts.ConfigFile, expanded, getenv)
+	env := refresh.Env{Getenv: getenv, Cwd: cwd, Home: home}
+	given := refresh.Dirs(opts.SkillsDirs, env)
+	cfg, cfgFile, err := loadConfig(opts.ConfigFile, given, getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -249,35 +235,15 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if opts.LogFormat != nil {
 		opts.LogFormat.Set(cfg.Log.Format) // validated
 	}
-	followKey, followList := "FollowExternalSymlinks", opts.FollowExternalSymlinks
-	if len(followList) == 0 {
-		followKey, followList = "SKILLS_FOLLOW_EXTERNAL_SYMLINKS", filepath.SplitList(getenv("SKILLS_FOLLOW_EXTERNAL_SYMLINKS"))
-	}
-	follow, err := refresh.FollowFolders(followKey, followList, home, getenv)
-	if err != nil {
-		return nil, err
-	}
-
-	var roots []*source.Root
-	for _, d := range expanded {
-		roots = append(roots, &source.Root{Name: d, Dir: d, Kind: "local", Trusted: true, Follow: follow})
+	local := refresh.Local{Dirs: given, FollowKey: "FollowExternalSymlinks", Follow: opts.FollowExternalSymlinks}
+	if len(local.Follow) == 0 {
+		local.FollowKey, local.Follow = "SKILLS_FOLLOW_EXTERNAL_SYMLINKS", filepath.SplitList(getenv("SKILLS_FOLLOW_EXTERNAL_SYMLINKS"))
 	}
 	// One syncer per repository, for the skills, agents and docs alike.
-	env := refresh.Env{Getenv: getenv, Cwd: cwd, Home: home}
 	gitRepos := refresh.ReposOf(cfg, env, log)
-	var gitSources []refresh.GitSource
-	if len(roots) == 0 {
-		if roots, gitSources, err = refresh.Configured(cfg, env, gitRepos); err != nil {
-			return nil, err
-		}
-	}
-	discovered := len(roots) == 0
-	if discovered {
-		roots = withFollow(source.Discover(cwd, home, nil), follow)
-	}
-	if len(follow) > 0 && len(expanded) == 0 && !discovered {
-		// Fail closed: a setting nothing reads is an error, not silence.
-		return nil, fmt.Errorf("%s applies to the folders given by --skills-dir, SKILLS_DIR or default discovery, but the sources come from the configuration: list the folders under sources[].follow_external_symlinks instead", followKey)
+	sources, err := refresh.Resolve(cfg, env, gitRepos, local)
+	if err != nil {
+		return nil, err
 	}
 
 	opts.Logger = log
@@ -287,7 +253,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	}
 	s := &Server{
 		opts: opts, log: log, cfg: cfg, cfgFile: cfgFile, getenv: getenv, store: &catalog.Store{}, closeCh: make(chan struct{}),
-		cwd: cwd, home: home, discovered: discovered, follow: follow, scanner: sc,
+		cwd: cwd, home: home, sources: sources, scanner: sc,
 	}
 	if cfgFile != "" {
 		s.config = newConfigWatch(cfgFile, cfg, opts, getenv, log)
@@ -306,8 +272,8 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	}
 	s.fresh = refresh.New(refresh.Options{
 		Store:         s.store,
-		Roots:         roots,
-		Git:           gitSources,
+		Roots:         sources.Roots,
+		Git:           sources.Git,
 		Content:       cont.syncers,
 		OnContent:     cont.store.Reload,
 		Interval:      interval,
@@ -522,22 +488,25 @@ func routing(cfg config.Config) server.Routing {
 	}
 }
 
-// skillsDirs are the skills folders given (Options.SkillsDirs, else
-// SKILLS_DIR), as absolute paths; empty ones are dropped.
-func skillsDirs(dirs []string, cwd, home string, getenv func(string) string) []string {
-	if len(dirs) == 0 {
-		if env := getenv("SKILLS_DIR"); env != "" {
-			dirs = filepath.SplitList(env)
+// environment returns what Options says of the process's environment:
+// Getenv (else one that finds nothing), Home (else the user's home folder)
+// and Cwd (else the working directory).
+func (opts Options) environment() (getenv func(string) string, home, cwd string, err error) {
+	getenv = opts.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	home = opts.Home
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	cwd = opts.Cwd
+	if cwd == "" {
+		if cwd, err = os.Getwd(); err != nil {
+			return nil, "", "", fmt.Errorf("finding the working directory: %w", err)
 		}
 	}
-	expanded := make([]string, 0, len(dirs))
-	for _, d := range dirs {
-		if d == "" {
-			continue
-		}
-		expanded = append(expanded, userpath.Abs(d, cwd, home, getenv))
-	}
-	return expanded
+	return getenv, home, cwd, nil
 }
 
 // loadConfig applies defaults < config file < environment. It returns the
@@ -576,19 +545,14 @@ func loadConfig(file string, dirs []string, getenv func(string) string) (config.
 // do not apply: SetClientRoots does nothing and returns nil. It is safe for
 // concurrent use, with itself and with reloads.
 func (s *Server) SetClientRoots(ctx context.Context, roots []string) error {
-	if !s.discovered {
+	if !s.sources.Discovered {
 		s.log.Debug("ignoring the client's roots: the skill sources are configured", "roots", roots)
 		return nil
 	}
-	dirs := make([]string, 0, len(roots))
-	for _, r := range roots {
-		if !filepath.IsAbs(r) {
-			s.log.Debug("ignoring a client root that is not an absolute path", "root", r)
-			continue
-		}
-		dirs = append(dirs, filepath.Clean(r))
+	next, dirs, ignored := s.sources.ClientRoots(roots)
+	for _, r := range ignored {
+		s.log.Debug("ignoring a client root that is not an absolute path", "root", r)
 	}
-	next := withFollow(source.Discover(s.cwd, s.home, dirs), s.follow)
 	start := time.Now()
 	changed, err := s.fresh.SetRoots(ctx, next)
 	if err != nil {
@@ -602,14 +566,6 @@ func (s *Server) SetClientRoots(ctx context.Context, roots []string) error {
 	s.log.Info("catalog reloaded for the client's roots", "roots", dirs, "sources", len(next),
 		"skills", len(snap.Skills()), "diagnostics", len(snap.Diagnostics()), "duration", time.Since(start))
 	return nil
-}
-
-// withFollow sets the folders the links of roots may lead into.
-func withFollow(roots []*source.Root, follow []string) []*source.Root {
-	for _, r := range roots {
-		r.Follow = follow
-	}
-	return roots
 }
 
 // Serve serves gRPC on lis until ctx is done or Close is called, then stops

@@ -20,6 +20,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -185,19 +186,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 // log.level and log.format are read: level and format are then nil when
 // their flag fixed them).
 func logger(stderr io.Writer, flagLevel, flagFormat string, getenv func(string) string) (*slog.Logger, *slog.LevelVar, *logging.FormatVar, error) {
-	v := flagLevel
-	if v == "" {
-		v = getenv("LOG_LEVEL")
-	}
-	l, err := skillsd.ParseLogLevel(v)
+	l, err := skillsd.ParseLogLevel(cmp.Or(flagLevel, getenv("LOG_LEVEL")))
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	f := flagFormat
-	if f == "" {
-		f = getenv("LOG_FORMAT")
-	}
-	format, err := logging.ParseFormat(f)
+	format, err := logging.ParseFormat(cmp.Or(flagFormat, getenv("LOG_FORMAT")))
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -38,6 +38,7 @@ import (
 
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
 	"github.com/skillsd/skillsd/services/skills/internal/confine"
+	"github.com/skillsd/skillsd/services/skills/internal/defaults"
 	"github.com/skillsd/skillsd/services/skills/internal/failure"
 )
 
@@ -80,12 +81,8 @@ type Reader struct {
 // New returns a Reader.
 func New(opts Options) *Reader {
 	r := &Reader{maxSize: opts.MaxSizeBytes, page: opts.PageBytes}
-	if r.maxSize <= 0 {
-		r.maxSize = DefaultMaxSizeBytes
-	}
-	if r.page <= 0 {
-		r.page = DefaultPageBytes
-	}
+	defaults.Set(&r.maxSize, DefaultMaxSizeBytes)
+	defaults.Set(&r.page, DefaultPageBytes)
 	return r
 }
 

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/url"
 	"path"
 	"path/filepath"
@@ -98,7 +99,7 @@ func (s Scripts) validate() *Error {
 			return err
 		}
 	}
-	for _, ext := range sortedKeys(s.Runners) {
+	for _, ext := range slices.Sorted(maps.Keys(s.Runners)) {
 		key := mapKey("scripts.runners", ext)
 		if err := extension(key, ext); err != nil {
 			return err
@@ -591,15 +592,6 @@ func subPath(key, p string) *Error {
 		return errorf(key, "want a folder inside the repository, relative and with /, such as skills; got %s", quote(p))
 	}
 	return nil
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // followFolder checks one entry of follow_external_symlinks before

@@ -30,16 +30,9 @@ type File struct {
 // poller, which never works for files on disk and costs five more calls per
 // file, a good part of a catalog build).
 func OpenResolved(abs string) (*File, error) {
-	var fd int
-	for {
-		var err error
-		fd, err = syscall.Open(abs, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, syscall.EINTR) {
-			return nil, &fs.PathError{Op: "open", Path: abs, Err: err}
-		}
+	fd, err := open(abs, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK|syscall.O_NOCTTY)
+	if err != nil {
+		return nil, err
 	}
 	var st syscall.Stat_t
 	for {
@@ -100,20 +93,27 @@ func (f *File) Close() error {
 // by name. Like os.ReadDir, with fewer system calls (see OpenResolved); on an
 // error it returns what it could read.
 func ReadDirResolved(abs string) ([]fs.DirEntry, error) {
-	var fd int
-	for {
-		var err error
-		fd, err = syscall.Open(abs, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, syscall.EINTR) {
-			return nil, &fs.PathError{Op: "open", Path: abs, Err: err}
-		}
+	fd, err := open(abs, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_DIRECTORY|syscall.O_NONBLOCK)
+	if err != nil {
+		return nil, err
 	}
 	f := os.NewFile(uintptr(fd), abs)
 	defer f.Close()
 	ents, err := f.ReadDir(-1)
 	sortDirEntries(ents)
 	return ents, err
+}
+
+// open is syscall.Open of abs with flags, tried again when a signal
+// interrupts it; its error is an *fs.PathError.
+func open(abs string, flags int) (int, error) {
+	for {
+		fd, err := syscall.Open(abs, flags, 0)
+		if err == nil {
+			return fd, nil
+		}
+		if !errors.Is(err, syscall.EINTR) {
+			return -1, &fs.PathError{Op: "open", Path: abs, Err: err}
+		}
+	}
 }

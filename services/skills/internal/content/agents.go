@@ -1,13 +1,10 @@
 package content
 
 import (
-	"errors"
 	"io/fs"
 	"path"
 	"slices"
 	"strings"
-
-	"github.com/skillsd/skillsd/services/skills/internal/confine"
 )
 
 // Agent is one agent profile as listed (REQ-AGENT-001).
@@ -68,15 +65,12 @@ func agentFromFile(folder Folder, file string, data []byte) Agent {
 // be read (a FIFO, a link leading outside, …) are left out with a Diagnostic.
 func scanAgents(folder Folder) (agents []Agent, shadowed []string, diags []Diagnostic, err error) {
 	agents = []Agent{}
-	if folder.Dir == "" {
-		return agents, nil, nil, nil
-	}
-	rule, err := confine.Tree{Dir: folder.Dir}.Rule()
-	if errors.Is(err, fs.ErrNotExist) {
-		return agents, nil, nil, nil
-	}
+	rule, err := folder.rule()
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	if rule == nil {
+		return agents, nil, nil, nil
 	}
 	seen := map[string]bool{}
 	err = rule.Walk(func(name string, info fs.FileInfo, err error) error {

@@ -16,9 +16,12 @@ import (
 	"context"
 	"crypto/sha1" //nolint:gosec // git's blob id is SHA-1: it names content, it protects nothing
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 
+	"github.com/skillsd/skillsd/services/skills/internal/confine"
 	"github.com/skillsd/skillsd/services/skills/internal/failure"
 )
 
@@ -35,6 +38,19 @@ type Folder struct {
 	// Refresh, when set, brings the folder up to date from its origin (a git
 	// fetch); gets with skip_cache call it first. nil: the folder is local.
 	Refresh func(ctx context.Context) error
+}
+
+// rule is the confine rule of the folder's tree; nil, and no error, when no
+// folder is configured or it does not exist (an empty folder, to a listing).
+func (f Folder) rule() (*confine.Rule, error) {
+	if f.Dir == "" {
+		return nil, nil
+	}
+	r, err := confine.Tree{Dir: f.Dir}.Rule()
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return r, err
 }
 
 // display is the path of rel (slash-separated, relative to the folder) as

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/skillsd/skillsd/services/skills/internal/confine"
 	"github.com/skillsd/skillsd/services/skills/internal/failure"
 )
 
@@ -117,15 +116,12 @@ const maxDocDepth = 32
 // leading outside, …) are left out with a Diagnostic.
 func scanDocs(folder Folder) (pages []DocPage, tree DocTree, diags []Diagnostic, err error) {
 	pages, tree = []DocPage{}, DocTree{}
-	if folder.Dir == "" {
-		return pages, tree, nil, nil
-	}
-	rule, err := confine.Tree{Dir: folder.Dir}.Rule()
-	if errors.Is(err, fs.ErrNotExist) {
-		return pages, tree, nil, nil
-	}
+	rule, err := folder.rule()
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	if rule == nil {
+		return pages, tree, nil, nil
 	}
 	type cand struct {
 		file string

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/skillsd/skillsd/services/skills/internal/confine"
+	"github.com/skillsd/skillsd/services/skills/internal/defaults"
 	"github.com/skillsd/skillsd/services/skills/internal/failure"
 )
 
@@ -52,9 +52,7 @@ type Store struct {
 
 // New returns a Store over opts's folders. It reads nothing yet.
 func New(opts Options) *Store {
-	if opts.MaxAge <= 0 {
-		opts.MaxAge = DefaultMaxAge
-	}
+	defaults.Set(&opts.MaxAge, DefaultMaxAge)
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -118,9 +116,6 @@ func (s *Store) GetAgent(ctx context.Context, name string, fresh bool) (AgentFil
 	if err := CheckSegment("name", name); err != nil {
 		return AgentFile{}, err
 	}
-	if err := ctx.Err(); err != nil {
-		return AgentFile{}, err
-	}
 	folder := s.opts.Agents
 	if err := s.refresh(ctx, folder, fresh); err != nil {
 		return AgentFile{}, err
@@ -129,12 +124,12 @@ func (s *Store) GetAgent(ctx context.Context, name string, fresh bool) (AgentFil
 		return AgentFile{}, failure.New(failure.NotFound, "AGENT_NOT_FOUND",
 			"agent %q not found: this server has no agents folder (set AGENTS_DIR or content.agents_dir)", name).With("name", name)
 	}
-	root, err := confine.Tree{Dir: folder.Dir}.Rule()
-	if errors.Is(err, fs.ErrNotExist) {
-		return AgentFile{}, s.agentNotFound(name, nil)
-	}
+	root, err := folder.rule()
 	if err != nil {
 		return AgentFile{}, failure.New(failure.Internal, "", "opening the agents folder").Wrap(err)
+	}
+	if root == nil {
+		return AgentFile{}, s.agentNotFound(name, nil)
 	}
 
 	file := name
@@ -233,9 +228,6 @@ func (s *Store) GetDoc(ctx context.Context, segments []string, fresh bool) (DocF
 	if err != nil {
 		return DocFile{}, err
 	}
-	if err := ctx.Err(); err != nil {
-		return DocFile{}, err
-	}
 	folder := s.opts.Docs
 	if err := s.refresh(ctx, folder, fresh); err != nil {
 		return DocFile{}, err
@@ -251,15 +243,12 @@ func (s *Store) GetDoc(ctx context.Context, segments []string, fresh bool) (DocF
 		}
 		return failure.New(failure.NotFound, "DOC_NOT_FOUND", msg, joined, strings.Join(shown, ", ")).With("path", folder.display(joined))
 	}
-	if folder.Dir == "" {
-		return DocFile{}, notFound()
-	}
-	root, err := confine.Tree{Dir: folder.Dir}.Rule()
-	if errors.Is(err, fs.ErrNotExist) {
-		return DocFile{}, notFound()
-	}
+	root, err := folder.rule()
 	if err != nil {
 		return DocFile{}, failure.New(failure.Internal, "", "opening the docs folder").Wrap(err)
+	}
+	if root == nil {
+		return DocFile{}, notFound()
 	}
 	for _, c := range candidates {
 		data, err := readWhole(root, c)
@@ -274,9 +263,13 @@ func (s *Store) GetDoc(ctx context.Context, segments []string, fresh bool) (DocF
 	return DocFile{}, notFound()
 }
 
-// refresh brings folder up to date when fresh is set and it has an origin;
-// the listings are read again afterwards.
+// refresh is ctx's error when it has ended; else it brings folder up to
+// date when fresh is set and it has an origin, and the listings are read
+// again afterwards.
 func (s *Store) refresh(ctx context.Context, folder Folder, fresh bool) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if !fresh || folder.Refresh == nil {
 		return nil
 	}

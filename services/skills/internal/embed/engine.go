@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
+	"github.com/skillsd/skillsd/services/skills/internal/defaults"
 )
 
 // Engine defaults.
@@ -95,18 +96,10 @@ type Engine struct {
 
 // New returns an engine; it reads the disk cache at the first Sync.
 func New(opts Options) *Engine {
-	if opts.QueryTimeout <= 0 {
-		opts.QueryTimeout = DefaultQueryTimeout
-	}
-	if opts.RetryAfter <= 0 {
-		opts.RetryAfter = DefaultRetryAfter
-	}
-	if opts.StrongSimilarity <= 0 {
-		opts.StrongSimilarity = DefaultStrongSimilarity
-	}
-	if opts.BodyBytes <= 0 {
-		opts.BodyBytes = DefaultBodyBytes
-	}
+	defaults.Set(&opts.QueryTimeout, DefaultQueryTimeout)
+	defaults.Set(&opts.RetryAfter, DefaultRetryAfter)
+	defaults.Set(&opts.StrongSimilarity, DefaultStrongSimilarity)
+	defaults.Set(&opts.BodyBytes, DefaultBodyBytes)
 	switch {
 	case opts.RestatedWeight == 0:
 		opts.RestatedWeight = DefaultRestatedWeight
@@ -114,9 +107,7 @@ func New(opts Options) *Engine {
 		opts.RestatedWeight = 0
 	}
 	opts.Weight = max(opts.Weight, 0)
-	if opts.BatchSize <= 0 {
-		opts.BatchSize = DefaultBatchSize
-	}
+	defaults.Set(&opts.BatchSize, DefaultBatchSize)
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/skillsd/skillsd/services/skills/internal/defaults"
 )
 
 // Defaults of the OpenAI-compatible provider.
@@ -60,12 +62,8 @@ func NewOpenAI(opts OpenAIOptions) (*OpenAI, error) {
 	if opts.Model == "" {
 		opts.Model = DefaultModel
 	}
-	if opts.BatchSize <= 0 {
-		opts.BatchSize = DefaultBatchSize
-	}
-	if opts.RequestTimeout <= 0 {
-		opts.RequestTimeout = DefaultRequestTimeout
-	}
+	defaults.Set(&opts.BatchSize, DefaultBatchSize)
+	defaults.Set(&opts.RequestTimeout, DefaultRequestTimeout)
 	if opts.Client == nil {
 		opts.Client = &http.Client{}
 	}

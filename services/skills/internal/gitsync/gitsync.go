@@ -48,6 +48,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+
+	"github.com/skillsd/skillsd/services/skills/internal/defaults"
 )
 
 // Repo describes one repository to follow.
@@ -168,9 +170,7 @@ func New(repo Repo, opts Options) (*Syncer, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if opts.ProgressInterval <= 0 {
-		opts.ProgressInterval = DefaultProgressInterval
-	}
+	defaults.Set(&opts.ProgressInterval, DefaultProgressInterval)
 	return &Syncer{repo: repo, opts: opts, log: opts.Logger, dir: filepath.Join(opts.CacheDir, cacheName(repo.URL, repo.Ref))}, nil
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/skillsd/skillsd/services/skills/internal/assets"
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
+	"github.com/skillsd/skillsd/services/skills/internal/defaults"
 	"github.com/skillsd/skillsd/services/skills/internal/failure"
 )
 
@@ -77,12 +78,8 @@ func NewCommands(opts CommandOptions) *Commands {
 	if opts.Allowed == nil {
 		opts.Allowed = DefaultAllowedCommands()
 	}
-	if opts.Timeout <= 0 {
-		opts.Timeout = DefaultCommandTimeout
-	}
-	if opts.MaxOutputBytes <= 0 {
-		opts.MaxOutputBytes = DefaultCommandMaxOutputBytes
-	}
+	defaults.Set(&opts.Timeout, DefaultCommandTimeout)
+	defaults.Set(&opts.MaxOutputBytes, DefaultCommandMaxOutputBytes)
 	r := opts.Runner
 	if r == nil {
 		r = NewRunner(RunnerOptions{Logger: opts.Logger})
@@ -116,15 +113,9 @@ type CommandResult struct {
 // Enabled returns the error of a Commands that runs nothing; nil when
 // commands may run.
 func (c *Commands) Enabled() error {
-	if c == nil || !c.opts.Enabled {
-		return failure.New(failure.FailedPrecondition, ReasonCommandsDisabled,
-			"running commands is disabled on this server (commands.enabled is false); load the skill and run its commands yourself from its folder")
-	}
-	if !supported {
-		return failure.New(failure.Unimplemented, ReasonNotSupported,
-			"running commands is not supported on Windows; run the command yourself from the skill's folder")
-	}
-	return nil
+	return enabled(c != nil && c.opts.Enabled, ReasonCommandsDisabled,
+		"running commands is disabled on this server (commands.enabled is false); load the skill and run its commands yourself from its folder",
+		"running commands is not supported on Windows; run the command yourself from the skill's folder")
 }
 
 // Run runs command with args in sk's folder. The checks come in seed 004's
@@ -168,14 +159,10 @@ func (c *Commands) Run(ctx context.Context, sk *catalog.Skill, name string, args
 		maxOutput: c.opts.MaxOutputBytes,
 	})
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if _, ok := err.(*failure.Error); ok { // refused by the runner: no slot, no TMPDIR, no isolation
-			return nil, withSkill(err, sk)
-		}
-		return nil, failure.New(failure.FailedPrecondition, ReasonNoRunner,
-			"command %q could not be started in skill %q", name, sk.Path).With("skill_path", sk.Path).Wrap(err)
+		return nil, notStarted(ctx, err, func() *failure.Error {
+			return failure.New(failure.FailedPrecondition, ReasonNoRunner,
+				"command %q could not be started in skill %q", name, sk.Path)
+		}, "skill_path", sk.Path)
 	}
 	if o.cancelled {
 		return nil, ctx.Err()

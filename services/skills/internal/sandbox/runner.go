@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/skillsd/skillsd/services/skills/internal/defaults"
 	"github.com/skillsd/skillsd/services/skills/internal/failure"
 )
 
@@ -70,12 +71,8 @@ type Runner struct {
 
 // NewRunner returns a Runner. The host's kernel is probed on first use.
 func NewRunner(opts RunnerOptions) *Runner {
-	if opts.MaxConcurrent <= 0 {
-		opts.MaxConcurrent = DefaultMaxConcurrent
-	}
-	if opts.KillGrace <= 0 {
-		opts.KillGrace = DefaultKillGrace
-	}
+	defaults.Set(&opts.MaxConcurrent, DefaultMaxConcurrent)
+	defaults.Set(&opts.KillGrace, DefaultKillGrace)
 	if opts.Path == "" {
 		opts.Path = DefaultPath
 	}

@@ -97,6 +97,7 @@ import (
 
 	"github.com/skillsd/skillsd/services/skills/internal/assets"
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
+	"github.com/skillsd/skillsd/services/skills/internal/defaults"
 	"github.com/skillsd/skillsd/services/skills/internal/failure"
 	"github.com/skillsd/skillsd/services/skills/internal/skill"
 )
@@ -177,12 +178,8 @@ type Sandbox struct {
 
 // New returns a Sandbox.
 func New(opts Options) *Sandbox {
-	if opts.Timeout <= 0 {
-		opts.Timeout = DefaultTimeout
-	}
-	if opts.MaxOutputBytes <= 0 {
-		opts.MaxOutputBytes = DefaultMaxOutputBytes
-	}
+	defaults.Set(&opts.Timeout, DefaultTimeout)
+	defaults.Set(&opts.MaxOutputBytes, DefaultMaxOutputBytes)
 	if opts.AllowedExtensions == nil {
 		opts.AllowedExtensions = DefaultExtensions()
 	}
@@ -253,13 +250,20 @@ type Result struct {
 // Enabled returns the error of a sandbox that runs nothing: the first check
 // of seed 000's cascade, before the skill is looked up. Nil when scripts may run.
 func (s *Sandbox) Enabled() error {
-	if !s.opts.Enabled {
-		return failure.New(failure.FailedPrecondition, ReasonScriptsDisabled,
-			"script execution is disabled on this server (scripts.enabled is false)")
+	return enabled(s.opts.Enabled, ReasonScriptsDisabled,
+		"script execution is disabled on this server (scripts.enabled is false)",
+		"running scripts is not supported on Windows; read the script and run it yourself")
+}
+
+// enabled is the first check of Sandbox.Run and Commands.Run: FailedPrecondition
+// with reason and the message disabled when on is false, Unimplemented with
+// unsupported where the host cannot run anything; nil when they may run.
+func enabled(on bool, reason, disabled, unsupported string) error {
+	if !on {
+		return failure.New(failure.FailedPrecondition, reason, "%s", disabled)
 	}
 	if !supported {
-		return failure.New(failure.Unimplemented, ReasonNotSupported,
-			"running scripts is not supported on Windows; read the script and run it yourself")
+		return failure.New(failure.Unimplemented, ReasonNotSupported, "%s", unsupported)
 	}
 	return nil
 }
@@ -344,19 +348,11 @@ func (s *Sandbox) Run(ctx context.Context, snap *catalog.Snapshot, sk *catalog.S
 		maxOutput: s.opts.MaxOutputBytes,
 	})
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if fe, ok := err.(*failure.Error); ok { // refused by the runner: no slot, no TMPDIR, no isolation
-			if fe.Kind != failure.Internal {
-				fe.With("skill_path", sk.Path).With("file", clean)
-			}
-			return nil, fe
-		}
-		s.log.WarnContext(ctx, "script did not start", "skill", sk.Path, "script", clean, "runner", runner, "err", err)
-		return nil, failure.New(failure.FailedPrecondition, ReasonNoRunner,
-			"script %s of skill %q could not be started by its runner %s", clean, sk.Path, filepath.Base(runner)).
-			With("skill_path", sk.Path).With("file", clean).Wrap(err)
+		return nil, notStarted(ctx, err, func() *failure.Error {
+			s.log.WarnContext(ctx, "script did not start", "skill", sk.Path, "script", clean, "runner", runner, "err", err)
+			return failure.New(failure.FailedPrecondition, ReasonNoRunner,
+				"script %s of skill %q could not be started by its runner %s", clean, sk.Path, filepath.Base(runner))
+		}, "skill_path", sk.Path, "file", clean)
 	}
 	res := o.result(clean, s.opts.MaxOutputBytes)
 	res.Isolation = iso
@@ -634,6 +630,27 @@ func withSkill(err error, sk *catalog.Skill) error {
 		fe.With("skill_path", sk.Path)
 	}
 	return err
+}
+
+// notStarted is Run's error when the Runner did not start a job: ctx's
+// error once ctx has ended; else the Runner's refusal (a *failure.Error: no
+// slot, no TMPDIR, no isolation) or else cannot's error wrapping err, either
+// with the metadata attrs (key, value pairs) unless it is Internal. cannot
+// is called only when its error is the answer.
+func notStarted(ctx context.Context, err error, cannot func() *failure.Error, attrs ...string) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	fe, refused := err.(*failure.Error)
+	if !refused {
+		fe = cannot().Wrap(err)
+	}
+	if fe.Kind != failure.Internal {
+		for i := 0; i+1 < len(attrs); i += 2 {
+			fe.With(attrs[i], attrs[i+1])
+		}
+	}
+	return fe
 }
 
 func sortedExts(m map[string]bool) []string { return slices.Sorted(maps.Keys(m)) }

@@ -129,14 +129,32 @@ func forEachLine(raw string, fn func(n int, line string)) {
 	}
 }
 
-func checkZeroWidth(j *job, r *Rule, ft *fileText) {
+// forEachNonASCIILine calls fn for each line of a text file (not binary,
+// not plain) with a character outside ASCII.
+func forEachNonASCIILine(ft *fileText, fn func(n int, line string)) {
 	if ft.binary != nil || ft.plain {
 		return
 	}
 	forEachLine(ft.raw, func(n int, line string) {
-		if isASCIIString(line) || fenceEscape(line) {
+		if isASCIIString(line) {
 			return
 		}
+		fn(n, line)
+	})
+}
+
+// forEachHidingLine calls fn for each line that may hide characters: a line
+// of forEachNonASCIILine other than the fence escape idiom (fenceEscape).
+func forEachHidingLine(ft *fileText, fn func(n int, line string)) {
+	forEachNonASCIILine(ft, func(n int, line string) {
+		if !fenceEscape(line) {
+			fn(n, line)
+		}
+	})
+}
+
+func checkZeroWidth(j *job, r *Rule, ft *fileText) {
+	forEachHidingLine(ft, func(n int, line string) {
 		rs := []rune(line)
 		var bad []string
 		for i, c := range rs {
@@ -184,13 +202,7 @@ func neighbour(rs []rune, i, dir int) rune {
 }
 
 func checkBidi(j *job, r *Rule, ft *fileText) {
-	if ft.binary != nil || ft.plain {
-		return
-	}
-	forEachLine(ft.raw, func(n int, line string) {
-		if isASCIIString(line) || fenceEscape(line) {
-			return
-		}
+	forEachHidingLine(ft, func(n int, line string) {
 		rtl := strings.IndexFunc(line, func(c rune) bool {
 			return unicode.In(c, unicode.Hebrew, unicode.Arabic, unicode.Syriac, unicode.Thaana, unicode.Nko)
 		}) >= 0
@@ -213,13 +225,7 @@ func checkBidi(j *job, r *Rule, ft *fileText) {
 }
 
 func checkTags(j *job, r *Rule, ft *fileText) {
-	if ft.binary != nil || ft.plain {
-		return
-	}
-	forEachLine(ft.raw, func(n int, line string) {
-		if isASCIIString(line) {
-			return
-		}
+	forEachNonASCIILine(ft, func(n int, line string) {
 		rs := []rune(line)
 		var tags []byte
 		vsRun, vsMax := 0, 0
@@ -321,13 +327,7 @@ func checkHomoglyphName(j *job, r *Rule) {
 }
 
 func checkHomoglyphWords(j *job, r *Rule, ft *fileText) {
-	if ft.binary != nil || ft.plain {
-		return
-	}
-	forEachLine(ft.raw, func(n int, line string) {
-		if isASCIIString(line) {
-			return
-		}
+	forEachNonASCIILine(ft, func(n int, line string) {
 		for _, w := range strings.FieldsFunc(line, func(c rune) bool { return !unicode.IsLetter(c) && !invisible(c) }) {
 			if isASCIIString(w) {
 				continue

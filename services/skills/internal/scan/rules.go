@@ -203,6 +203,15 @@ func (p *ruleParser) errorf(format string, args ...any) error {
 	return fmt.Errorf("%s:%d: %s", p.file, p.line, fmt.Sprintf(format, args...))
 }
 
+// lines reads value, the value of key, as a number of lines from 0 to most.
+func (p *ruleParser) lines(key, value string, most int) (int, error) {
+	n, err := strconv.Atoi(value)
+	if err != nil || n < 0 || n > most {
+		return 0, p.errorf("%s %q: want a number of lines from 0 to %d", key, value, most)
+	}
+	return n, nil
+}
+
 var ruleID = regexp.MustCompile(`^[a-z][a-z0-9-]*(\.[a-z0-9-]+)+$`)
 
 func (p *ruleParser) parseLine(raw string) error {
@@ -254,9 +263,9 @@ func (p *ruleParser) contextKey(key, value string) error {
 	d := &p.set.docs
 	switch key {
 	case "within":
-		n, err := strconv.Atoi(value)
-		if err != nil || n < 0 || n > 100 {
-			return p.errorf("within %q: want a number of lines from 0 to 100", value)
+		n, err := p.lines("within", value, 100)
+		if err != nil {
+			return err
 		}
 		d.within = n
 	case "match":
@@ -334,9 +343,9 @@ func (p *ruleParser) ruleKey(key, value string) error {
 			r.unless = append(r.unless, re)
 		}
 	case "near":
-		n, err := strconv.Atoi(value)
-		if err != nil || n < 0 || n > 10000 {
-			return p.errorf("near %q: want a number of lines from 0 to 10000", value)
+		n, err := p.lines("near", value, 10000)
+		if err != nil {
+			return err
 		}
 		r.near = n
 	case "check":

@@ -41,6 +41,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/skillsd/skillsd/services/skills/internal/confine"
+	"github.com/skillsd/skillsd/services/skills/internal/defaults"
 )
 
 // Finding is one problem found in a skill.
@@ -205,9 +206,7 @@ func New(opts Options) (*Scanner, error) {
 	if s.open == nil {
 		s.open = OpenResolved
 	}
-	if s.max <= 0 {
-		s.max = DefaultMaxFileBytes
-	}
+	defaults.Set(&s.max, DefaultMaxFileBytes)
 	if len(opts.RuleFiles) == 0 {
 		builtinEngine.once.Do(func() { builtinEngine.eng, builtinEngine.err = newEngine(nil, nil) })
 		if builtinEngine.err != nil {

@@ -100,18 +100,7 @@ func clean(s string) bool {
 	if ascii {
 		return true
 	}
-	for _, r := range s {
-		if r < utf8.RuneSelf {
-			continue
-		}
-		if invisible(r) {
-			return false
-		}
-		if _, ok := confusables[r]; ok {
-			return false
-		}
-	}
-	return norm.NFKC.IsNormalString(s)
+	return !suspicious(s) && norm.NFKC.IsNormalString(s)
 }
 
 // foldWords folds look-alike letters to Latin inside the words that are

@@ -27,25 +27,13 @@ func fieldsDepth(n *yaml.Node, depth int) map[string]entry {
 		return nil
 	}
 	m := make(map[string]entry, len(n.Content)/2)
-	var merges []*yaml.Node
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		if isMergeKey(k) && isMergeable(v) {
-			merges = append(merges, v)
-			continue
-		}
+	merged := ownPairs(n, func(k, v *yaml.Node) {
 		if d := deref(k); d != nil && d.Kind == yaml.ScalarNode {
 			m[d.Value] = entry{k, v}
 		}
-	}
-	for _, mv := range merges {
-		for _, src := range mergeSources(mv) {
-			for k, e := range fieldsDepth(src, depth+1) {
-				if _, ok := m[k]; !ok {
-					m[k] = e
-				}
-			}
-		}
+	})
+	for _, src := range merged {
+		addMissing(m, fieldsDepth(src, depth+1))
 	}
 	return m
 }

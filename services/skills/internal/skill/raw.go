@@ -85,30 +85,16 @@ func (c *converter) convert(n *yaml.Node, depth int) any {
 
 func (c *converter) mapping(n *yaml.Node, depth int) map[string]any {
 	out := make(map[string]any, len(n.Content)/2)
-	var merges []*yaml.Node
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		if isMergeKey(k) && isMergeable(v) {
-			merges = append(merges, v)
-			continue
-		}
+	merged := ownPairs(n, func(k, v *yaml.Node) {
 		key := c.key(k, depth)
 		if _, dup := out[key]; dup && c.aliasDepth == 0 {
 			c.p.warn(c.p.line(k.Line), "frontmatter-duplicate-key", "key %q is set twice in the same mapping (first on line %d); the last value is used", key, c.p.line(firstKeyLine(n, key)))
 		}
 		out[key] = c.convert(v, depth+1)
-	}
-	// Merged keys never override the mapping's own keys; of several merged
-	// mappings, the first listed wins.
-	for _, m := range merges {
-		for _, src := range mergeSources(m) {
-			mv, _ := c.convert(src, depth+1).(map[string]any)
-			for k, v := range mv {
-				if _, ok := out[k]; !ok {
-					out[k] = v
-				}
-			}
-		}
+	})
+	for _, src := range merged {
+		mv, _ := c.convert(src, depth+1).(map[string]any)
+		addMissing(out, mv)
 	}
 	return out
 }
@@ -168,6 +154,32 @@ func mergeSources(v *yaml.Node) []*yaml.Node {
 		return d.Content
 	}
 	return []*yaml.Node{v}
+}
+
+// ownPairs calls fn with each key and value mapping node n sets itself, in
+// order, and returns the mappings its merge keys (<<) bring in, in order.
+// YAML's merge rule: merged keys never override the mapping's own keys, and
+// of several merged mappings the first listed wins (see addMissing).
+func ownPairs(n *yaml.Node, fn func(k, v *yaml.Node)) []*yaml.Node {
+	var merged []*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if isMergeKey(k) && isMergeable(v) {
+			merged = append(merged, mergeSources(v)...)
+			continue
+		}
+		fn(k, v)
+	}
+	return merged
+}
+
+// addMissing adds to dst the entries of src whose keys dst does not hold.
+func addMissing[V any](dst, src map[string]V) {
+	for k, v := range src {
+		if _, ok := dst[k]; !ok {
+			dst[k] = v
+		}
+	}
 }
 
 // deref follows an alias to the node it names.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/skillsd/skillsd/services/skills/internal/confine"
+	"github.com/skillsd/skillsd/services/skills/internal/defaults"
 
 	"github.com/skillsd/skillsd/services/skills/internal/skill"
 )
@@ -80,18 +81,10 @@ type Limits struct {
 }
 
 func (l Limits) withDefaults() Limits {
-	if l.MaxFiles <= 0 {
-		l.MaxFiles = DefaultMaxFiles
-	}
-	if l.MaxSkillFiles <= 0 {
-		l.MaxSkillFiles = DefaultMaxSkillFiles
-	}
-	if l.MaxDepth <= 0 {
-		l.MaxDepth = DefaultMaxDepth
-	}
-	if l.MaxSkillFileBytes <= 0 {
-		l.MaxSkillFileBytes = DefaultMaxSkillFileBytes
-	}
+	defaults.Set(&l.MaxFiles, DefaultMaxFiles)
+	defaults.Set(&l.MaxSkillFiles, DefaultMaxSkillFiles)
+	defaults.Set(&l.MaxDepth, DefaultMaxDepth)
+	defaults.Set(&l.MaxSkillFileBytes, DefaultMaxSkillFileBytes)
 	return l
 }
 

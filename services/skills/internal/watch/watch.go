@@ -33,6 +33,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/skillsd/skillsd/services/skills/internal/defaults"
 )
 
 // Defaults of Options.
@@ -130,18 +132,10 @@ func Run(ctx context.Context, opts Options) error {
 	if opts.OnChange == nil {
 		return errors.New("watch: OnChange is required")
 	}
-	if opts.Debounce <= 0 {
-		opts.Debounce = DefaultDebounce
-	}
-	if opts.PollInterval <= 0 {
-		opts.PollInterval = DefaultPollInterval
-	}
-	if opts.RetryInterval <= 0 {
-		opts.RetryInterval = DefaultRetryInterval
-	}
-	if opts.MaxDepth <= 0 {
-		opts.MaxDepth = DefaultMaxDepth
-	}
+	defaults.Set(&opts.Debounce, DefaultDebounce)
+	defaults.Set(&opts.PollInterval, DefaultPollInterval)
+	defaults.Set(&opts.RetryInterval, DefaultRetryInterval)
+	defaults.Set(&opts.MaxDepth, DefaultMaxDepth)
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
