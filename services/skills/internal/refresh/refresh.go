@@ -1,6 +1,8 @@
-// Package refresh keeps the catalog current. It resolves the sources the
-// configuration names (SKILLS_REPO, sources[]: Configured) and the git
-// repositories behind them, with one syncer per repository, whoever uses it
+// Package refresh keeps the catalog current. It resolves every source: the
+// folders a caller gives or SKILLS_DIR names (Dirs), default discovery and a
+// client's roots (Resolve, Sources.ClientRoots), and the sources the
+// configuration names (SKILLS_REPO, sources[]: Configured) with the git
+// repositories behind them, one syncer per repository, whoever uses it
 // (Repos: a git source of skills, the agents, the docs). It owns the sources
 // in precedence order, the builds that turn them into a snapshot and swap it
 // into the catalog.Store (one at a time, the shrink guard applied), the one
@@ -8,10 +10,10 @@
 // (RefreshSkills) and the reloads of skip_cache reads, the watcher of the
 // local sources, and what is known of each source (SourceState).
 //
-// It does not build catalogs (Options.Build: package catalog), decide the
-// sources a caller gives directly or that default discovery finds (package
-// skillsd, from its Options), or talk to clients (package server converts
-// its answers).
+// It does not build catalogs (Options.Build: package catalog), walk a
+// folder (package source), or talk to clients (package server converts its
+// answers); package skillsd hands it the Options it was given and logs what
+// it resolved.
 package refresh
 
 import (
