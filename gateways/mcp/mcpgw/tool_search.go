@@ -2,6 +2,7 @@ package mcpgw
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -43,18 +44,20 @@ type SearchSkillsOutput struct {
 	Results []SearchHit `json:"results"`
 }
 
-// SearchHit is one result of search_skills.
+// SearchHit is one result of search_skills. Its fields are in the order of
+// their JSON names: the answer is encoded once (encodedOnce), with its keys
+// in the order a validating round trip through a map would give them.
 type SearchHit struct {
-	Name         string   `json:"name"`
-	SkillPath    string   `json:"skill_path"`
-	Description  string   `json:"description"`
-	Category     string   `json:"category"`
-	Score        float64  `json:"score"`
-	Excerpt      string   `json:"excerpt"`
-	MatchedTerms []string `json:"matched_terms"`
+	Category    string `json:"category"`
+	Description string `json:"description"`
+	Excerpt     string `json:"excerpt"`
 	// MatchedRestated is true when the restatement, not the query, matched
 	// best: matched_terms and excerpt are then the restatement's.
-	MatchedRestated bool `json:"matched_restated,omitempty"`
+	MatchedRestated bool     `json:"matched_restated,omitempty"`
+	MatchedTerms    []string `json:"matched_terms"`
+	Name            string   `json:"name"`
+	Score           float64  `json:"score"`
+	SkillPath       string   `json:"skill_path"`
 }
 
 // searchSkillsTool describes search_skills. Its schemas are terse, and the
@@ -93,8 +96,11 @@ func searchSkillsTool() (*mcp.Tool, error) {
 	}, nil
 }
 
-// searchSkills serves search_skills.
-func (g *gateway) searchSkills(ctx context.Context, _ *mcp.CallToolRequest, in SearchSkillsInput) (*mcp.CallToolResult, SearchSkillsOutput, error) {
+// searchSkills serves search_skills, the hot path of routing: its answer is
+// encoded once (encodedOnce) instead of being marshaled, validated against
+// the output schema and marshaled again on every call; tests check it
+// against the schema (TestSearchSkillsOutputMatchesSchema).
+func (g *gateway) searchSkills(ctx context.Context, _ *mcp.CallToolRequest, in SearchSkillsInput) (*mcp.CallToolResult, any, error) {
 	// The service is the one validator of a search (query, limit, mode): its
 	// InvalidArgument comes back through toolError. The input schema has
 	// already refused a missing query and a mode it does not list.
@@ -113,7 +119,7 @@ func (g *gateway) searchSkills(ctx context.Context, _ *mcp.CallToolRequest, in S
 		Tags:     in.Tags,
 	})
 	if err != nil {
-		return nil, SearchSkillsOutput{}, g.toolError(err, "")
+		return nil, nil, g.toolError(err, "")
 	}
 	out := SearchSkillsOutput{Query: resp.GetQuery(), Results: make([]SearchHit, 0, len(resp.GetResults()))}
 	for _, h := range resp.GetResults() {
@@ -128,7 +134,24 @@ func (g *gateway) searchSkills(ctx context.Context, _ *mcp.CallToolRequest, in S
 			MatchedRestated: h.GetPhrasing() > 0,
 		})
 	}
-	return nil, out, nil
+	res, err := encodedOnce(out)
+	return res, nil, err
+}
+
+// encodedOnce is the result of a tool whose output v is encoded here, once,
+// as its structured content and, as the SDK does for typed output, as its
+// text. A tool that answers this way is registered with Out = any and its
+// output schema written out, which the SDK then advertises but does not
+// apply to each answer: its tests check the answers against it.
+func encodedOnce(v any) (*mcp.CallToolResult, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("marshaling output: %w", err)
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(data)}},
+		StructuredContent: json.RawMessage(data),
+	}, nil
 }
 
 // restatedList is the restated argument as the RPC takes it: none when

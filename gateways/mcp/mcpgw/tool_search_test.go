@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/grpc/codes"
@@ -248,5 +249,83 @@ func TestSkillHubSearchBlankQuery(t *testing.T) {
 	defer conn.mu.Unlock()
 	if n := conn.calls[skillsv1.RoutingService_SearchSkills_FullMethodName]; n != 1 {
 		t.Errorf("SearchSkills calls: %d, want 1 (the service validates)", n)
+	}
+}
+
+// TestSearchSkillsOutputMatchesSchema: search_skills encodes its answer once
+// and the SDK does not check it against the output schema on each call, so
+// this test does, over answers of every shape (hits and none, ranked, all
+// terms, restated, filtered, limited): each validates against the schema
+// tools/list advertises, and is byte for byte what the SDK's validating
+// round trip (through a map, keys sorted) would have sent.
+func TestSearchSkillsOutputMatchesSchema(t *testing.T) {
+	cs, _ := startGateway(t, newTestCatalog(t))
+	tools, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema *jsonschema.Schema
+	for _, tool := range tools.Tools {
+		if tool.Name == "search_skills" {
+			data, err := json.Marshal(tool.OutputSchema)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(data, &schema); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if schema == nil {
+		t.Fatal("tools/list advertises no output schema for search_skills")
+	}
+	// Every property is required here, so that an answer missing a field
+	// fails; matched_restated is left out when false.
+	for _, s := range []*jsonschema.Schema{schema, schema.Properties["results"].Items} {
+		s.AdditionalProperties = &jsonschema.Schema{Not: &jsonschema.Schema{}}
+		s.Required = nil
+		for k := range s.Properties {
+			if k != "matched_restated" {
+				s.Required = append(s.Required, k)
+			}
+		}
+	}
+	resolved, err := schema.Resolve(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits := 0
+	for _, args := range []map[string]any{
+		{"query": "merge PDF files"},
+		{"query": "merge PDF files", "restated": "combine several PDF documents into one with pypdf"},
+		{"query": "zebra xylophone quantum", "restated": "brand colours for slides"},
+		{"query": "colours fonts", "mode": "all_terms"},
+		{"query": "skill truncation test", "limit": 2},
+		{"query": "react login", "tags": []string{"none-such"}},
+		{"query": "zebra xylophone quantum"},
+		{"query": "<script>&\"quotes\" ünïcödé 日本語"},
+	} {
+		res, text := callTool(t, cs, "search_skills", args)
+		if res.IsError {
+			t.Fatalf("search_skills(%v): %s", args, text)
+		}
+		var v any
+		if err := json.Unmarshal([]byte(text), &v); err != nil {
+			t.Fatal(err)
+		}
+		if err := resolved.Validate(v); err != nil {
+			t.Errorf("search_skills(%v): the answer does not match the output schema: %v\n%s", args, err, text)
+		}
+		roundTrip, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(roundTrip) != text {
+			t.Errorf("search_skills(%v): the answer is not what a round trip through the schema check sends:\n got %s\nwant %s", args, text, roundTrip)
+		}
+		hits += len(v.(map[string]any)["results"].([]any))
+	}
+	if hits == 0 {
+		t.Fatal("no query found a skill: the answers' hits were never checked")
 	}
 }

@@ -18,7 +18,7 @@ func (s *Server) checkNotEmpty(snap *catalog.Snapshot) error {
 		return nil
 	}
 	reason, searched := emptyReport(snap, s.fresh.Roots(), s.sources.Discovered, source.DiscoveryFolders(s.cwd, s.home, nil))
-	if s.opts.RequireSkills || s.cfg.RequireSkills {
+	if s.requireSkills() {
 		return fmt.Errorf("no skills to serve: %s (searched: %s); --require-skills (require_skills in config.yaml) stops the start when the catalog is empty: "+
 			"point --skills-dir or SKILLS_DIR at a folder of skills, or leave the option off", reason, strings.Join(searched, ", "))
 	}
@@ -80,3 +80,7 @@ func emptyReport(snap *catalog.Snapshot, roots []*source.Root, discovered bool, 
 	}
 	return strings.Join(reasons, "; "), searched
 }
+
+// requireSkills reports whether an empty first catalog stops the start
+// (Options.RequireSkills, require_skills).
+func (s *Server) requireSkills() bool { return s.opts.RequireSkills || s.cfg.RequireSkills }

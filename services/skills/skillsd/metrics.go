@@ -18,7 +18,7 @@ import (
 // calls are counted too.
 func (s *Server) metricsInterceptors(reg prometheus.Registerer, svc *server.Service) ([]grpc.UnaryServerInterceptor, []grpc.StreamServerInterceptor) {
 	unary, stream := metrics.GRPCServer(reg)
-	reg.MustRegister(&catalogCollector{svc: svc})
+	reg.MustRegister(&catalogCollector{svc: svc, loaded: func() bool { return s.loadingMessage() == "" }})
 	reg.MustRegister(
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "skillsd_usage_events_delivered_total",
@@ -59,9 +59,12 @@ func (s *Server) metricsInterceptors(reg prometheus.Registerer, svc *server.Serv
 }
 
 // catalogCollector reads the catalog's gauges at each scrape from what
-// GetCatalogStatus answers, so that the two never disagree.
+// GetCatalogStatus answers, so that the two never disagree. While the first
+// catalog loads (loaded is false) there is none to describe: a scrape then
+// has no catalog gauges, and the rest of the metrics as usual.
 type catalogCollector struct {
-	svc *server.Service
+	svc    *server.Service
+	loaded func() bool
 }
 
 var (
@@ -97,6 +100,9 @@ func (c *catalogCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c *catalogCollector) Collect(ch chan<- prometheus.Metric) {
+	if !c.loaded() {
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	st, err := c.svc.GetCatalogStatus(ctx, &skillsv1.GetCatalogStatusRequest{})

@@ -1,10 +1,17 @@
 package skillsd_test
 
 import (
+	"context"
 	"net"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
@@ -103,5 +110,76 @@ func TestNotServingWhileFirstCloneRuns(t *testing.T) {
 	}
 	if m, err := stream.Recv(); err != nil || m.GetGeneration() != 1 || strings.Join(m.GetAdded(), ",") != "pdf" {
 		t.Errorf("watch: first change %v, %v; want generation 1 adding pdf", m, err)
+	}
+}
+
+// TestLoadInBackground: with LoadInBackground, New returns before the first
+// catalog is built; until it is, readiness is NOT_SERVING, RPCs answer
+// UNAVAILABLE (CATALOG_LOADING), WaitScanned holds its caller, and a metrics
+// scrape answers without the catalog's gauges (it used to fail on the
+// catalog not yet there); once loaded, all of it serves the catalog.
+func TestLoadInBackground(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "pdf"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pdf", "SKILL.md"), []byte(skillstest.SkillMD("pdf", "PDF forms")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gate := make(chan struct{})
+	reg := prometheus.NewRegistry()
+	opts := skillsd.Options{SkillsDirs: []string{dir}, Cwd: t.TempDir(), Home: t.TempDir(), NoWatch: true, LoadInBackground: true, Metrics: reg}
+	skillsd.GateLoad(&opts, gate)
+	srv, err := skillsd.New(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	conn, err := srv.DialInProcess(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	health := healthpb.NewHealthClient(conn)
+	cat := skillsv1.NewCatalogServiceClient(conn)
+
+	if st := healthOf(t, health, ""); st != healthpb.HealthCheckResponse_NOT_SERVING {
+		t.Errorf("readiness while loading: %v, want NOT_SERVING", st)
+	}
+	_, err = cat.ListSkills(t.Context(), &skillsv1.ListSkillsRequest{})
+	if status.Code(err) != codes.Unavailable || errorReason(err) != "CATALOG_LOADING" {
+		t.Errorf("ListSkills while loading: %v (reason %q); want UNAVAILABLE CATALOG_LOADING", err, errorReason(err))
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	if err := srv.WaitScanned(ctx); err == nil {
+		t.Error("WaitScanned returned while the catalog was loading")
+	}
+	cancel()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Errorf("metrics while loading: %v", err)
+	}
+	for _, f := range families {
+		if strings.HasPrefix(f.GetName(), "skillsd_catalog_") {
+			t.Errorf("metrics while loading report %s", f.GetName())
+		}
+	}
+
+	close(gate)
+	if err := srv.WaitScanned(t.Context()); err != nil {
+		t.Fatalf("WaitScanned: %v", err)
+	}
+	if st := healthOf(t, health, ""); st != healthpb.HealthCheckResponse_SERVING {
+		t.Errorf("readiness once loaded: %v, want SERVING", st)
+	}
+	res, err := cat.ListSkills(t.Context(), &skillsv1.ListSkillsRequest{})
+	if err != nil || len(res.GetSkills()) != 1 {
+		t.Fatalf("ListSkills once loaded: %v, %v; want the one skill", res, err)
+	}
+	families, err = reg.Gather()
+	if err != nil {
+		t.Fatalf("metrics once loaded: %v", err)
+	}
+	if !slices.ContainsFunc(families, func(f *dto.MetricFamily) bool { return f.GetName() == "skillsd_catalog_skills" }) {
+		t.Error("metrics once loaded have no skillsd_catalog_skills")
 	}
 }

@@ -151,16 +151,27 @@ func (s *Server) setLoaded() {
 
 // WaitScanned waits until the first background security scan is done (at
 // once when there is none), ctx ends (its error), or the server is closed.
-// It returns at once while the first catalog still loads (a first clone):
-// calls are then refused as loading, which is the better answer. An
-// embedded gateway whose host reads the catalog once and trusts it (an MCP
-// host over stdio) holds its calls with it rather than answer without the
-// skills that wait for their scan.
+// It returns at once while the first catalog still loads after a first
+// clone: calls are then refused as loading, which is the better answer. A
+// first catalog New left to load in the background (LoadInBackground) it
+// waits for, then for its scan. An embedded gateway whose host reads the
+// catalog once and trusts it (an MCP host over stdio) holds its calls with
+// it rather than answer without the skills that are still loading or wait
+// for their scan.
 func (s *Server) WaitScanned(ctx context.Context) error {
+	if s.loadDone != nil {
+		select {
+		case <-s.loadDone:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-s.closeCh:
+			return errors.New("skillsd: server is closed")
+		}
+	}
 	select {
 	case <-s.ready:
 	default:
-		return nil
+		return nil // loading after a first clone, or the load failed: refused as loading
 	}
 	select {
 	case <-s.scanned:

@@ -50,9 +50,9 @@ func openSemantic(cfg config.Config, getenv func(string) string, home string, lo
 	}), nil
 }
 
-// prepareRouting has svc build its search index, and so start embedding the
-// skills, now and after every catalog swap rather than at the first search
-// that follows; until s closes.
+// prepareRouting has svc build its search index (and so start embedding
+// the skills, with semantic search) now and after every catalog swap,
+// rather than at the first search that follows; until s closes.
 func (s *Server) prepareRouting(svc *server.Service) {
 	ctx := context.Background()
 	svc.PrepareRouting(ctx)

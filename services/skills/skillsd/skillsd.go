@@ -127,6 +127,16 @@ type Options struct {
 	// nothing. The zero value follows require_skills (off by default): an
 	// empty catalog is then a warning on the log.
 	RequireSkills bool
+	// LoadInBackground makes New return before the first catalog is
+	// built: it loads in the background, as during a first clone, while
+	// the server already answers its health checks (NOT_SERVING) and its
+	// RPCs refuse with "the catalog is loading". Callers that would rather
+	// wait than be refused hold their calls with WaitScanned, which waits
+	// for such a load (and not for a first clone). For a gateway in the
+	// same process, such as skills-mcp, whose host lists the tools before
+	// it needs a skill. Ignored with RequireSkills, whose empty catalog
+	// must stop New.
+	LoadInBackground bool
 	// AccessLog writes one info line per call (package accesslog): for a
 	// service on a network listener. The zero value logs calls at debug
 	// level only, as a gateway's in-process calls and stdio MCP want.
@@ -140,6 +150,9 @@ type Options struct {
 	// scanGate, when set (tests, GateScans), holds each round of the
 	// background security scan until it receives or is closed.
 	scanGate <-chan struct{}
+	// loadGate, when set (tests), holds a background load of the first
+	// catalog until it is closed.
+	loadGate <-chan struct{}
 }
 
 // Server is a ready catalog and the gRPC server that serves it.
@@ -187,6 +200,9 @@ type Server struct {
 	loading     atomic.Pointer[string]
 	stopLoading context.CancelFunc
 	loadWG      sync.WaitGroup
+	// loadDone is closed when a load New left to the background
+	// (Options.LoadInBackground) ends, loaded or not; nil otherwise.
+	loadDone chan struct{}
 	// config follows the config file loaded (nil without one).
 	config *configWatch
 
@@ -354,21 +370,13 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	// clone. Otherwise (local folders, or clones to update) it loads here.
 	if clones := s.fresh.FirstClones(); len(clones) > 0 {
 		msg := "the catalog is loading (cloning " + strings.Join(clones, ", ") + " for the first time); try again in a moment"
-		s.loading.Store(&msg)
-		s.setReady(false)
 		log.Info("serving while the catalog loads: cloning the git sources for the first time", "repositories", clones)
-		lctx, cancel := context.WithCancel(context.Background())
-		s.stopLoading = cancel
-		s.loadWG.Go(func() {
-			defer cancel()
-			if err := s.load(lctx, svc); err != nil {
-				if lctx.Err() == nil {
-					log.Error("loading the catalog failed", "error", err)
-				}
-				return
-			}
-			s.setLoaded()
-		})
+		s.loadLater(svc, msg, nil)
+		return s, nil
+	}
+	if opts.LoadInBackground && !s.requireSkills() {
+		s.loadDone = make(chan struct{})
+		s.loadLater(svc, "the catalog is loading; try again in a moment", s.loadDone)
 		return s, nil
 	}
 	if err := s.load(ctx, svc); err != nil {
@@ -377,6 +385,35 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	}
 	s.setLoaded()
 	return s, nil
+}
+
+// loadLater loads the first catalog in the background, its RPCs refused
+// with msg until it is in; done, when not nil, is closed when the load ends.
+func (s *Server) loadLater(svc *server.Service, msg string, done chan struct{}) {
+	s.loading.Store(&msg)
+	s.setReady(false)
+	lctx, cancel := context.WithCancel(context.Background())
+	s.stopLoading = cancel
+	s.loadWG.Go(func() {
+		defer cancel()
+		if done != nil {
+			defer close(done)
+		}
+		if s.opts.loadGate != nil {
+			select {
+			case <-s.opts.loadGate:
+			case <-lctx.Done():
+				return
+			}
+		}
+		if err := s.load(lctx, svc); err != nil {
+			if lctx.Err() == nil {
+				s.log.Error("loading the catalog failed", "error", err)
+			}
+			return
+		}
+		s.setLoaded()
+	})
 }
 
 // load synchronises the git sources and the content repositories, builds
@@ -396,9 +433,9 @@ func (s *Server) load(ctx context.Context, svc *server.Service) error {
 	if err := s.checkNotEmpty(snap); err != nil {
 		return err
 	}
-	if s.sem != nil {
-		s.prepareRouting(svc) // embeds the skills of each catalog as it comes
-	}
+	// The search index (and, with semantic search, the embeddings) of each
+	// catalog is built as it comes, not inside the first search after it.
+	s.prepareRouting(svc)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -39,8 +40,17 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, ge
 		return err
 	}
 	defer svc.close()
+	// What waits for the embedded catalog (it loads in the background) ends
+	// with the session, loaded or not.
+	bg, stopBG := context.WithCancel(ctx)
+	var bgDone sync.WaitGroup
+	defer func() { stopBG(); bgDone.Wait() }()
 	if afterConnect != nil {
-		afterConnect()
+		bgDone.Go(func() {
+			if svc.waitLoaded(bg) == nil {
+				afterConnect()
+			}
+		})
 	}
 	var web *httpEdge
 	if o.httpAddr != "" {
@@ -57,12 +67,13 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, ge
 	// The status line (skills, errors, version) is only logged: it is read
 	// beside serving, not before it, so the host's first requests do not
 	// wait for it (GetCatalogStatus probes the kernel's script isolation).
-	statusDone := make(chan struct{})
-	go func() {
-		defer close(statusDone)
-		logStatus(ctx, conn, log, svc.remote, svc.ready...)
-	}()
-	defer func() { <-statusDone }()
+	start := time.Now()
+	bgDone.Go(func() {
+		if svc.waitLoaded(bg) != nil {
+			return
+		}
+		logStatus(bg, conn, log, svc.remote, append(svc.ready, "took", time.Since(start).Round(time.Millisecond))...)
+	})
 	mopts := mcpgw.Options{Logger: log, Version: buildVersion()}
 	if err := applyProfile(&mopts, o, svc, getenv, log); err != nil {
 		return err
@@ -119,6 +130,9 @@ type service struct {
 	remote bool
 	// close stops the service when it is embedded.
 	close func()
+	// waitLoaded waits until an embedded service's first catalog is loaded
+	// and scanned; nil at once for a remote one.
+	waitLoaded func(ctx context.Context) error
 	// setClientRoots hands the MCP client's roots to the embedded service's
 	// default discovery (it does nothing when folders are configured); nil for
 	// a remote service, whose folders are its own. With several HTTP sessions,
@@ -159,7 +173,6 @@ func startEmbedded(ctx context.Context, o options, getenv func(string) string, l
 			log.Warn("skills folder not readable; serving without it", "dir", d, "error", err)
 		}
 	}
-	start := time.Now()
 	srv, err := skillsd.New(ctx, skillsd.Options{
 		SkillsDirs: o.skillsDirs,
 		ConfigFile: o.configFile,
@@ -172,7 +185,14 @@ func startEmbedded(ctx context.Context, o options, getenv func(string) string, l
 		// An empty catalog is a warning (or, with --require-skills, an
 		// error) on stderr, saying why and where it looked.
 		RequireSkills: o.requireSkills,
-		Version:       buildVersion(),
+		// Over stdio, the MCP server answers initialize and tools/list
+		// while the catalog loads, and its tool calls wait for it
+		// (waitScanned): a host that times out slow servers sees one at
+		// once. With --require-skills the catalog loads first, as an empty
+		// one must stop the start; over HTTP too, so that the port opens
+		// on a ready server, as its readiness probe expects.
+		LoadInBackground: o.httpAddr == "",
+		Version:          buildVersion(),
 		Edge:          skillsd.EdgeOptions{Flags: o.guard, Surface: "MCP over HTTP", LegacyTokensEnv: authEnvDefault, Realm: "skills-mcp"},
 		Metrics:       o.metricsRegisterer(),
 	})
@@ -181,10 +201,12 @@ func startEmbedded(ctx context.Context, o options, getenv func(string) string, l
 	}
 	return service{
 		dial: func(opts ...grpc.DialOption) (*grpc.ClientConn, error) {
-			return srv.DialTrusted(ctx, append(opts, grpc.WithChainUnaryInterceptor(waitScanned(srv)))...)
+			return srv.DialTrusted(ctx, append(opts, grpc.WithChainUnaryInterceptor(waitScanned(srv)),
+				grpc.WithChainStreamInterceptor(waitScannedStream(srv)))...)
 		},
-		ready:          []any{"embedded skills service ready", "took", time.Since(start).Round(time.Millisecond)},
+		ready:          []any{"embedded skills service ready"},
 		close:          func() { _ = srv.Close() },
+		waitLoaded:     srv.WaitScanned,
 		setClientRoots: srv.SetClientRoots,
 		settings:       new(srv.MCPSettings()),
 		guard:          srv.Guard,
@@ -193,10 +215,13 @@ func startEmbedded(ctx context.Context, o options, getenv func(string) string, l
 }
 
 // waitScanned holds the calls to the embedded service, but its health
-// checks (the probes), until the first security scan of a catalog it never
-// saw is done: an MCP host reads the list of skills once and trusts it, so
-// it should not be told of a catalog without the skills that wait for their
-// scan. A start whose skills are all in the scan cache does not wait.
+// checks (the probes), until its first catalog is loaded (in the
+// background, while the MCP server already answers initialize and
+// tools/list) and the first security scan of a catalog it never saw is
+// done: an MCP host reads the list of skills once and trusts it, so it
+// should not be told of a catalog without the skills still loading or
+// waiting for their scan. A start whose skills are all in the scan cache
+// does not wait for a scan.
 func waitScanned(srv *skillsd.Server) grpc.UnaryClientInterceptor {
 	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 		if !strings.HasPrefix(method, "/grpc.health.v1.Health/") {
@@ -205,6 +230,18 @@ func waitScanned(srv *skillsd.Server) grpc.UnaryClientInterceptor {
 			}
 		}
 		return invoker(ctx, method, req, reply, cc, opts...)
+	}
+}
+
+// waitScanned's hold for streaming calls (the catalog's change feed).
+func waitScannedStream(srv *skillsd.Server) grpc.StreamClientInterceptor {
+	return func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+		if !strings.HasPrefix(method, "/grpc.health.v1.Health/") {
+			if err := srv.WaitScanned(ctx); err != nil {
+				return nil, err
+			}
+		}
+		return streamer(ctx, desc, cc, method, opts...)
 	}
 }
 
@@ -233,9 +270,10 @@ func dialRemote(o options, getenv func(string) string, log *slog.Logger) (servic
 			}
 			return conn, nil
 		},
-		ready:  []any{"connected to skillsd", "server", o.server},
-		remote: true,
-		close:  func() {},
+		ready:      []any{"connected to skillsd", "server", o.server},
+		remote:     true,
+		close:      func() {},
+		waitLoaded: func(context.Context) error { return nil },
 		guard:  func() (*edge.Guard, error) { return remoteGuard(o, getenv, log) },
 		http:   func() (skillsd.MCPHTTPSettings, error) { return skillsd.MCPHTTPFromEnv(getenv) },
 	}, nil

@@ -35,6 +35,7 @@ func TestRelaxedSource(t *testing.T) {
 // to say no, the scan would miss the match).
 func TestAnchorFindsEveryExample(t *testing.T) {
 	s := newTestScanner(t)
+	s.prepare()
 	anchored := 0
 	for ri, r := range s.Rules() {
 		for pi, p := range r.match {

@@ -175,6 +175,10 @@ type engine struct {
 	// fingerprint).
 	sources [][]byte
 
+	// compileOnce guards compile: the prefilters and anchors below are
+	// made on the first scan (prepare), so that a start whose skills all
+	// come from the cache compiles none of them before its first answer.
+	compileOnce sync.Once
 	// ac is the prefilter over atoms, built on the first scan that needs
 	// it (acOnce): a start whose skills all come from the cache builds none.
 	acOnce sync.Once
@@ -272,7 +276,6 @@ func newEngine(ruleFiles []string, open func(string) (io.ReadCloser, error)) (*e
 	if e.set.docs.within == 0 {
 		e.set.docs.within = 6
 	}
-	e.compile()
 	return e, nil
 }
 
@@ -281,8 +284,12 @@ func newEngine(ruleFiles []string, open func(string) (io.ReadCloser, error)) (*e
 // text).
 type prefilter struct{ sets [][]int32 }
 
-// compile builds the prefilters and anchors of every pattern; the automaton
-// over their atoms waits for the first scan (automaton).
+// prepare compiles the engine once, before its first scan.
+func (s *engine) prepare() { s.compileOnce.Do(s.compile) }
+
+// compile builds the prefilters and anchors of every pattern (once, through
+// prepare); the automaton over their atoms waits for the first scan that
+// needs it (automaton).
 func (s *engine) compile() {
 	ids := map[string]int32{}
 	var atoms []string
@@ -330,6 +337,7 @@ func (s *engine) compile() {
 // automaton returns the prefilter over s.atoms, building it once; nil when
 // the atoms need more states than it can have (New refuses such rule files).
 func (s *engine) automaton() *automaton {
+	s.prepare()
 	s.acOnce.Do(func() { s.ac = newAutomaton(s.atoms) })
 	return s.ac
 }
@@ -373,6 +381,7 @@ func (s *Scanner) Scan(ctx context.Context, sk *Skill) []Finding {
 			return slices.Clone(f)
 		}
 	}
+	s.prepare()
 	j := &job{s: s, sk: sk, found: map[findingKey]int{}}
 	j.run(ctx)
 	out := j.findings

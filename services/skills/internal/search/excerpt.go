@@ -1,7 +1,9 @@
 package search
 
 import (
+	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -68,6 +70,34 @@ type occurrence struct {
 	term       int32
 }
 
+// spellings maps each term to its surface forms (the folded words that
+// stand for it in Index.surfaces), made on the first excerpt: an excerpt
+// looks a text's words up among the few spellings of its wanted terms
+// rather than in the whole vocabulary.
+type spellings struct {
+	once sync.Once
+	of   map[int32][]string
+}
+
+// spellingsOf returns the surface forms of the terms in want, mapped to
+// their term.
+func (ix *Index) spellingsOf(want map[int32]float64) map[string]int32 {
+	ix.spellings.once.Do(func() {
+		of := make(map[int32][]string, len(ix.terms))
+		for s, t := range ix.surfaces {
+			of[t] = append(of[t], s)
+		}
+		ix.spellings.of = of
+	})
+	out := make(map[string]int32, 4*len(want))
+	for t := range want {
+		for _, s := range ix.spellings.of[t] {
+			out[s] = t
+		}
+	}
+	return out
+}
+
 // bestWindow finds the excerptLen-character window of text with the largest
 // idf sum of distinct wanted terms. With early, it stops reading once every
 // wanted term has been seen (bodies are long; their first mentions are
@@ -75,6 +105,7 @@ type occurrence struct {
 func (ix *Index) bestWindow(text string, want map[int32]float64, early bool) (string, bool) {
 	var occ []occurrence
 	seen := map[int32]bool{}
+	spelt := ix.spellingsOf(want)
 	sc := scanner{text: text}
 	for {
 		start, end, kind, ok := sc.next()
@@ -94,10 +125,7 @@ func (ix *Index) bestWindow(text string, want map[int32]float64, early bool) (st
 				}
 			})
 		} else if len(raw) <= maxWordLen {
-			t, found = ix.surfaces[foldWord(raw)]
-			if found {
-				_, found = want[t]
-			}
+			t, found = spelt[foldWord(raw)]
 		}
 		if !found {
 			continue
@@ -114,12 +142,13 @@ func (ix *Index) bestWindow(text string, want map[int32]float64, early bool) (st
 	// Slide over the occurrences: the window starting a little before
 	// occurrence i holds those that end within excerptLen bytes.
 	best, bestScore := 0, -1.0
+	var in []int32 // the distinct terms of the window: few
 	for i := range occ {
 		score := 0.0
-		in := map[int32]bool{}
+		in = in[:0]
 		for j := i; j < len(occ) && occ[j].end-occ[i].start <= excerptLen*3/4; j++ {
-			if !in[occ[j].term] {
-				in[occ[j].term] = true
+			if !slices.Contains(in, occ[j].term) {
+				in = append(in, occ[j].term)
 				score += want[occ[j].term]
 			}
 		}
@@ -133,7 +162,7 @@ func (ix *Index) bestWindow(text string, want map[int32]float64, early bool) (st
 // window returns about excerptLen characters of text around [start, end),
 // cut at word boundaries, white space collapsed, with "…" where text was cut.
 func window(text string, start, end int) string {
-	if utf8.RuneCountInString(text) <= excerptLen {
+	if atMostRunes(text, excerptLen) {
 		return collapseSpace(text)
 	}
 	// Start a quarter of the window before the match.
@@ -173,6 +202,21 @@ func window(text string, start, end int) string {
 		out += "…"
 	}
 	return out
+}
+
+// atMostRunes reports whether s has at most n characters, reading no
+// further than the n+1st.
+func atMostRunes(s string, n int) bool {
+	if len(s) <= n {
+		return true
+	}
+	count := 0
+	for range s {
+		if count++; count > n {
+			return false
+		}
+	}
+	return true
 }
 
 func isSpaceBefore(s string, i int) bool {

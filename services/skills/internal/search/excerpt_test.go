@@ -89,3 +89,26 @@ func TestExcerpt(t *testing.T) {
 		})
 	}
 }
+
+// TestAtMostRunes: the window's short-text test counts characters, not
+// bytes, and stops early without changing the answer.
+func TestAtMostRunes(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		n    int
+		want bool
+	}{
+		{"", 0, true},
+		{"a", 0, false},
+		{"abc", 3, true},
+		{"abcd", 3, false},
+		{"ééé", 3, true},   // 6 bytes, 3 characters
+		{"éééé", 3, false}, // 8 bytes, 4 characters
+		{strings.Repeat("日", 160), 160, true},
+		{strings.Repeat("日", 161), 160, false},
+	} {
+		if got := atMostRunes(c.s, c.n); got != c.want || got != (utf8.RuneCountInString(c.s) <= c.n) {
+			t.Errorf("atMostRunes(%q, %d) = %v, want %v", c.s, c.n, got, c.want)
+		}
+	}
+}

@@ -167,6 +167,8 @@ type Index struct {
 	// search.
 	lowerOnce sync.Once
 	lower     []lowered
+	// spellings are the surface forms of each term, for excerpts.
+	spellings spellings
 }
 
 // New indexes the routable skills (others are ignored). It analyzes skills
