@@ -14,7 +14,9 @@ ifneq ($(sort $(MODULES)),$(sort $(UNIT_MODULES)))
 $(error UNIT_MODULES and MODULES must list the same modules)
 endif
 PKGS     := $(addprefix ./,$(addsuffix /...,$(MODULES)))
-LDFLAGS  := -X main.version=$(VERSION)
+#: STRIP  linker flags that leave the symbol table and DWARF out of the binaries (default -s -w: about a quarter smaller, the same stack traces; STRIP= keeps them, for perf, pprof's symbols and debuggers)
+STRIP    ?= -s -w
+LDFLAGS  := $(STRIP) -X main.version=$(VERSION)
 # buf comes prebuilt from npm (tools/buf); the protoc plugins, staticcheck and
 # crosscheck are built from the pinned tools module, each for the targets that use it.
 BUF      := $(BIN)/buf
@@ -88,6 +90,10 @@ go-modules:
 	@for m in $(MODULES); do (cd $$m && GOWORK=off go list -deps -test ./... >/dev/null) || exit 1; done
 
 # ---- build and run ------------------------------------------------------------
+
+.PHONY: size
+size: ## each binary's size with and without STRIP, and what is largest in it, by module (scripts/binsize.sh)
+	bash scripts/binsize.sh $(BIN)/size "-X main.version=$(VERSION)" "$(STRIP)"
 
 .PHONY: build
 build: ## build skillsd, skills-mcp, skills-rest and skills into ./bin

@@ -146,4 +146,11 @@ rule "markdown links lead to files of the repository (relative paths that exist,
     }
   }' <(git ls-files -co --exclude-standard) "${markdown[@]}")"
 
+# Binaries carry no test support: a main that links, even through another
+# package, a package made for tests (testing, httptest, the skillstest,
+# testfs, pgtest and routingbench helpers) ships it to every user.
+binaries=(./services/skills/cmd/skillsd ./gateways/mcp/cmd/skills-mcp ./gateways/rest/cmd/skills-rest ./clients/go/cmd/skills)
+rule "binaries link no test support (go list -deps)" \
+  "$(for b in "${binaries[@]}"; do go list -deps "$b" | grep -E '^(testing|net/http/httptest)$|/(skillstest|testfs|pgtest|routingbench)$' | sed "s#^#$b links #"; done || true)"
+
 exit $status

@@ -253,3 +253,13 @@ func (s *Snapshot) Chain(sk *Skill) []*Skill {
 	slices.Reverse(chain)
 	return chain
 }
+
+// Folders are the folders the build read of the source named src (see
+// source.State.Folders): nil when the walk cannot tell them all, when src is
+// not a source of s, or for a nil s.
+func (s *Snapshot) Folders(src string) []string {
+	if s == nil {
+		return nil
+	}
+	return s.walks[src].Folders()
+}

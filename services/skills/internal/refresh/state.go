@@ -153,11 +153,21 @@ func (r *Refresher) restartWatchLocked(roots []*source.Root) {
 	if len(dirs) == 0 {
 		return
 	}
+	// The folders of each source as the last build read them: the watcher
+	// watches those rather than reading every tree once more.
+	snap := r.opts.Store.Current()
+	folders := map[string][]string{}
+	for _, root := range roots {
+		if root.Kind != KindGit {
+			folders[filepath.Clean(root.Dir)] = snap.Folders(root.Name)
+		}
+	}
 	ctx, cancel := context.WithCancel(r.bg)
 	r.stopWatch = cancel
 	r.wg.Go(func() {
 		_ = watch.Run(ctx, watch.Options{
 			Dirs:         dirs,
+			Folders:      func(dir string) []string { return folders[dir] },
 			Debounce:     r.opts.WatchDebounce,
 			PollInterval: r.opts.PollInterval,
 			Logger:       r.log,

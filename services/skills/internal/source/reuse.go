@@ -122,6 +122,24 @@ func under[T any](s []T, prefix string, key func(T) string) []T {
 	return s[i:j]
 }
 
+// Folders are the folders the walk read below (and including) its root,
+// by absolute path under the root as given: what a file watcher must watch
+// to see what the next walk would find changed. Nil when the walk is not
+// reusable (it met a link or a limit, so the folders it read are not all
+// there is): then the watcher reads the tree itself.
+func (s *State) Folders() []string {
+	if s == nil || !s.reusable {
+		return nil
+	}
+	out := make([]string, 0, len(s.dirs))
+	for _, d := range s.dirs {
+		if !d.viaLink {
+			out = append(out, filepath.Join(s.root.Dir, filepath.FromSlash(d.rel)))
+		}
+	}
+	return out
+}
+
 // state is the walk's State for the next walk.
 func (w *walker) state() *State {
 	st := &State{root: *w.root, realRoot: w.realRoot, lim: w.lim, reusable: !w.sawLink.Load() && !w.stopped.Load(), reused: int(w.reused.Load())}

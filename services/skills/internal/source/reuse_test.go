@@ -1,8 +1,10 @@
 package source
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -49,6 +51,21 @@ func TestWalkWithMatchesFullWalk(t *testing.T) {
 	}
 	if !state.reusable {
 		t.Fatal("state of a walk without links: not reusable")
+	}
+	// The folders it read, for a file watcher: every folder of the tree.
+	var tree []string
+	if err := filepath.WalkDir(r.Dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			tree = append(tree, p)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	folders := state.Folders()
+	slices.Sort(folders)
+	if diff := cmp.Diff(tree, folders); diff != "" {
+		t.Errorf("Folders (-the tree's +listed):\n%s", diff)
 	}
 
 	for _, step := range []struct {
@@ -115,5 +132,8 @@ func TestWalkWithLinksReadsEverything(t *testing.T) {
 	}
 	if state.reusable {
 		t.Errorf("a walk that met a symlink: reusable, want not")
+	}
+	if f := state.Folders(); f != nil {
+		t.Errorf("a walk that met a symlink lists its folders %v; want nil (the watcher reads the tree)", f)
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -107,6 +108,13 @@ type Options struct {
 	// MaxDepth is how many folders deep below each of Dirs is watched (the
 	// catalog's walk limit); 0 means DefaultMaxDepth.
 	MaxDepth int
+	// Folders, when set, returns for one of Dirs the folders below it (and
+	// itself) known to exist, as the catalog's last walk read them: the
+	// watcher then watches those instead of reading the tree again. Nil (or
+	// a nil answer) reads the tree. A folder made since is seen by the
+	// rescan that follows the set-up (OnChange(nil)), and by its events
+	// after.
+	Folders func(dir string) []string
 	// OnStatus, when set, is called with the new Status each time it
 	// changes (never concurrently with itself or OnChange).
 	OnStatus func(Status)
@@ -245,6 +253,11 @@ func (w *watcher) addRoot(root string) error {
 	info, err := os.Stat(root)
 	if err == nil && info.IsDir() {
 		delete(w.pending, root)
+		if w.opts.Folders != nil {
+			if listed := w.opts.Folders(root); listed != nil {
+				return w.addListed(root, listed)
+			}
+		}
 		return w.addTree(root, true)
 	}
 	for dir := filepath.Dir(root); ; dir = filepath.Dir(dir) {
@@ -315,6 +328,35 @@ func (w *watcher) addTree(dir string, isRoot bool) error {
 		delete(w.unwatched, p)
 		return nil
 	})
+}
+
+// addListed watches root and the folders listed below it (as the catalog's
+// walk read them) without reading the tree, under the rules of addTree: no
+// hidden folder, none deeper than MaxDepth, a vanished one skipped.
+func (w *watcher) addListed(root string, listed []string) error {
+	for _, p := range append([]string{root}, listed...) {
+		p = filepath.Clean(p)
+		rel, err := filepath.Rel(root, p)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue // not below root
+		}
+		if rel != "." && (slices.ContainsFunc(strings.Split(rel, string(filepath.Separator)), skipped) ||
+			strings.Count(rel, string(filepath.Separator))+1 > w.opts.MaxDepth) {
+			continue
+		}
+		if err := w.add(p); err != nil {
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				continue // gone since the walk: the rescan sees it
+			case errors.Is(err, syscall.ENOSPC):
+				return errNoWatches
+			}
+			w.skip(p, err)
+			continue
+		}
+		delete(w.unwatched, p)
+	}
+	return nil
 }
 
 // depth is how many folders below its root p is (0 for a root, or for a

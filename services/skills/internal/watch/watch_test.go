@@ -181,3 +181,36 @@ func TestWatchRenamedFolderReportsNewPaths(t *testing.T) {
 	}
 	t.Errorf("edit in the renamed folder reported as %v, want a path under %s", c, filepath.Join(root, "b"))
 }
+
+// TestWatchListedFolders: given the folders the catalog's walk read
+// (Options.Folders), the watcher watches those without reading the tree
+// itself: a folder left out of the list is not watched (a change there is
+// not reported), a listed one is, and a listed folder gone since the walk,
+// a hidden one or one outside the root costs nothing.
+func TestWatchListedFolders(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "skills")
+	write(t, filepath.Join(root, "pdf", "SKILL.md"), "a")
+	write(t, filepath.Join(root, "pdf", "scripts", "fill.py"), "a")
+	write(t, filepath.Join(root, "unlisted", "SKILL.md"), "a")
+	listed := []string{
+		filepath.Join(root, "pdf"), filepath.Join(root, "pdf", "scripts"),
+		filepath.Join(root, "gone"), filepath.Join(root, ".git"), filepath.Join(t.TempDir(), "elsewhere"),
+	}
+	var asked atomic.Int32
+	calls, _ := start(t, Options{Dirs: []string{root}, Debounce: 50 * time.Millisecond, Folders: func(dir string) []string {
+		if dir == root {
+			asked.Add(1)
+			return listed
+		}
+		return nil
+	}})
+	if asked.Load() == 0 {
+		t.Fatal("Folders was not asked for the root's folders")
+	}
+	write(t, filepath.Join(root, "unlisted", "SKILL.md"), "b")
+	noCall(t, calls, "a change in a folder the list left out")
+	write(t, filepath.Join(root, "pdf", "scripts", "fill.py"), "b")
+	waitCall(t, calls, "a change in a listed folder")
+	write(t, filepath.Join(root, "new", "SKILL.md"), "a")
+	waitCall(t, calls, "a folder made in the root")
+}
