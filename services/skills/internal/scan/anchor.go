@@ -48,7 +48,7 @@ type anchor struct {
 
 // anchorOf returns the anchor of a pattern; nil when it has none.
 func anchorOf(p *pattern) *anchor {
-	strs, pre, ok := anchorSet(p.syn)
+	strs, pre, ok := anchorSet(p.syntax())
 	if !ok {
 		return nil
 	}

@@ -140,10 +140,28 @@ type ruleSet struct {
 // loaded (which checks it and gives its atoms), compiled the first time it
 // runs (a restart whose skills are all in the scan cache compiles none).
 type pattern struct {
-	src  string
-	syn  *syntax.Regexp // simplified
-	once sync.Once
-	re   *regexp.Regexp
+	src string
+	// syn is the parsed and simplified pattern: parsed at load for a
+	// company's rules (its errors stop the load), on first use (syntax) for
+	// the built-in ones, which the package's tests parse.
+	synOnce sync.Once
+	syn     *syntax.Regexp
+	once    sync.Once
+	re      *regexp.Regexp
+}
+
+// syntax returns the parsed, simplified pattern, parsing it on first use.
+func (p *pattern) syntax() *syntax.Regexp {
+	p.synOnce.Do(func() {
+		if p.syn == nil {
+			prog, err := syntax.Parse(p.src, syntax.Perl)
+			if err != nil {
+				panic(fmt.Sprintf("scan: built-in pattern %s: %v", p.src, err)) // the tests parse every one
+			}
+			p.syn = prog.Simplify()
+		}
+	})
+	return p.syn
 }
 
 func (p *pattern) compiled() *regexp.Regexp {
@@ -280,6 +298,12 @@ func (p *ruleParser) contextKey(key, value string) error {
 	return nil
 }
 
+// The forms of a rule's family and OWASP category.
+var (
+	familyForm = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
+	owaspForm  = regexp.MustCompile(`^AST(0[1-9]|10)$`)
+)
+
 func (p *ruleParser) ruleKey(key, value string) error {
 	r := p.cur
 	single := map[string]bool{"title": true, "family": true, "severity": true, "docs": true, "owasp": true,
@@ -297,7 +321,7 @@ func (p *ruleParser) ruleKey(key, value string) error {
 	case "title":
 		r.Title = value
 	case "family":
-		if !regexp.MustCompile(`^[a-z][a-z0-9-]*$`).MatchString(value) {
+		if !familyForm.MatchString(value) {
 			return p.errorf("family %q: want one lower-case word", value)
 		}
 		r.Family = value
@@ -313,7 +337,7 @@ func (p *ruleParser) ruleKey(key, value string) error {
 		}
 	case "owasp":
 		for _, f := range strings.Fields(value) {
-			if !regexp.MustCompile(`^AST(0[1-9]|10)$`).MatchString(f) {
+			if !owaspForm.MatchString(f) {
 				return p.errorf("owasp %q: want AST01 to AST10", f)
 			}
 			r.OWASP = append(r.OWASP, f)
@@ -380,14 +404,15 @@ func (p *ruleParser) compile(expr string) (*pattern, error) {
 	if len(expr) > maxPattern {
 		return nil, p.errorf("pattern longer than %d characters", maxPattern)
 	}
-	prog, err := syntax.Parse(expr, syntax.Perl)
-	if err != nil {
-		return nil, p.errorf("pattern %s: %v", expr, err)
-	}
-	pat := &pattern{src: expr, syn: prog.Simplify()}
+	pat := &pattern{src: expr}
 	if !strings.HasPrefix(p.file, builtinPrefix) {
-		// A company's patterns are compiled now, so that any problem stops
-		// the load; the built-in ones are compiled by the tests.
+		// A company's patterns are parsed and compiled now, so that any
+		// problem stops the load; the built-in ones are by the tests.
+		prog, err := syntax.Parse(expr, syntax.Perl)
+		if err != nil {
+			return nil, p.errorf("pattern %s: %v", expr, err)
+		}
+		pat.syn = prog.Simplify()
 		re, err := regexp.Compile(expr)
 		if err != nil {
 			return nil, p.errorf("pattern %s: %v", expr, err)

@@ -44,7 +44,7 @@ func TestBuiltinPatternsHaveAtoms(t *testing.T) {
 		}
 		for i, re := range r.match {
 			re.compiled() // every built-in pattern compiles
-			if atomsOf(re.syn) == nil {
+			if atomsOf(re.syntax()) == nil {
 				t.Errorf("%s: match pattern %d has no literal of %d characters or more for the prefilter: %s", r.ID, i+1, minAtom, re)
 			}
 		}
@@ -157,5 +157,26 @@ func TestScannersShareTheBuiltinRules(t *testing.T) {
 	const text = "wget -q https://build-legacy.acme.internal/x\n"
 	if hasRule(a.ScanText(t.Context(), KindCode, text), "acme.internal-host") || !hasRule(c.ScanText(t.Context(), KindCode, text), "acme.internal-host") {
 		t.Error("the company rule leaked into the built-in engine, or is missing from its own")
+	}
+}
+
+// TestBuiltinPatternsParse: the built-in rules' patterns are parsed on first
+// use, not at load (syntax panics on one that does not parse), so this test
+// parses every one of them, of every kind.
+func TestBuiltinPatternsParse(t *testing.T) {
+	s := newTestScanner(t)
+	n := 0
+	for _, r := range s.Rules() {
+		for _, list := range [][]*pattern{r.match, r.also, r.unless} {
+			for _, p := range list {
+				if p.syntax() == nil {
+					t.Errorf("%s: pattern %s: no syntax", r.ID, p.src)
+				}
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("the built-in rules have no patterns")
 	}
 }

@@ -308,7 +308,7 @@ func (s *engine) compile() {
 	}
 	filter := func(pat *pattern) prefilter {
 		var pf prefilter
-		for _, set := range atomSetsOf(pat.syn) {
+		for _, set := range atomSetsOf(pat.syntax()) {
 			pf.sets = append(pf.sets, idsOf(set))
 		}
 		return pf
