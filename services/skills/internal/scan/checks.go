@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -386,7 +385,7 @@ func checkToolsWildcard(j *job, r *Rule) {
 		case isShellTool(t.name) && (arg == "*" || arg == "*:*" || arg == ":*" || arg == "**"):
 			j.checkFinding(r, j.sk.SkillFile, j.sk.KeyLines["allowed-tools"], fmt.Sprintf("%s(%s) pre-approves every shell command", t.name, t.arg))
 		case isShellTool(t.name):
-			if cmd := strings.Fields(strings.NewReplacer(":", " ", "*", " ").Replace(t.arg)); len(cmd) > 0 && shellCommand.MatchString(strings.ToLower(path.Base(cmd[0]))) {
+			if cmd := strings.Fields(strings.NewReplacer(":", " ", "*", " ").Replace(t.arg)); len(cmd) > 0 && shellCommand.get().MatchString(strings.ToLower(path.Base(cmd[0]))) {
 				j.checkFinding(r, j.sk.SkillFile, j.sk.KeyLines["allowed-tools"], fmt.Sprintf("%s(%s) pre-approves a shell, hence every command", t.name, t.arg))
 			}
 		}
@@ -395,12 +394,12 @@ func checkToolsWildcard(j *job, r *Rule) {
 
 // riskyCommand are commands whose pre-approval lets a skill reach the
 // network, gain privileges, delete, or run arbitrary code.
-var riskyCommand = regexp.MustCompile(`^(?:sudo|su|doas|curl|wget|nc|ncat|netcat|socat|ssh|scp|rsync|ftp|telnet|rm|dd|mkfs|shred|chmod|chown|osascript|security|crontab|launchctl|systemctl)$`)
+var riskyCommand = compileLater(`^(?:sudo|su|doas|curl|wget|nc|ncat|netcat|socat|ssh|scp|rsync|ftp|telnet|rm|dd|mkfs|shred|chmod|chown|osascript|security|crontab|launchctl|systemctl)$`)
 
 // shellCommand are commands whose pre-approval approves any command line:
 // as wide as a wildcard. (Interpreters such as python3 run the skill's own
 // scripts: pre-approving them is the usual way skills work.)
-var shellCommand = regexp.MustCompile(`^(?:bash|sh|zsh|dash|fish|ksh|eval|exec|env|xargs|powershell|pwsh|cmd|iex|invoke-expression)$`)
+var shellCommand = compileLater(`^(?:bash|sh|zsh|dash|fish|ksh|eval|exec|env|xargs|powershell|pwsh|cmd|iex|invoke-expression)$`)
 
 func checkToolsRisky(j *job, r *Rule) {
 	var risky []string
@@ -412,7 +411,7 @@ func checkToolsRisky(j *job, r *Rule) {
 		if len(cmd) == 0 {
 			continue
 		}
-		if riskyCommand.MatchString(strings.ToLower(path.Base(cmd[0]))) {
+		if riskyCommand.get().MatchString(strings.ToLower(path.Base(cmd[0]))) {
 			risky = append(risky, fmt.Sprintf("%s(%s)", t.name, t.arg))
 		}
 	}
@@ -423,10 +422,10 @@ func checkToolsRisky(j *job, r *Rule) {
 
 // commandHint finds what suggests a skill runs shell commands: a fenced
 // shell block, an inline command, a script.
-var commandHint = regexp.MustCompile("(?m)^\\s*(?:```|~~~)\\s*(?:bash|sh|shell|console|zsh|terminal|powershell|ps1|cmd)?\\s*$|`[^`\\n]*\\b(?:run|npm|npx|pip|uv|python3?|node|git|make|go|cargo|docker|kubectl|bash|sh)\\b[^`\\n]*`|\\$ [a-z]")
+var commandHint = compileLater("(?m)^\\s*(?:```|~~~)\\s*(?:bash|sh|shell|console|zsh|terminal|powershell|ps1|cmd)?\\s*$|`[^`\\n]*\\b(?:run|npm|npx|pip|uv|python3?|node|git|make|go|cargo|docker|kubectl|bash|sh)\\b[^`\\n]*`|\\$ [a-z]")
 
 // webHint finds what suggests a skill fetches web pages.
-var webHint = regexp.MustCompile(`(?i)https?://|\b(?:web|url|fetch|download|website|page|online|internet|search|browse|api|docs?)\b`)
+var webHint = compileLater(`(?i)https?://|\b(?:web|url|fetch|download|website|page|online|internet|search|browse|api|docs?)\b`)
 
 func checkToolsUnused(j *job, r *Rule) {
 	tools := parseTools(j.sk.AllowedTools)
@@ -447,10 +446,10 @@ func checkToolsUnused(j *job, r *Rule) {
 	text := prose.String()
 	for _, t := range tools {
 		switch {
-		case isShellTool(t.name) && t.arg == "" && !hasCode && !commandHint.MatchString(text):
+		case isShellTool(t.name) && t.arg == "" && !hasCode && !commandHint.get().MatchString(text):
 			j.checkFinding(r, j.sk.SkillFile, j.sk.KeyLines["allowed-tools"],
 				fmt.Sprintf("%s is pre-approved without limits, but the skill has no scripts and shows no commands", t.name))
-		case (strings.EqualFold(t.name, "WebFetch") || strings.EqualFold(t.name, "WebSearch")) && !webHint.MatchString(text+" "+j.sk.Description):
+		case (strings.EqualFold(t.name, "WebFetch") || strings.EqualFold(t.name, "WebSearch")) && !webHint.get().MatchString(text+" "+j.sk.Description):
 			j.checkFinding(r, j.sk.SkillFile, j.sk.KeyLines["allowed-tools"],
 				fmt.Sprintf("%s is pre-approved, but the skill never mentions the web", t.name))
 		}
@@ -589,13 +588,13 @@ func checkOversized(j *job, r *Rule, ft *fileText) {
 }
 
 // networkUse finds code that reaches the network.
-var networkUse = regexp.MustCompile(`(?i)\brequests\.(?:get|post|put|patch|delete|request|session)\b|\burllib\.request\b|\burlopen\s*\(|\bhttp\.client\b|\bhttpx\.|\baiohttp\b|\bsocket\.(?:socket|create_connection)\b|\bfetch\s*\(\s*["'` + "`" + `h]|\baxios\b|\bXMLHttpRequest\b|\bnew\s+WebSocket\b|\bhttps?\.request\s*\(|\bnet\.Dial|\bhttp\.(?:Get|Post|NewRequest)\b|\b(?:curl|wget)\s+[^|\n]*https?://|\bInvoke-(?:WebRequest|RestMethod)\b|\bNet\.WebClient\b|\bnc\s+-|/dev/tcp/|\bsmtplib\b|\bftplib\b|\bparamiko\b`)
+var networkUse = compileLater(`(?i)\brequests\.(?:get|post|put|patch|delete|request|session)\b|\burllib\.request\b|\burlopen\s*\(|\bhttp\.client\b|\bhttpx\.|\baiohttp\b|\bsocket\.(?:socket|create_connection)\b|\bfetch\s*\(\s*["'` + "`" + `h]|\baxios\b|\bXMLHttpRequest\b|\bnew\s+WebSocket\b|\bhttps?\.request\s*\(|\bnet\.Dial|\bhttp\.(?:Get|Post|NewRequest)\b|\b(?:curl|wget)\s+[^|\n]*https?://|\bInvoke-(?:WebRequest|RestMethod)\b|\bNet\.WebClient\b|\bnc\s+-|/dev/tcp/|\bsmtplib\b|\bftplib\b|\bparamiko\b`)
 
 // networkWords are what a description says when a skill uses the network.
-var networkWords = regexp.MustCompile(`(?i)\b(?:api|apis|http|https|url|urls|web|website|online|internet|download|downloads|upload|fetch|remote|server|service|cloud|endpoint|request|requests|network|github|gitlab|slack|jira|notion|sentry|stripe|supabase|cloudflare|aws|gcp|azure|s3|webhook|email|smtp|search|crawl|scrape|browser|saas|rest|graphql|oauth|token|sync|publish|deploy|post|send|external|third-party|provider|platform|registry|npm|pypi|hub|model|llm|openai|anthropic|claude|gemini|database|db|sql|http\w*|\w+\.(?:com|io|dev|org|net|ai))\b`)
+var networkWords = compileLater(`(?i)\b(?:api|apis|http|https|url|urls|web|website|online|internet|download|downloads|upload|fetch|remote|server|service|cloud|endpoint|request|requests|network|github|gitlab|slack|jira|notion|sentry|stripe|supabase|cloudflare|aws|gcp|azure|s3|webhook|email|smtp|search|crawl|scrape|browser|saas|rest|graphql|oauth|token|sync|publish|deploy|post|send|external|third-party|provider|platform|registry|npm|pypi|hub|model|llm|openai|anthropic|claude|gemini|database|db|sql|http\w*|\w+\.(?:com|io|dev|org|net|ai))\b`)
 
 // offlineClaim finds a description saying the skill does not use the network.
-var offlineClaim = regexp.MustCompile(`(?i)\b(?:offline|air-?gapped|no (?:network|internet)|without (?:network|internet)|(?:never|not|n't|no) (?:\w+ ){0,2}(?:network|internet|send|upload|transmit|phone[s]? home)|local(?:ly)?[- ]only|entirely local|runs locally|stays? (?:on|in) (?:your|the) (?:machine|computer|device))`)
+var offlineClaim = compileLater(`(?i)\b(?:offline|air-?gapped|no (?:network|internet)|without (?:network|internet)|(?:never|not|n't|no) (?:\w+ ){0,2}(?:network|internet|send|upload|transmit|phone[s]? home)|local(?:ly)?[- ]only|entirely local|runs locally|stays? (?:on|in) (?:your|the) (?:machine|computer|device))`)
 
 // networkHints are literals one of which a line using the network holds
 // (networkUse runs only on those lines).
@@ -629,7 +628,7 @@ func (j *job) networkEvidence() (*fileText, int, string) {
 				} else {
 					end += at
 				}
-				if loc := networkUse.FindStringIndex(ft.norm[start:end]); loc != nil {
+				if loc := networkUse.get().FindStringIndex(ft.norm[start:end]); loc != nil {
 					first = start + loc[0]
 					j.net = &evidence{ft, newLineIndex(ft.norm).line(first), ft.norm[start+loc[0] : start+loc[1]]}
 					break
@@ -652,7 +651,7 @@ type evidence struct {
 }
 
 func checkDescriptionMismatch(j *job, r *Rule) {
-	if networkWords.MatchString(j.sk.Name+" "+j.sk.Description+" "+j.sk.Path) || offlineClaim.MatchString(j.sk.Description) {
+	if networkWords.get().MatchString(j.sk.Name+" "+j.sk.Description+" "+j.sk.Path) || offlineClaim.get().MatchString(j.sk.Description) {
 		return
 	}
 	ft, line, what := j.networkEvidence()
@@ -661,7 +660,7 @@ func checkDescriptionMismatch(j *job, r *Rule) {
 	}
 	// The body may say it too.
 	for _, f := range j.files {
-		if f.path == "" && networkWords.MatchString(f.norm) {
+		if f.path == "" && networkWords.get().MatchString(f.norm) {
 			return
 		}
 	}
@@ -669,7 +668,7 @@ func checkDescriptionMismatch(j *job, r *Rule) {
 }
 
 func checkDescriptionContradiction(j *job, r *Rule) {
-	claim := offlineClaim.FindString(j.sk.Description)
+	claim := offlineClaim.get().FindString(j.sk.Description)
 	if claim == "" {
 		return
 	}

@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -365,9 +364,9 @@ func escapeAt(s string, i int, lead byte) (rune, int) {
 var charCodeIdioms = []string{"fromCharCode", "fromcharcode", "chr(", "chr (", "[char]", "[Char]", "bytes([", "bytearray(", "[]byte{", "pack(\"C*", "pack('C*"}
 
 // charCodeList finds a list of at least six character codes.
-var charCodeList = regexp.MustCompile(`(?i)(?:(?:0x[0-9a-f]{1,2}|\d{1,3})\s*\)?\s*[,+]\s*(?:chr\s*\(|\[char\]\s*)?){5,}(?:0x[0-9a-f]{1,2}|\d{1,3})`)
+var charCodeList = compileLater(`(?i)(?:(?:0x[0-9a-f]{1,2}|\d{1,3})\s*\)?\s*[,+]\s*(?:chr\s*\(|\[char\]\s*)?){5,}(?:0x[0-9a-f]{1,2}|\d{1,3})`)
 
-var charCodeNumber = regexp.MustCompile(`(?i)0x[0-9a-f]{1,2}|\d{1,3}`)
+var charCodeNumber = compileLater(`(?i)0x[0-9a-f]{1,2}|\d{1,3}`)
 
 // charCodes decodes lists of character codes near code that turns them into
 // text (String.fromCharCode, chr(), [char], bytes([...])).
@@ -382,10 +381,10 @@ func (d *decoder) charCodes() {
 			at := off + i
 			off = at + len(idiom)
 			win := s[at:min(len(s), at+4096)]
-			for _, l := range charCodeList.FindAllStringIndex(win, 8) {
+			for _, l := range charCodeList.get().FindAllStringIndex(win, 8) {
 				var buf []byte
 				ok := true
-				for _, num := range charCodeNumber.FindAllString(win[l[0]:l[1]], -1) {
+				for _, num := range charCodeNumber.get().FindAllString(win[l[0]:l[1]], -1) {
 					base, digits := 10, num
 					if len(num) > 2 && (num[1] == 'x' || num[1] == 'X') {
 						base, digits = 16, num[2:]

@@ -298,6 +298,24 @@ func (p *ruleParser) contextKey(key, value string) error {
 	return nil
 }
 
+// lazyRegexp is a regular expression of the package (compileLater makes
+// one), compiled on first use rather than when the process starts: most
+// starts never scan (their scans come from the cache), and compiling them
+// all cost more than a millisecond.
+type lazyRegexp struct {
+	expr string
+	once sync.Once
+	re   *regexp.Regexp
+}
+
+func compileLater(expr string) *lazyRegexp { return &lazyRegexp{expr: expr} }
+
+// get returns the compiled expression (TestLazyRegexpsCompile compiles each).
+func (l *lazyRegexp) get() *regexp.Regexp {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.expr) })
+	return l.re
+}
+
 // The forms of a rule's family and OWASP category.
 var (
 	familyForm = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)

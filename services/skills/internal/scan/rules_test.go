@@ -180,3 +180,13 @@ func TestBuiltinPatternsParse(t *testing.T) {
 		t.Fatal("the built-in rules have no patterns")
 	}
 }
+
+// TestLazyRegexpsCompile: the package's own regular expressions compile on
+// first use (get panics on one that does not); this compiles every one.
+func TestLazyRegexpsCompile(t *testing.T) {
+	for _, l := range []*lazyRegexp{riskyCommand, shellCommand, commandHint, webHint, networkUse, networkWords, offlineClaim, charCodeList, charCodeNumber, hiddenTag} {
+		if l.get() == nil {
+			t.Errorf("%s: not compiled", l.expr)
+		}
+	}
+}

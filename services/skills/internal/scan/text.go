@@ -1,7 +1,6 @@
 package scan
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -297,7 +296,7 @@ func hiddenView(s string) (string, bool) {
 		}
 	}
 	// Elements styled invisible: <span style="display:none">…</span>, <div hidden>.
-	for _, m := range hiddenTag.FindAllStringSubmatchIndex(lower, 64) {
+	for _, m := range hiddenTag.get().FindAllStringSubmatchIndex(lower, 64) {
 		name := lower[m[2]:m[3]]
 		end := strings.Index(lower[m[1]:], "</"+name)
 		stop := len(s)
@@ -376,4 +375,4 @@ func printable(b []byte) bool {
 
 // hiddenTag finds opening tags of elements styled invisible or marked hidden
 // (in lower-cased text); group 1 is the element's name.
-var hiddenTag = regexp.MustCompile(`<([a-z][a-z0-9]*)\b[^>]{0,400}?(?:style\s*=\s*["'][^"'>]{0,400}?(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:px|em|rem|pt|%)?\s*(?:;|["'])|opacity\s*:\s*0(?:\.0+)?\s*(?:;|["']))|\shidden\b)[^>]{0,400}>`)
+var hiddenTag = compileLater(`<([a-z][a-z0-9]*)\b[^>]{0,400}?(?:style\s*=\s*["'][^"'>]{0,400}?(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:px|em|rem|pt|%)?\s*(?:;|["'])|opacity\s*:\s*0(?:\.0+)?\s*(?:;|["']))|\shidden\b)[^>]{0,400}>`)
