@@ -17,7 +17,3 @@ func RefreshInterval(s *Server) time.Duration { return s.fresh.Interval() }
 // made with opts wait until gate receives or is closed: tests use it to look
 // at the catalog while skills wait for their first scan.
 func GateScans(opts *Options, gate <-chan struct{}) { opts.scanGate = gate }
-
-// GateLoad makes a background load of the first catalog of the server made
-// with opts (Options.LoadInBackground) wait until gate is closed.
-func GateLoad(opts *Options, gate <-chan struct{}) { opts.loadGate = gate }

@@ -114,7 +114,7 @@ func TestNotServingWhileFirstCloneRuns(t *testing.T) {
 }
 
 // TestLoadInBackground: with LoadInBackground, New returns before the first
-// catalog is built; until it is, readiness is NOT_SERVING, RPCs answer
+// catalog is built (held here with LoadAfter); until it is, readiness is NOT_SERVING, RPCs answer
 // UNAVAILABLE (CATALOG_LOADING), WaitScanned holds its caller, and a metrics
 // scrape answers without the catalog's gauges (it used to fail on the
 // catalog not yet there); once loaded, all of it serves the catalog.
@@ -128,8 +128,7 @@ func TestLoadInBackground(t *testing.T) {
 	}
 	gate := make(chan struct{})
 	reg := prometheus.NewRegistry()
-	opts := skillsd.Options{SkillsDirs: []string{dir}, Cwd: t.TempDir(), Home: t.TempDir(), NoWatch: true, LoadInBackground: true, Metrics: reg}
-	skillsd.GateLoad(&opts, gate)
+	opts := skillsd.Options{SkillsDirs: []string{dir}, Cwd: t.TempDir(), Home: t.TempDir(), NoWatch: true, LoadInBackground: true, LoadAfter: gate, Metrics: reg}
 	srv, err := skillsd.New(t.Context(), opts)
 	if err != nil {
 		t.Fatal(err)

@@ -137,6 +137,11 @@ type Options struct {
 	// it needs a skill. Ignored with RequireSkills, whose empty catalog
 	// must stop New.
 	LoadInBackground bool
+	// LoadAfter, when set, holds that background load until it is closed:
+	// skills-mcp opens it once its host has listed the tools, so that the
+	// load does not compete with the handshake for a busy machine's cores.
+	// Calls waiting with WaitScanned wait for it too. Nil starts at once.
+	LoadAfter <-chan struct{}
 	// AccessLog writes one info line per call (package accesslog): for a
 	// service on a network listener. The zero value logs calls at debug
 	// level only, as a gateway's in-process calls and stdio MCP want.
@@ -150,9 +155,6 @@ type Options struct {
 	// scanGate, when set (tests, GateScans), holds each round of the
 	// background security scan until it receives or is closed.
 	scanGate <-chan struct{}
-	// loadGate, when set (tests), holds a background load of the first
-	// catalog until it is closed.
-	loadGate <-chan struct{}
 }
 
 // Server is a ready catalog and the gRPC server that serves it.
@@ -399,9 +401,9 @@ func (s *Server) loadLater(svc *server.Service, msg string, done chan struct{}) 
 		if done != nil {
 			defer close(done)
 		}
-		if s.opts.loadGate != nil {
+		if s.opts.LoadAfter != nil {
 			select {
-			case <-s.opts.loadGate:
+			case <-s.opts.LoadAfter:
 			case <-lctx.Done():
 				return
 			}

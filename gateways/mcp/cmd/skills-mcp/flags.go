@@ -26,6 +26,9 @@ type options struct {
 	// registry, made by serve (nil when off).
 	metricsAddr string
 	metrics     *prometheus.Registry
+	// handshake holds the embedded catalog's load until the MCP host has
+	// listed the tools (serve.go); set by serve.
+	handshake *handshake
 	// guard holds --auth, --auth-token-env, --tls-* and --hide-paths: how
 	// HTTP callers authenticate and what they see (http.go, package edge).
 	guard edge.Flags

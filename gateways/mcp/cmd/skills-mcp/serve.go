@@ -35,6 +35,8 @@ var afterConnect func()
 // knows whether answers hide paths.
 func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, getenv func(string) string, log *slog.Logger, lv logVars) error {
 	o.metrics = newMetrics(o.metricsAddr)
+	o.handshake = newHandshake(handshakeWait)
+	defer o.handshake.open()
 	svc, err := connect(ctx, o, getenv, log, lv)
 	if err != nil {
 		return err
@@ -92,6 +94,7 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, ge
 	if err != nil {
 		return err
 	}
+	server.AddReceivingMiddleware(o.handshake.middleware)
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	watchDone := make(chan struct{})
 	go func() {
@@ -110,6 +113,53 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, ge
 		return nil // stopped by a signal
 	}
 	return err
+}
+
+// handshakeWait is how long the embedded catalog's load waits for the MCP
+// host to list the tools before it starts anyway.
+const handshakeWait = 200 * time.Millisecond
+
+// handshake opens once the MCP host has listed the tools (or sent any
+// other request but initialize), or handshakeWait after the start: the
+// embedded catalog loads then (skillsd.Options.LoadAfter), so that on a busy
+// machine its load does not compete with the host's first requests, which
+// need no catalog.
+type handshake struct {
+	done  chan struct{}
+	once  sync.Once
+	timer *time.Timer
+}
+
+func newHandshake(wait time.Duration) *handshake {
+	h := &handshake{done: make(chan struct{})}
+	h.timer = time.AfterFunc(wait, h.open)
+	return h
+}
+
+// open lets the load start; it may be called any number of times.
+func (h *handshake) open() {
+	h.once.Do(func() {
+		h.timer.Stop()
+		close(h.done)
+	})
+}
+
+// middleware opens the handshake after answering tools/list, and before
+// any other request but initialize (a tool call waits for the catalog,
+// which must then be loading).
+func (h *handshake) middleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "initialize", "notifications/initialized":
+			return next(ctx, method, req)
+		case "tools/list":
+			res, err := next(ctx, method, req)
+			h.open()
+			return res, err
+		}
+		h.open()
+		return next(ctx, method, req)
+	}
 }
 
 // logVars are the log level and format the embedded service sets from its
@@ -192,9 +242,10 @@ func startEmbedded(ctx context.Context, o options, getenv func(string) string, l
 		// one must stop the start; over HTTP too, so that the port opens
 		// on a ready server, as its readiness probe expects.
 		LoadInBackground: o.httpAddr == "",
+		LoadAfter:        o.handshake.done,
 		Version:          buildVersion(),
-		Edge:          skillsd.EdgeOptions{Flags: o.guard, Surface: "MCP over HTTP", LegacyTokensEnv: authEnvDefault, Realm: "skills-mcp"},
-		Metrics:       o.metricsRegisterer(),
+		Edge:             skillsd.EdgeOptions{Flags: o.guard, Surface: "MCP over HTTP", LegacyTokensEnv: authEnvDefault, Realm: "skills-mcp"},
+		Metrics:          o.metricsRegisterer(),
 	})
 	if err != nil {
 		return service{}, fmt.Errorf("starting the embedded skills service: %w", err)
@@ -274,8 +325,8 @@ func dialRemote(o options, getenv func(string) string, log *slog.Logger) (servic
 		remote:     true,
 		close:      func() {},
 		waitLoaded: func(context.Context) error { return nil },
-		guard:  func() (*edge.Guard, error) { return remoteGuard(o, getenv, log) },
-		http:   func() (skillsd.MCPHTTPSettings, error) { return skillsd.MCPHTTPFromEnv(getenv) },
+		guard:      func() (*edge.Guard, error) { return remoteGuard(o, getenv, log) },
+		http:       func() (skillsd.MCPHTTPSettings, error) { return skillsd.MCPHTTPFromEnv(getenv) },
 	}, nil
 }
 

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestHandshake: the embedded catalog's load waits for the host to list the
+// tools (opened after tools/list is answered), not for initialize or its
+// notification; any other request opens it before it is served (a tool
+// call waits for the catalog); and without any, the wait ends by itself.
+func TestHandshake(t *testing.T) {
+	isOpen := func(h *handshake) bool {
+		select {
+		case <-h.done:
+			return true
+		default:
+			return false
+		}
+	}
+	call := func(h *handshake, method string, during func()) {
+		next := func(context.Context, string, mcp.Request) (mcp.Result, error) {
+			if during != nil {
+				during()
+			}
+			return nil, nil
+		}
+		if _, err := h.middleware(next)(t.Context(), method, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	h := newHandshake(time.Hour)
+	call(h, "initialize", nil)
+	call(h, "notifications/initialized", nil)
+	if isOpen(h) {
+		t.Fatal("open after initialize: the load would compete with the handshake")
+	}
+	call(h, "tools/list", func() {
+		if isOpen(h) {
+			t.Error("open while tools/list was answered")
+		}
+	})
+	if !isOpen(h) {
+		t.Fatal("not open after tools/list")
+	}
+	call(h, "tools/list", nil) // again: no second close
+
+	h = newHandshake(time.Hour)
+	call(h, "tools/call", func() {
+		if !isOpen(h) {
+			t.Error("a tool call ran before the load could start")
+		}
+	})
+
+	h = newHandshake(10 * time.Millisecond)
+	select {
+	case <-h.done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the wait did not end by itself")
+	}
+	h.open() // after the timer: no second close
+}
