@@ -2,7 +2,7 @@ package catalog
 
 import (
 	"bytes"
-	"crypto/sha256"
+	"hash/crc32"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -29,7 +29,9 @@ import (
 // every skill file and hashing every companion file again.
 //
 // The file is ours, but it is read as untrusted input: a header names the
-// format and the binary's version, and a sha256 of the body follows; a file
+// format and the binary's version, and a checksum of the body follows (a
+// CRC-32C: it finds damage, which is what it is for, ten times faster than
+// sha256 would; whoever can write the file can write any checksum); a file
 // of another format or version, too large, cut short, with a wrong checksum,
 // or whose body does not decode exactly is ignored whole (the build reads
 // everything, as without a cache) and replaced by the next write.
@@ -38,7 +40,7 @@ import (
 //
 //	"skillsd-catalog-cache/1\n"  the format (cacheMagic)
 //	version                      the binary's version (Cache's)
-//	body length, sha256 of body  (32 bytes)
+//	body length, CRC-32C of body (4 bytes, big-endian)
 //	body                         skills, see appendSkill
 
 // cacheFormat is the version of the layout, in the file's name and header:
@@ -81,9 +83,10 @@ type Cache struct {
 
 	// writeMu serialises writes of the file.
 	writeMu sync.Mutex
-	// sum is the checksum of the body on disk, as last written or read:
-	// a body with the same checksum is not written again.
-	sum [sha256.Size]byte
+	// sum is the checksum of the body on disk, as last written or read
+	// (when known): a body with the same checksum is not written again.
+	sum   uint32
+	known bool
 
 	mu sync.Mutex // guards the fields below
 	// pending is the newest snapshot not written yet.
@@ -200,13 +203,13 @@ func (c *Cache) Save(s *Snapshot) error {
 		return nil
 	}
 	body := encodeSkills(s.skills, s.started.Add(-racyWindow))
-	sum := sha256.Sum256(body)
+	sum := checksum(body)
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
-	if sum == c.sum {
+	if c.known && sum == c.sum {
 		return nil
 	}
-	file := appendHeader(make([]byte, 0, len(body)+len(cacheMagic)+len(c.version)+64), c.version, body, sum)
+	file := appendHeader(make([]byte, 0, len(body)+len(cacheMagic)+len(c.version)+32), c.version, body, sum)
 	file = append(file, body...)
 	if len(file) > maxCacheFile {
 		c.log.Debug("catalog cache not written: too large", "file", c.file, "bytes", len(file), "limit", maxCacheFile)
@@ -215,7 +218,7 @@ func (c *Cache) Save(s *Snapshot) error {
 	if err := writeAtomic(c.file, file); err != nil {
 		return fmt.Errorf("catalog cache: %w", err)
 	}
-	c.sum = sum
+	c.sum, c.known = sum, true
 	c.log.Debug("catalog cache written", "file", c.file, "skills", len(s.skills), "bytes", len(file))
 	return nil
 }
@@ -266,7 +269,7 @@ func (c *Cache) load() *Snapshot {
 		return nil
 	}
 	c.writeMu.Lock()
-	c.sum = sum
+	c.sum, c.known = sum, true
 	c.writeMu.Unlock()
 	return &Snapshot{skills: skills}
 }
@@ -288,22 +291,31 @@ func readCacheFile(file string) ([]byte, error) {
 	if info.Size() > maxCacheFile {
 		return nil, fmt.Errorf("%d bytes, over the limit of %d", info.Size(), maxCacheFile)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxCacheFile+1))
-	if err != nil {
+	// One byte more than the size, to see the file grow meanwhile.
+	data := make([]byte, info.Size()+1)
+	n, err := io.ReadFull(f, data)
+	if err == nil {
+		return nil, errors.New("the file grew while it was read")
+	}
+	if !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return nil, err
 	}
-	if len(data) > maxCacheFile {
-		return nil, fmt.Errorf("over the limit of %d bytes", maxCacheFile)
-	}
-	return data, nil
+	return data[:n], nil
 }
 
+// castagnoli is the CRC-32C table (computed with the CPU's instruction
+// where there is one).
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// checksum is the checksum of a body.
+func checksum(body []byte) uint32 { return crc32.Checksum(body, castagnoli) }
+
 // appendHeader appends the file's header for body to b.
-func appendHeader(b []byte, version string, body []byte, sum [sha256.Size]byte) []byte {
+func appendHeader(b []byte, version string, body []byte, sum uint32) []byte {
 	b = append(b, cacheMagic...)
 	b = appendString(b, version)
 	b = binary.AppendUvarint(b, uint64(len(body)))
-	return append(b, sum[:]...)
+	return binary.BigEndian.AppendUint32(b, sum)
 }
 
 // Errors of decodeCache.
@@ -316,8 +328,8 @@ var (
 
 // decodeCache checks a cache file's header and checksum and decodes its
 // body; it returns the checksum of the body.
-func decodeCache(data []byte, version string) ([]*Skill, [sha256.Size]byte, error) {
-	var sum [sha256.Size]byte
+func decodeCache(data []byte, version string) ([]*Skill, uint32, error) {
+	var sum uint32
 	rest, ok := bytes.CutPrefix(data, []byte(cacheMagic))
 	if !ok {
 		return nil, sum, errCacheFormat
@@ -331,12 +343,12 @@ func decodeCache(data []byte, version string) ([]*Skill, [sha256.Size]byte, erro
 	if string(v) != version {
 		return nil, sum, fmt.Errorf("%w (%q, not %q)", errCacheVersion, v, version)
 	}
-	if len(d.b) < sha256.Size || uint64(len(d.b)-sha256.Size) != n {
+	if len(d.b) < 4 || uint64(len(d.b)-4) != n {
 		return nil, sum, fmt.Errorf("%w: the body is not %d bytes long", errCacheCorrupt, n)
 	}
-	copy(sum[:], d.b)
-	body := d.b[sha256.Size:]
-	if sha256.Sum256(body) != sum {
+	sum = binary.BigEndian.Uint32(d.b)
+	body := d.b[4:]
+	if checksum(body) != sum {
 		return nil, sum, errCacheChecksum
 	}
 	skills, err := decodeSkills(body)

@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"io/fs"
 	"log/slog"
 	"math"
@@ -360,7 +359,7 @@ func snapBodyLen(t *testing.T, file []byte) int {
 
 // fakeFile is a cache file with a good header and checksum around body.
 func fakeFile(version string, body []byte) []byte {
-	return append(appendHeader(nil, version, body, sha256.Sum256(body)), body...)
+	return append(appendHeader(nil, version, body, checksum(body)), body...)
 }
 
 // TestCacheRacyFiles: files changed in the seconds before a build are not
