@@ -2,10 +2,10 @@ package catalog
 
 import (
 	"bytes"
-	"hash/crc32"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"log/slog"
