@@ -41,7 +41,8 @@ import (
 //	"skillsd-catalog-cache/1\n"  the format (cacheMagic)
 //	version                      the binary's version (Cache's)
 //	body length, CRC-32C of body (4 bytes, big-endian)
-//	body                         skills, see appendSkill
+//	body                         the number of skills (4 bytes, big-endian),
+//	                             then a record of each (appendSkill)
 
 // cacheFormat is the version of the layout, in the file's name and header:
 // change it whenever what is written changes (a field of skill.Document,
@@ -53,7 +54,7 @@ var cacheMagic = "skillsd-catalog-cache/" + strconv.Itoa(cacheFormat) + "\n"
 
 // maxCacheFile bounds the cache file: a larger file is neither written nor
 // read.
-const maxCacheFile = 256 << 20
+const maxCacheFile = 64 << 20
 
 // maxValueDepth bounds the nesting of frontmatter values in the cache (the
 // parser stops at 1000 levels).
@@ -209,22 +210,22 @@ func (c *Cache) Save(s *Snapshot) error {
 	if c.known && sum == c.sum {
 		return nil
 	}
-	file := appendHeader(make([]byte, 0, len(body)+len(cacheMagic)+len(c.version)+32), c.version, body, sum)
-	file = append(file, body...)
-	if len(file) > maxCacheFile {
-		c.log.Debug("catalog cache not written: too large", "file", c.file, "bytes", len(file), "limit", maxCacheFile)
+	header := appendHeader(nil, c.version, body, sum)
+	if size := len(header) + len(body); size > maxCacheFile {
+		c.log.Debug("catalog cache not written: too large", "file", c.file, "bytes", size, "limit", maxCacheFile)
 		return nil
 	}
-	if err := writeAtomic(c.file, file); err != nil {
+	if err := writeAtomic(c.file, header, body); err != nil {
 		return fmt.Errorf("catalog cache: %w", err)
 	}
 	c.sum, c.known = sum, true
-	c.log.Debug("catalog cache written", "file", c.file, "skills", len(s.skills), "bytes", len(file))
+	c.log.Debug("catalog cache written", "file", c.file, "skills", len(s.skills), "bytes", len(header)+len(body))
 	return nil
 }
 
-// writeAtomic replaces file with data: a temporary file beside it, renamed.
-func writeAtomic(file string, data []byte) error {
+// writeAtomic replaces file with the parts of data, one after the other: a
+// temporary file beside it, renamed.
+func writeAtomic(file string, data ...[]byte) error {
 	dir := filepath.Dir(file)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
@@ -234,9 +235,11 @@ func writeAtomic(file string, data []byte) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
+	for _, d := range data {
+		if _, err := tmp.Write(d); err != nil {
+			tmp.Close()
+			return err
+		}
 	}
 	if err := tmp.Chmod(0o600); err != nil && !errors.Is(err, fs.ErrPermission) {
 		tmp.Close()
@@ -364,7 +367,14 @@ func decodeCache(data []byte, version string) ([]*Skill, uint32, error) {
 // hashed again). A skill kept at its last good version, or whose document
 // cannot be written, is left out.
 func encodeSkills(skills []*Skill, notAfter time.Time) []byte {
-	recs := make([]byte, 0, 64<<10)
+	est := 4
+	for _, sk := range skills {
+		if sk.Doc != nil {
+			est += len(sk.Doc.Body) + 1024 + 128*len(sk.Files)
+		}
+	}
+	// The number of skills, then their records.
+	recs := make([]byte, 4, est)
 	n := 0
 	for _, sk := range skills {
 		if sk.Doc == nil || sk.keptLastGood || sk.fileDigest == "" || !sk.ModTime.Before(notAfter) {
@@ -378,8 +388,8 @@ func encodeSkills(skills []*Skill, notAfter time.Time) []byte {
 		}
 		n++
 	}
-	b := binary.AppendUvarint(make([]byte, 0, len(recs)+binary.MaxVarintLen64), uint64(n))
-	return append(b, recs...)
+	binary.BigEndian.PutUint32(recs, uint32(n))
+	return recs
 }
 
 // appendSkill appends one skill's record.
@@ -686,18 +696,15 @@ func (d *decoder) string() string {
 	return d.s[d.off-len(v) : d.off]
 }
 
-// count reads a length written by appendCount: isNil for 0. A length
-// larger than what is left (each element takes a byte at least) is
-// corrupt.
-func (d *decoder) count() (n int, isNil bool) {
+// count reads a length written by appendCount: isNil for 0. Each element
+// takes at least size bytes: a length larger than what is left allows is
+// corrupt (so that no length allocates much more than the file holds).
+func (d *decoder) count(size int) (n int, isNil bool) {
 	v := d.uvarint()
-	if d.err != nil {
+	if d.err != nil || v == 0 {
 		return 0, true
 	}
-	if v == 0 {
-		return 0, true
-	}
-	if v-1 > uint64(len(d.b)) {
+	if v-1 > uint64(len(d.b)/size) {
 		d.fail()
 		return 0, true
 	}
@@ -705,9 +712,9 @@ func (d *decoder) count() (n int, isNil bool) {
 }
 
 // length reads a plain length, bounded like count's.
-func (d *decoder) length() int {
+func (d *decoder) length(size int) int {
 	v := d.uvarint()
-	if v > uint64(len(d.b)) {
+	if v > uint64(len(d.b)/size) {
 		d.fail()
 		return 0
 	}
@@ -725,7 +732,7 @@ func (d *decoder) time() time.Time {
 }
 
 func (d *decoder) strings() []string {
-	n, isNil := d.count()
+	n, isNil := d.count(1)
 	if isNil {
 		return nil
 	}
@@ -741,7 +748,17 @@ func (d *decoder) strings() []string {
 // is used then.
 func decodeSkills(body []byte) ([]*Skill, error) {
 	d := &decoder{b: body, s: string(body)}
-	n := d.length()
+	var n int
+	if len(d.b) >= 4 {
+		n = int(binary.BigEndian.Uint32(d.b))
+		d.b, d.off = d.b[4:], 4
+	} else {
+		d.fail()
+	}
+	if n > len(d.b)/32 { // a record takes 32 bytes at least
+		d.fail()
+		n = 0
+	}
 	skills := make([]*Skill, 0, n)
 	sources := map[string]*Source{}
 	for range n {
@@ -768,7 +785,7 @@ func decodeSkills(body []byte) ([]*Skill, error) {
 		sk.fileDigest = d.string()
 		sk.Dir = d.string()
 		sk.Doc = d.document()
-		if k, isNil := d.count(); !isNil {
+		if k, isNil := d.count(6); !isNil {
 			sk.parseDiags = make([]skill.Diagnostic, k)
 			for i := range sk.parseDiags {
 				p := &sk.parseDiags[i]
@@ -782,7 +799,7 @@ func decodeSkills(body []byte) ([]*Skill, error) {
 				p.Code, p.Message = d.string(), d.string()
 			}
 		}
-		if k := d.length(); k > 0 {
+		if k := d.length(8); k > 0 {
 			sk.Files = make([]File, k)
 			for i := range sk.Files {
 				f := &sk.Files[i]
@@ -812,7 +829,7 @@ func (d *decoder) document() *skill.Document {
 	doc := &skill.Document{HasFrontmatter: d.bool(), Body: d.string(), BodyLine: d.int()}
 	fm := &doc.Frontmatter
 	fm.Raw = d.mapValue()
-	if n, isNil := d.count(); !isNil {
+	if n, isNil := d.count(2); !isNil {
 		fm.KeyLines = make(map[string]int, n)
 		for range n {
 			k := d.string()
@@ -825,18 +842,18 @@ func (d *decoder) document() *skill.Document {
 	fm.Keywords = d.strings()
 	fm.Priority = d.int()
 	fm.Inherit = d.bool()
-	if n, isNil := d.count(); !isNil {
+	if n, isNil := d.count(3); !isNil {
 		fm.Assets = make([]skill.Asset, n)
 		for i := range fm.Assets {
 			fm.Assets[i] = skill.Asset{File: d.string(), Description: d.string(), Type: d.string()}
 		}
 	}
-	if n, isNil := d.count(); !isNil {
+	if n, isNil := d.count(5); !isNil {
 		fm.Scripts = make([]skill.Script, n)
 		for i := range fm.Scripts {
 			s := &fm.Scripts[i]
 			s.File, s.Description, s.Execution = d.string(), d.string(), d.string()
-			if k, isNil := d.count(); !isNil {
+			if k, isNil := d.count(4); !isNil {
 				s.Args = make([]skill.Arg, k)
 				for j := range s.Args {
 					a := &s.Args[j]
@@ -904,7 +921,7 @@ func (d *decoder) value(depth int) any {
 	case tagString:
 		return d.string()
 	case tagList:
-		n := d.length()
+		n := d.length(1)
 		out := make([]any, n)
 		for i := range out {
 			out[i] = d.value(depth + 1)
@@ -914,7 +931,7 @@ func (d *decoder) value(depth int) any {
 		}
 		return out
 	case tagMap:
-		n := d.length()
+		n := d.length(2)
 		out := make(map[string]any, n)
 		for range n {
 			k := d.string()

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"bytes"
+	"encoding/binary"
 	"io/fs"
 	"log/slog"
 	"math"
@@ -648,22 +649,18 @@ func FuzzCacheDecode(f *testing.F) {
 	})
 }
 
-// BenchmarkBuildCold is the first build of a process without the catalog
-// cache, over the benchmark corpus (warm page cache): every skill file parsed
-// and every companion file hashed.
-func BenchmarkBuildCold(b *testing.B) {
-	root := corpusRoot(b)
+// benchCPU runs fn in b.Loop and reports the process's CPU time per
+// operation besides the wall time (the machine may be shared).
+func benchCPU(b *testing.B, fn func()) {
+	cpu := cpuTime()
 	for b.Loop() {
-		if _, err := Build(b.Context(), []*source.Root{root}, Options{}); err != nil {
-			b.Fatal(err)
-		}
+		fn()
 	}
+	b.ReportMetric(float64((cpuTime()-cpu).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 }
 
-// BenchmarkBuildHeldCache is the first build of a process from the catalog
-// cache a previous process wrote, nothing changed: the cache read and
-// decoded, the walk, no parsing, no hashing.
-func BenchmarkBuildHeldCache(b *testing.B) {
+// corpusCache builds the corpus and writes its cache file.
+func corpusCache(b *testing.B) (*source.Root, *Snapshot, string) {
 	root := corpusRoot(b)
 	file := filepath.Join(b.TempDir(), CacheFileName())
 	snap, err := Build(b.Context(), []*source.Root{root}, Options{})
@@ -673,7 +670,27 @@ func BenchmarkBuildHeldCache(b *testing.B) {
 	if err := NewCache(file, cacheTestVersion, nil).Save(snap); err != nil {
 		b.Fatal(err)
 	}
-	for b.Loop() {
+	return root, snap, file
+}
+
+// BenchmarkBuildCold is the first build of a process without the catalog
+// cache, over the benchmark corpus (warm page cache): every skill file parsed
+// and every companion file hashed.
+func BenchmarkBuildCold(b *testing.B) {
+	root := corpusRoot(b)
+	benchCPU(b, func() {
+		if _, err := Build(b.Context(), []*source.Root{root}, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
+
+// BenchmarkBuildHeldCache is the first build of a process from the catalog
+// cache a previous process wrote, nothing changed: the cache read and
+// decoded, the walk, no parsing, no hashing.
+func BenchmarkBuildHeldCache(b *testing.B) {
+	root, snap, file := corpusCache(b)
+	benchCPU(b, func() {
 		s, err := Build(b.Context(), []*source.Root{root}, Options{Cache: NewCache(file, cacheTestVersion, nil)})
 		if err != nil {
 			b.Fatal(err)
@@ -681,40 +698,55 @@ func BenchmarkBuildHeldCache(b *testing.B) {
 		if s.Stats().Reused != snap.Len() {
 			b.Fatalf("reused %d of %d skills", s.Stats().Reused, snap.Len())
 		}
-	}
+	})
 }
 
 // BenchmarkCacheLoad reads and decodes the corpus's cache file.
 func BenchmarkCacheLoad(b *testing.B) {
-	root := corpusRoot(b)
-	file := filepath.Join(b.TempDir(), CacheFileName())
-	snap, err := Build(b.Context(), []*source.Root{root}, Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := NewCache(file, cacheTestVersion, nil).Save(snap); err != nil {
-		b.Fatal(err)
-	}
-	info, _ := os.Stat(file)
-	b.ReportMetric(float64(info.Size()), "file-bytes")
-	for b.Loop() {
+	_, _, file := corpusCache(b)
+	benchCPU(b, func() {
 		if NewCache(file, cacheTestVersion, nil).load() == nil {
 			b.Fatal("not loaded")
 		}
+	})
+	info, err := os.Stat(file)
+	if err != nil {
+		b.Fatal(err)
 	}
+	b.ReportMetric(float64(info.Size()), "file-bytes")
 }
 
 // BenchmarkCacheSave encodes the corpus's cache file and writes it.
 func BenchmarkCacheSave(b *testing.B) {
-	root := corpusRoot(b)
-	file := filepath.Join(b.TempDir(), CacheFileName())
-	snap, err := Build(b.Context(), []*source.Root{root}, Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	for b.Loop() {
+	_, snap, file := corpusCache(b)
+	benchCPU(b, func() {
 		if err := NewCache(file, cacheTestVersion, nil).Save(snap); err != nil {
 			b.Fatal(err)
+		}
+	})
+}
+
+// TestCacheDecodeBounds: lengths that the bytes left cannot hold are
+// refused before anything is allocated for them.
+func TestCacheDecodeBounds(t *testing.T) {
+	for name, body := range map[string][]byte{
+		"skills":      {0xff, 0xff, 0xff, 0xff, 1, 2, 3},
+		"short count": {0, 0},
+		"list":        binary.AppendUvarint([]byte{tagList}, 1<<40),
+		"map":         binary.AppendUvarint([]byte{tagMap}, 1<<40),
+		"string":      binary.AppendUvarint([]byte{tagString}, 1<<40),
+		"depth":       bytes.Repeat([]byte{tagList, 1}, maxValueDepth+2),
+	} {
+		var err error
+		if name == "skills" || name == "short count" {
+			_, err = decodeSkills(body)
+		} else {
+			d := &decoder{b: body, s: string(body)}
+			d.value(0)
+			err = d.err
+		}
+		if err == nil {
+			t.Errorf("%s: accepted", name)
 		}
 	}
 }
