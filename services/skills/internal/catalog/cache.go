@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -112,9 +113,6 @@ func NewCache(file, version string, log *slog.Logger) *Cache {
 	return &Cache{file: file, version: version, log: log, every: cacheEvery}
 }
 
-// File is the path of the cache file.
-func (c *Cache) File() string { return c.file }
-
 // Keep schedules the writing of what s holds to the file, off the caller's
 // path: at once when the last write is a few seconds old, else when it is;
 // a newer snapshot kept meanwhile replaces s. It does nothing on a nil
@@ -203,10 +201,10 @@ func (c *Cache) Save(s *Snapshot) error {
 	if c == nil || s == nil {
 		return nil
 	}
-	body := encodeSkills(s.skills, s.started.Add(-racyWindow))
-	sum := checksum(body)
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
+	body := encodeSkills(s.skills, s.started.Add(-racyWindow))
+	sum := checksum(body)
 	if c.known && sum == c.sum {
 		return nil
 	}
@@ -364,8 +362,8 @@ func decodeCache(data []byte, version string) ([]*Skill, uint32, error) {
 // encodeSkills is the body of a cache file: every skill whose skill file
 // is unchanged since before notAfter, with those of its companion files
 // that are too (the others are left out of its list, so that they are
-// hashed again). A skill kept at its last good version, or whose document
-// cannot be written, is left out.
+// hashed again). A skill kept at its last good version, without the digest
+// of its skill file, or whose document cannot be written, is left out.
 func encodeSkills(skills []*Skill, notAfter time.Time) []byte {
 	est := 4
 	for _, sk := range skills {
@@ -377,7 +375,7 @@ func encodeSkills(skills []*Skill, notAfter time.Time) []byte {
 	recs := make([]byte, 4, est)
 	n := 0
 	for _, sk := range skills {
-		if sk.Doc == nil || sk.keptLastGood || sk.fileDigest == "" || !sk.ModTime.Before(notAfter) {
+		if sk.Doc == nil || sk.keptLastGood || !strings.HasPrefix(sk.fileDigest, "sha256:") || !sk.ModTime.Before(notAfter) {
 			continue
 		}
 		mark := len(recs)
@@ -810,7 +808,7 @@ func decodeSkills(body []byte) ([]*Skill, error) {
 				}
 			}
 		}
-		if !filepath.IsAbs(sk.File) || sk.fileDigest == "" || sk.Size < 0 {
+		if !filepath.IsAbs(sk.File) || !strings.HasPrefix(sk.fileDigest, "sha256:") || sk.Size < 0 {
 			d.fail()
 		}
 		skills = append(skills, sk)
