@@ -750,3 +750,28 @@ func TestCacheDecodeBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestCacheOnlyWithoutPrevious: a build that replaces a snapshot takes
+// nothing from the cache, only from that snapshot.
+func TestCacheOnlyWithoutPrevious(t *testing.T) {
+	dir := restartTree(t)
+	roots := []*source.Root{localRoot("t", dir)}
+	file := filepath.Join(t.TempDir(), CacheFileName())
+	c := newTestCache(t, file)
+	if err := c.Save(build(t, roots...)); err != nil {
+		t.Fatal(err)
+	}
+	empty := build(t, localRoot("t", t.TempDir()))
+	opts := testOptions(t)
+	opts.Previous, opts.Cache = empty, c
+	snap, err := Build(t.Context(), roots, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := snap.Stats().Reused; n != 0 {
+		t.Errorf("with a previous snapshot that holds nothing, %d skills were reused", n)
+	}
+	if n := buildCached(t, roots, c).Stats().Reused; n != snap.Len() {
+		t.Errorf("without one, the cache gave %d skills, want %d", n, snap.Len())
+	}
+}
