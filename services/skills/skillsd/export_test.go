@@ -1,6 +1,10 @@
 package skillsd
 
-import "time"
+import (
+	"time"
+
+	"github.com/skillsd/skillsd/services/skills/internal/catalog"
+)
 
 // HoldRefresh marks a refresh as running on s, as a refresh that takes long
 // would, until release is called: tests use it to check what waits for a
@@ -17,3 +21,6 @@ func RefreshInterval(s *Server) time.Duration { return s.fresh.Interval() }
 // made with opts wait until gate receives or is closed: tests use it to look
 // at the catalog while skills wait for their first scan.
 func GateScans(opts *Options, gate <-chan struct{}) { opts.scanGate = gate }
+
+// Catalog is the catalog s serves.
+func Catalog(s *Server) *catalog.Snapshot { return s.store.Current() }

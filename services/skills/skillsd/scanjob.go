@@ -25,11 +25,12 @@ import (
 func scanWorkers() int { return max(1, runtime.GOMAXPROCS(0)-1) }
 
 // buildOptions are the options of every catalog build of the server: the
-// files that did not change taken from the catalog served, the paths that
-// changed (nil: any), a large first scan deferred, and the commit of each
-// git source (its identity, catalog.Source.ContentID).
+// files that did not change taken from the catalog served (before the first,
+// from the catalog cache of the last start), the paths that changed (nil:
+// any), a large first scan deferred, and the commit of each git source (its
+// identity, catalog.Source.ContentID).
 func (s *Server) buildOptions(dirty []string) catalog.Options {
-	return catalog.Options{Logger: s.log, Previous: s.store.Current(), Dirty: dirty, Scan: s.scanner, DeferScan: true,
+	return catalog.Options{Logger: s.log, Previous: s.store.Current(), Cache: s.held, Dirty: dirty, Scan: s.scanner, DeferScan: true,
 		Revision: s.fresh.Revision}
 }
 

@@ -214,6 +214,9 @@ type Server struct {
 	sem *embed.Engine
 	// scanner scans every skill before it is served (security.*).
 	scanner *scan.Scanner
+	// held keeps what the builds parsed and hashed for the first build of
+	// the next start (catalog.Cache); nil without a state folder.
+	held *catalog.Cache
 
 	mu      sync.Mutex
 	conns   []*grpc.ClientConn
@@ -271,7 +274,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	}
 	s := &Server{
 		opts: opts, log: log, cfg: cfg, cfgFile: cfgFile, getenv: getenv, store: &catalog.Store{}, closeCh: make(chan struct{}),
-		cwd: cwd, home: home, sources: sources, scanner: sc,
+		cwd: cwd, home: home, sources: sources, scanner: sc, held: newCatalogCache(cfg, getenv, home, opts.Version, log),
 	}
 	if cfgFile != "" {
 		s.config = newConfigWatch(cfgFile, cfg, opts, getenv, log)
@@ -299,7 +302,11 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		WatchDebounce: opts.WatchDebounce,
 		PollInterval:  opts.PollInterval,
 		Build: func(ctx context.Context, roots []*source.Root, dirty []string) (*catalog.Snapshot, error) {
-			return catalog.Build(ctx, roots, s.buildOptions(dirty))
+			snap, err := catalog.Build(ctx, roots, s.buildOptions(dirty))
+			if err == nil {
+				s.held.Keep(snap) // written in the background
+			}
+			return snap, err
 		},
 		AfterBuild: func() {
 			s.flushScans()
@@ -697,10 +704,14 @@ func (s *Server) Close() error {
 	return nil
 }
 
-// closeParts closes the semantic engine and the usage recorder.
+// closeParts closes the semantic engine and the usage recorder, and writes
+// the catalog cache.
 func (s *Server) closeParts() {
 	if s.sem != nil {
 		s.sem.Close()
+	}
+	if err := s.held.Close(); err != nil {
+		s.log.Warn("could not keep the catalog for the next start", "error", err)
 	}
 	if err := s.usage.Close(); err != nil {
 		s.log.Warn("closing the usage recorder", "err", err)

@@ -79,6 +79,15 @@ type Options struct {
 	// quarantined skill, until ScanPending has scanned them and a later
 	// build answers them from the cache. False scans every skill in Build.
 	DeferScan bool
+	// Cache, when set and Previous is nil, is the catalog cache of an
+	// earlier process: skill files and companion files whose path, size and
+	// modification time did not change (and, for a skill file, its source
+	// and layout) are taken from it instead of being parsed and hashed
+	// again. A skill file that no longer parses is not served at the
+	// version the cache holds (CodeKeptLastGood applies within a process
+	// only). A missing, foreign or damaged cache is ignored. Build does not
+	// write it (Cache.Keep does).
+	Cache *Cache
 	// Revision, when set, says which version of a repository a source's
 	// folder is a checkout of (a git commit), by source name; "" for a
 	// folder that is not one. A source whose revision is the same before
@@ -129,9 +138,17 @@ func Build(ctx context.Context, roots []*source.Root, opts Options) (*Snapshot, 
 			byName:   map[string]*Skill{},
 			srcOrder: map[string]int{},
 			walks:    map[string]*source.State{},
+			started:  clock,
 		},
 		now:      start,
 		scanning: opts.Scan != nil,
+	}
+
+	// What the build may take unparsed and unhashed: the previous snapshot,
+	// else the catalog cache.
+	held, lastGood := opts.Previous, true
+	if held == nil && opts.Cache != nil {
+		held, lastGood = opts.Cache.load(), false
 	}
 
 	// 1. Walk the roots.
@@ -160,7 +177,7 @@ func Build(ctx context.Context, roots []*source.Root, opts Options) (*Snapshot, 
 		if opts.Revision != nil {
 			revs[src.Name] = opts.Revision(src.Name)
 		}
-		wopts := source.Options{Known: knownIn(opts.Previous, src.Name), Dirty: opts.Dirty}
+		wopts := source.Options{Known: knownIn(held, src.Name), Dirty: opts.Dirty}
 		if opts.Previous != nil {
 			wopts.Previous = opts.Previous.walks[src.Name]
 		}
@@ -184,7 +201,7 @@ func Build(ctx context.Context, roots []*source.Root, opts Options) (*Snapshot, 
 	}
 
 	// 2. Parse the SKILL.md files and hash the companion files, in parallel.
-	if err := b.load(ctx, workers, opts.Previous); err != nil {
+	if err := b.load(ctx, workers, held, lastGood); err != nil {
 		return nil, err
 	}
 
@@ -267,10 +284,14 @@ func (b *builder) diagAt(src, file string, line int, sev skill.Severity, code, f
 }
 
 // load parses the layout-A skill files and hashes every companion file once,
-// reusing what prev already holds for unchanged files.
-func (b *builder) load(ctx context.Context, workers int, prev *Snapshot) error {
+// reusing what prev already holds for unchanged files. With lastGood, a
+// skill file of prev that no longer parses is served at prev's version.
+func (b *builder) load(ctx context.Context, workers int, prev *Snapshot, lastGood bool) error {
 	prevSkills := map[string]*Skill{}
 	b.prevSkills = prevSkills
+	if !lastGood {
+		b.prevSkills = map[string]*Skill{}
+	}
 	prevFiles := map[string]File{}
 	if prev != nil {
 		for _, sk := range prev.skills {
@@ -297,7 +318,7 @@ func (b *builder) load(ctx context.Context, workers int, prev *Snapshot) error {
 		for i := range w.entries {
 			e := &w.entries[i]
 			if p := prevSkills[e.AbsFile]; p != nil && p.Size == e.Size && p.ModTime.Equal(e.ModTime) &&
-				p.Layout == e.Layout && p.Source.Name == w.src.Name {
+				p.Layout == e.Layout && p.Source.Name == w.src.Name && p.RelFile == e.RelFile {
 				w.loaded[i] = loaded{doc: p.Doc, diags: p.parseDiags, loadedAt: p.LoadedAt, reused: true, digest: p.fileDigest}
 			} else if e.Doc != nil {
 				w.loaded[i] = loaded{doc: e.Doc, diags: e.Diagnostics, loadedAt: b.now}
@@ -432,7 +453,9 @@ func (b *builder) assemble(w *walked) {
 			kept := *e
 			kept.Size, kept.ModTime = p.Size, p.ModTime
 			kept.Data = nil // the version served is the previous one
-			drafts = append(drafts, b.newSkill(w.src, &kept, loaded{doc: p.Doc, loadedAt: p.LoadedAt, digest: p.fileDigest}))
+			sk := b.newSkill(w.src, &kept, loaded{doc: p.Doc, loadedAt: p.LoadedAt, digest: p.fileDigest})
+			sk.keptLastGood = true
+			drafts = append(drafts, sk)
 			continue
 		}
 		if l.doc == nil {

@@ -115,6 +115,10 @@ type Skill struct {
 	pending bool
 	// pendingFrom is the path of that skill when it is an ancestor.
 	pendingFrom string
+	// keptLastGood says the skill is the last good version of a skill file
+	// that no longer parses (CodeKeptLastGood): the catalog cache leaves it
+	// out.
+	keptLastGood bool
 }
 
 // FileDigest is the digest of the skill file ("sha256:…") the build read,
@@ -184,7 +188,8 @@ type Stats struct {
 	NotServed int
 	Errors    int
 	Warnings  int
-	// Reused counts skill files taken from the previous snapshot unparsed.
+	// Reused counts skill files taken from the previous snapshot (or the
+	// catalog cache, Options.Cache) unparsed.
 	Reused int
 	// Quarantined counts the skills the security policy keeps from being
 	// served.
@@ -214,6 +219,9 @@ type Snapshot struct {
 	id string
 	// walks are the walks of the sources, by name, for the next build.
 	walks map[string]*source.State
+	// started is when the build began, by the wall clock (the catalog
+	// cache leaves out files changed since shortly before).
+	started time.Time
 }
 
 // Generation is the number the Store gave the snapshot (1, 2, …); 0 before it

@@ -1,0 +1,949 @@
+package catalog
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/skillsd/skillsd/services/skills/internal/skill"
+)
+
+// The catalog cache keeps, across process starts, what a build parsed and
+// hashed: each layout-A skill file's parsed document, parse diagnostics and
+// digest, and each companion file's record (digest, MIME type, text flag),
+// under the file's absolute path, size and modification time. The first
+// build of a process (Options.Cache) takes from it what did not change, as
+// later builds take it from the snapshot they replace, instead of parsing
+// every skill file and hashing every companion file again.
+//
+// The file is ours, but it is read as untrusted input: a header names the
+// format and the binary's version, and a checksum of the body follows (a
+// CRC-32C: it finds damage, which is what it is for, ten times faster than
+// sha256 would; whoever can write the file can write any checksum); a file
+// of another format or version, too large, cut short, with a wrong checksum,
+// or whose body does not decode exactly is ignored whole (the build reads
+// everything, as without a cache) and replaced by the next write.
+//
+// Layout (integers are varints, strings a length and bytes):
+//
+//	"skillsd-catalog-cache/1\n"  the format (cacheMagic)
+//	version                      the binary's version (Cache's)
+//	body length, CRC-32C of body (4 bytes, big-endian)
+//	body                         the number of skills (4 bytes, big-endian),
+//	                             then a record of each (appendSkill)
+
+// cacheFormat is the version of the layout, in the file's name and header:
+// change it whenever what is written changes (a field of skill.Document,
+// File or skill.Diagnostic included).
+const cacheFormat = 1
+
+// cacheMagic opens every cache file.
+var cacheMagic = "skillsd-catalog-cache/" + strconv.Itoa(cacheFormat) + "\n"
+
+// maxCacheFile bounds the cache file: a larger file is neither written nor
+// read.
+const maxCacheFile = 64 << 20
+
+// maxValueDepth bounds the nesting of frontmatter values in the cache (the
+// parser stops at 1000 levels).
+const maxValueDepth = 1100
+
+// racyWindow: a file whose modification time is this close to the start of
+// the build (or later) is not kept, since a change made in the same tick of
+// a coarse file-system clock after the build read it would leave its size
+// and time as they were.
+const racyWindow = 2 * time.Second
+
+// cacheEvery is how often, at most, a Cache writes its file.
+const cacheEvery = 5 * time.Second
+
+// CacheFileName is the file name of the catalog cache under a state folder.
+func CacheFileName() string { return "catalog-cache-" + strconv.Itoa(cacheFormat) + ".bin" }
+
+// Cache is the file that keeps a catalog's parsed skill files and hashed
+// companion files for the first build of a later process (Options.Cache).
+// Keep writes it in the background, at most every few seconds; Close writes
+// what is left. A nil *Cache keeps nothing. Its methods are safe for
+// concurrent use.
+type Cache struct {
+	file, version string
+	log           *slog.Logger
+	every         time.Duration
+
+	// writeMu serialises writes of the file.
+	writeMu sync.Mutex
+	// sum is the checksum of the body on disk, as last written or read
+	// (when known): a body with the same checksum is not written again.
+	sum   uint32
+	known bool
+
+	mu sync.Mutex // guards the fields below
+	// pending is the newest snapshot not written yet.
+	pending *Snapshot
+	// timer is the write scheduled; writing says a write runs.
+	timer   *time.Timer
+	writing bool
+	// last is when the last background write started.
+	last   time.Time
+	closed bool
+	// wg counts the scheduled and running background writes.
+	wg sync.WaitGroup
+}
+
+// NewCache returns the cache kept in file for a binary of this version (a
+// file written by another version is ignored). log receives a debug line
+// when the file is ignored or written; nil discards.
+func NewCache(file, version string, log *slog.Logger) *Cache {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Cache{file: file, version: version, log: log, every: cacheEvery}
+}
+
+// Keep schedules the writing of what s holds to the file, off the caller's
+// path: at once when the last write is a few seconds old, else when it is;
+// a newer snapshot kept meanwhile replaces s. It does nothing on a nil
+// Cache or after Close.
+func (c *Cache) Keep(s *Snapshot) {
+	if c == nil || s == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return
+	}
+	c.pending = s
+	if c.timer == nil && !c.writing {
+		c.scheduleLocked()
+	}
+}
+
+// scheduleLocked starts the timer of the next background write.
+func (c *Cache) scheduleLocked() {
+	wait := max(c.every-time.Since(c.last), 0)
+	c.wg.Add(1)
+	c.timer = time.AfterFunc(wait, c.fire)
+}
+
+// fire is a scheduled background write.
+func (c *Cache) fire() {
+	defer c.wg.Done()
+	c.mu.Lock()
+	c.timer = nil
+	s := c.pending
+	if c.closed || s == nil {
+		c.mu.Unlock()
+		return
+	}
+	c.pending, c.writing, c.last = nil, true, time.Now()
+	c.mu.Unlock()
+
+	if err := c.Save(s); err != nil {
+		c.log.Warn("could not keep the catalog for the next start", "file", c.file, "error", err)
+	}
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.writing = false
+	if c.pending != nil && !c.closed {
+		c.scheduleLocked()
+	}
+}
+
+// Close writes the snapshot kept last, if it was not written yet, and stops
+// the background writes. It does nothing on a nil Cache.
+func (c *Cache) Close() error {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	if c.timer != nil && c.timer.Stop() {
+		c.timer = nil
+		c.wg.Done()
+	}
+	c.mu.Unlock()
+	c.wg.Wait()
+	c.mu.Lock()
+	s := c.pending
+	c.pending = nil
+	c.mu.Unlock()
+	if s == nil {
+		return nil
+	}
+	return c.Save(s)
+}
+
+// Save writes what s holds to the file now, replacing it atomically; the
+// file is readable by its owner only. Files whose modification time is
+// within a few seconds of the start of s's build are left out (they are
+// read again next time). Nothing is written when the file already holds the
+// same.
+func (c *Cache) Save(s *Snapshot) error {
+	if c == nil || s == nil {
+		return nil
+	}
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	body := encodeSkills(s.skills, s.started.Add(-racyWindow))
+	sum := checksum(body)
+	if c.known && sum == c.sum {
+		return nil
+	}
+	header := appendHeader(nil, c.version, body, sum)
+	if size := len(header) + len(body); size > maxCacheFile {
+		c.log.Debug("catalog cache not written: too large", "file", c.file, "bytes", size, "limit", maxCacheFile)
+		return nil
+	}
+	if err := writeAtomic(c.file, header, body); err != nil {
+		return fmt.Errorf("catalog cache: %w", err)
+	}
+	c.sum, c.known = sum, true
+	c.log.Debug("catalog cache written", "file", c.file, "skills", len(s.skills), "bytes", len(header)+len(body))
+	return nil
+}
+
+// writeAtomic replaces file with the parts of data, one after the other: a
+// temporary file beside it, renamed.
+func writeAtomic(file string, data ...[]byte) error {
+	dir := filepath.Dir(file)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, filepath.Base(file)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	for _, d := range data {
+		if _, err := tmp.Write(d); err != nil {
+			tmp.Close()
+			return err
+		}
+	}
+	if err := tmp.Chmod(0o600); err != nil && !errors.Is(err, fs.ErrPermission) {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), file)
+}
+
+// load reads the file into a snapshot that holds only what a build reuses
+// (skills with their file, source name, layout, size and time, document,
+// parse diagnostics, digest and companion files); nil when there is no
+// usable file, which is logged at debug level.
+func (c *Cache) load() *Snapshot {
+	if c == nil {
+		return nil
+	}
+	data, err := readCacheFile(c.file)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			c.log.Debug("catalog cache ignored", "file", c.file, "error", err)
+		}
+		return nil
+	}
+	skills, sum, err := decodeCache(data, c.version)
+	if err != nil {
+		c.log.Debug("catalog cache ignored", "file", c.file, "error", err)
+		return nil
+	}
+	c.writeMu.Lock()
+	c.sum, c.known = sum, true
+	c.writeMu.Unlock()
+	return &Snapshot{skills: skills}
+}
+
+// readCacheFile reads the cache file, up to maxCacheFile bytes.
+func readCacheFile(file string) ([]byte, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	if info.Size() > maxCacheFile {
+		return nil, fmt.Errorf("%d bytes, over the limit of %d", info.Size(), maxCacheFile)
+	}
+	// One byte more than the size, to see the file grow meanwhile.
+	data := make([]byte, info.Size()+1)
+	n, err := io.ReadFull(f, data)
+	if err == nil {
+		return nil, errors.New("the file grew while it was read")
+	}
+	if !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	return data[:n], nil
+}
+
+// castagnoli is the CRC-32C table (computed with the CPU's instruction
+// where there is one).
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// checksum is the checksum of a body.
+func checksum(body []byte) uint32 { return crc32.Checksum(body, castagnoli) }
+
+// appendHeader appends the file's header for body to b.
+func appendHeader(b []byte, version string, body []byte, sum uint32) []byte {
+	b = append(b, cacheMagic...)
+	b = appendString(b, version)
+	b = binary.AppendUvarint(b, uint64(len(body)))
+	return binary.BigEndian.AppendUint32(b, sum)
+}
+
+// Errors of decodeCache.
+var (
+	errCacheFormat   = errors.New("not a catalog cache of this format")
+	errCacheVersion  = errors.New("written by another version")
+	errCacheChecksum = errors.New("checksum mismatch")
+	errCacheCorrupt  = errors.New("corrupt")
+)
+
+// decodeCache checks a cache file's header and checksum and decodes its
+// body; it returns the checksum of the body.
+func decodeCache(data []byte, version string) ([]*Skill, uint32, error) {
+	var sum uint32
+	rest, ok := bytes.CutPrefix(data, []byte(cacheMagic))
+	if !ok {
+		return nil, sum, errCacheFormat
+	}
+	d := &decoder{b: rest}
+	v := d.bytes()
+	n := d.uvarint()
+	if d.err != nil {
+		return nil, sum, errCacheCorrupt
+	}
+	if string(v) != version {
+		return nil, sum, fmt.Errorf("%w (%q, not %q)", errCacheVersion, v, version)
+	}
+	if len(d.b) < 4 || uint64(len(d.b)-4) != n {
+		return nil, sum, fmt.Errorf("%w: the body is not %d bytes long", errCacheCorrupt, n)
+	}
+	sum = binary.BigEndian.Uint32(d.b)
+	body := d.b[4:]
+	if checksum(body) != sum {
+		return nil, sum, errCacheChecksum
+	}
+	skills, err := decodeSkills(body)
+	if err != nil {
+		return nil, sum, err
+	}
+	return skills, sum, nil
+}
+
+// encodeSkills is the body of a cache file: every skill whose skill file
+// is unchanged since before notAfter, with those of its companion files
+// that are too (the others are left out of its list, so that they are
+// hashed again). A skill kept at its last good version, without the digest
+// of its skill file, or whose document cannot be written, is left out.
+func encodeSkills(skills []*Skill, notAfter time.Time) []byte {
+	est := 4
+	for _, sk := range skills {
+		if sk.Doc != nil {
+			est += len(sk.Doc.Body) + 1024 + 128*len(sk.Files)
+		}
+	}
+	// The number of skills, then their records.
+	recs := make([]byte, 4, est)
+	n := 0
+	for _, sk := range skills {
+		if sk.Doc == nil || sk.keptLastGood || !strings.HasPrefix(sk.fileDigest, "sha256:") || !sk.ModTime.Before(notAfter) {
+			continue
+		}
+		mark := len(recs)
+		var err error
+		if recs, err = appendSkill(recs, sk, notAfter); err != nil {
+			recs = recs[:mark]
+			continue
+		}
+		n++
+	}
+	binary.BigEndian.PutUint32(recs, uint32(n))
+	return recs
+}
+
+// appendSkill appends one skill's record.
+func appendSkill(b []byte, sk *Skill, notAfter time.Time) ([]byte, error) {
+	b = appendString(b, sk.File)
+	b = appendString(b, sk.RelFile)
+	b = appendString(b, sk.Source.Name)
+	b = binary.AppendUvarint(b, uint64(sk.Layout))
+	b = binary.AppendVarint(b, sk.Size)
+	b = appendTime(b, sk.ModTime)
+	b = appendTime(b, sk.LoadedAt)
+	b = appendString(b, sk.fileDigest)
+	b = appendString(b, sk.Dir)
+	b, err := appendDocument(b, sk.Doc)
+	if err != nil {
+		return b, err
+	}
+	b = appendCount(b, len(sk.parseDiags), sk.parseDiags == nil)
+	for _, d := range sk.parseDiags {
+		b = appendString(b, d.Source)
+		b = appendString(b, d.File)
+		b = binary.AppendVarint(b, int64(d.Line))
+		b = binary.AppendUvarint(b, uint64(d.Severity))
+		b = appendString(b, d.Code)
+		b = appendString(b, d.Message)
+	}
+	n := 0
+	for _, f := range sk.Files {
+		if f.ModTime.Before(notAfter) {
+			n++
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(n))
+	for _, f := range sk.Files {
+		if !f.ModTime.Before(notAfter) {
+			continue
+		}
+		b = appendString(b, f.Path)
+		b = binary.AppendVarint(b, f.Size)
+		b = appendTime(b, f.ModTime)
+		b = appendString(b, f.Digest)
+		b = appendString(b, f.MIME)
+		b = appendBool(b, f.Text)
+	}
+	return b, nil
+}
+
+// appendDocument appends a parsed skill file: every field of
+// skill.Document, nil and empty lists and maps kept apart.
+func appendDocument(b []byte, doc *skill.Document) ([]byte, error) {
+	b = appendBool(b, doc.HasFrontmatter)
+	b = appendString(b, doc.Body)
+	b = binary.AppendVarint(b, int64(doc.BodyLine))
+	fm := &doc.Frontmatter
+	var err error
+	if b, err = appendValue(b, fm.Raw, 0); err != nil {
+		return b, err
+	}
+	b = appendCount(b, len(fm.KeyLines), fm.KeyLines == nil)
+	for _, k := range sortedKeys(fm.KeyLines) {
+		b = appendString(b, k)
+		b = binary.AppendVarint(b, int64(fm.KeyLines[k]))
+	}
+	b = appendString(b, fm.Name)
+	b = appendString(b, fm.Description)
+	b = appendString(b, fm.License)
+	b = appendString(b, fm.Compatibility)
+	b = appendStrings(b, fm.AllowedTools)
+	if b, err = appendValue(b, fm.Metadata, 0); err != nil {
+		return b, err
+	}
+	b = appendStrings(b, fm.Keywords)
+	b = binary.AppendVarint(b, int64(fm.Priority))
+	b = appendBool(b, fm.Inherit)
+	b = appendCount(b, len(fm.Assets), fm.Assets == nil)
+	for _, a := range fm.Assets {
+		b = appendString(b, a.File)
+		b = appendString(b, a.Description)
+		b = appendString(b, a.Type)
+	}
+	b = appendCount(b, len(fm.Scripts), fm.Scripts == nil)
+	for _, s := range fm.Scripts {
+		b = appendString(b, s.File)
+		b = appendString(b, s.Description)
+		b = appendString(b, s.Execution)
+		b = appendCount(b, len(s.Args), s.Args == nil)
+		for _, a := range s.Args {
+			b = appendString(b, a.Name)
+			b = appendString(b, a.Description)
+			b = appendBool(b, a.Required)
+			b = appendBool(b, a.Default != nil)
+			if a.Default != nil {
+				b = appendString(b, *a.Default)
+			}
+		}
+		b = appendBool(b, s.Network)
+	}
+	b = appendString(b, fm.Category)
+	b = appendStrings(b, fm.Tags)
+	b = appendBool(b, fm.DisableModelInvocation)
+	b = appendBool(b, fm.UserInvocable)
+	b = appendString(b, fm.ArgumentHint)
+	b = appendBool(b, fm.AlwaysApply)
+	b = appendBool(b, fm.Network)
+	return b, nil
+}
+
+// The tags of a frontmatter value (skill.Frontmatter.Raw's types).
+const (
+	tagNil byte = iota
+	tagFalse
+	tagTrue
+	tagInt
+	tagFloat
+	tagString
+	tagList    // []any
+	tagMap     // map[string]any
+	tagNilList // []any(nil)
+	tagNilMap  // map[string]any(nil)
+)
+
+var errValue = errors.New("a frontmatter value the cache cannot hold")
+
+// appendValue appends a frontmatter value, one of the types the parser
+// makes; any other type is an error.
+func appendValue(b []byte, v any, depth int) ([]byte, error) {
+	if depth > maxValueDepth {
+		return b, errValue
+	}
+	switch v := v.(type) {
+	case nil:
+		return append(b, tagNil), nil
+	case bool:
+		if v {
+			return append(b, tagTrue), nil
+		}
+		return append(b, tagFalse), nil
+	case int:
+		return binary.AppendVarint(append(b, tagInt), int64(v)), nil
+	case float64:
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return b, errValue
+		}
+		return binary.LittleEndian.AppendUint64(append(b, tagFloat), math.Float64bits(v)), nil
+	case string:
+		return appendString(append(b, tagString), v), nil
+	case []any:
+		if v == nil {
+			return append(b, tagNilList), nil
+		}
+		b = binary.AppendUvarint(append(b, tagList), uint64(len(v)))
+		var err error
+		for _, e := range v {
+			if b, err = appendValue(b, e, depth+1); err != nil {
+				return b, err
+			}
+		}
+		return b, nil
+	case map[string]any:
+		if v == nil {
+			return append(b, tagNilMap), nil
+		}
+		b = binary.AppendUvarint(append(b, tagMap), uint64(len(v)))
+		var err error
+		for _, k := range sortedKeys(v) {
+			b = appendString(b, k)
+			if b, err = appendValue(b, v[k], depth+1); err != nil {
+				return b, err
+			}
+		}
+		return b, nil
+	}
+	return b, errValue
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func appendString(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+// appendCount appends a list's or map's length, 0 for nil (n+1 otherwise).
+func appendCount(b []byte, n int, isNil bool) []byte {
+	if isNil {
+		return append(b, 0)
+	}
+	return binary.AppendUvarint(b, uint64(n)+1)
+}
+
+func appendStrings(b []byte, ss []string) []byte {
+	b = appendCount(b, len(ss), ss == nil)
+	for _, s := range ss {
+		b = appendString(b, s)
+	}
+	return b
+}
+
+func appendBool(b []byte, v bool) []byte {
+	if v {
+		return append(b, 1)
+	}
+	return append(b, 0)
+}
+
+func appendTime(b []byte, t time.Time) []byte {
+	return binary.AppendUvarint(binary.AppendVarint(b, t.Unix()), uint64(t.Nanosecond()))
+}
+
+// decoder reads a body; the first error sticks, and every read after it
+// returns zero values.
+type decoder struct {
+	b []byte
+	// s is the body as one string: decoded strings are slices of it.
+	s   string
+	off int
+	err error
+}
+
+func (d *decoder) fail() {
+	if d.err == nil {
+		d.err = errCacheCorrupt
+	}
+	d.b = nil
+}
+
+func (d *decoder) uvarint() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.fail()
+		return 0
+	}
+	d.b, d.off = d.b[n:], d.off+n
+	return v
+}
+
+func (d *decoder) varint() int64 {
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.fail()
+		return 0
+	}
+	d.b, d.off = d.b[n:], d.off+n
+	return v
+}
+
+// int reads a varint that must fit an int.
+func (d *decoder) int() int {
+	v := d.varint()
+	if v < math.MinInt || v > math.MaxInt {
+		d.fail()
+		return 0
+	}
+	return int(v)
+}
+
+func (d *decoder) byte() byte {
+	if len(d.b) == 0 {
+		d.fail()
+		return 0
+	}
+	c := d.b[0]
+	d.b, d.off = d.b[1:], d.off+1
+	return c
+}
+
+func (d *decoder) bool() bool {
+	switch d.byte() {
+	case 0:
+		return false
+	case 1:
+		return true
+	}
+	d.fail()
+	return false
+}
+
+// bytes reads a length and that many bytes.
+func (d *decoder) bytes() []byte {
+	n := d.uvarint()
+	if n > uint64(len(d.b)) {
+		d.fail()
+		return nil
+	}
+	v := d.b[:n]
+	d.b, d.off = d.b[n:], d.off+int(n)
+	return v
+}
+
+func (d *decoder) string() string {
+	v := d.bytes()
+	if len(v) == 0 {
+		return ""
+	}
+	if d.s == "" {
+		return string(v)
+	}
+	return d.s[d.off-len(v) : d.off]
+}
+
+// count reads a length written by appendCount: isNil for 0. Each element
+// takes at least size bytes: a length larger than what is left allows is
+// corrupt (so that no length allocates much more than the file holds).
+func (d *decoder) count(size int) (n int, isNil bool) {
+	v := d.uvarint()
+	if d.err != nil || v == 0 {
+		return 0, true
+	}
+	if v-1 > uint64(len(d.b)/size) {
+		d.fail()
+		return 0, true
+	}
+	return int(v - 1), false
+}
+
+// length reads a plain length, bounded like count's.
+func (d *decoder) length(size int) int {
+	v := d.uvarint()
+	if v > uint64(len(d.b)/size) {
+		d.fail()
+		return 0
+	}
+	return int(v)
+}
+
+func (d *decoder) time() time.Time {
+	sec := d.varint()
+	nsec := d.uvarint()
+	if nsec >= 1e9 {
+		d.fail()
+		return time.Time{}
+	}
+	return time.Unix(sec, int64(nsec))
+}
+
+func (d *decoder) strings() []string {
+	n, isNil := d.count(1)
+	if isNil {
+		return nil
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = d.string()
+	}
+	return out
+}
+
+// decodeSkills decodes a body into skills that hold what a build reuses.
+// Any inconsistency, or bytes left over, is an error: nothing of the body
+// is used then.
+func decodeSkills(body []byte) ([]*Skill, error) {
+	d := &decoder{b: body, s: string(body)}
+	var n int
+	if len(d.b) >= 4 {
+		n = int(binary.BigEndian.Uint32(d.b))
+		d.b, d.off = d.b[4:], 4
+	} else {
+		d.fail()
+	}
+	if n > len(d.b)/32 { // a record takes 32 bytes at least
+		d.fail()
+		n = 0
+	}
+	skills := make([]*Skill, 0, n)
+	sources := map[string]*Source{}
+	for range n {
+		if d.err != nil {
+			break
+		}
+		sk := &Skill{File: d.string(), RelFile: d.string()}
+		name := d.string()
+		src := sources[name]
+		if src == nil {
+			src = &Source{Name: name}
+			sources[name] = src
+		}
+		sk.Source = src
+		switch l := skill.Layout(d.uvarint()); l {
+		case skill.LayoutFolder, skill.LayoutTree:
+			sk.Layout = l
+		default:
+			d.fail()
+		}
+		sk.Size = d.varint()
+		sk.ModTime = d.time()
+		sk.LoadedAt = d.time()
+		sk.fileDigest = d.string()
+		sk.Dir = d.string()
+		sk.Doc = d.document()
+		if k, isNil := d.count(6); !isNil {
+			sk.parseDiags = make([]skill.Diagnostic, k)
+			for i := range sk.parseDiags {
+				p := &sk.parseDiags[i]
+				p.Source, p.File, p.Line = d.string(), d.string(), d.int()
+				switch sev := skill.Severity(d.uvarint()); sev {
+				case skill.SeverityInfo, skill.SeverityWarning, skill.SeverityError:
+					p.Severity = sev
+				default:
+					d.fail()
+				}
+				p.Code, p.Message = d.string(), d.string()
+			}
+		}
+		if k := d.length(8); k > 0 {
+			sk.Files = make([]File, k)
+			for i := range sk.Files {
+				f := &sk.Files[i]
+				f.Path, f.Size, f.ModTime = d.string(), d.varint(), d.time()
+				f.Digest, f.MIME, f.Text = d.string(), d.string(), d.bool()
+				if f.Path == "" || filepath.IsAbs(f.Path) {
+					d.fail()
+				}
+			}
+		}
+		if !filepath.IsAbs(sk.File) || !strings.HasPrefix(sk.fileDigest, "sha256:") || sk.Size < 0 {
+			d.fail()
+		}
+		skills = append(skills, sk)
+	}
+	if d.err == nil && len(d.b) != 0 {
+		d.fail()
+	}
+	if d.err != nil {
+		return nil, fmt.Errorf("%w: at byte %d", d.err, d.off)
+	}
+	return skills, nil
+}
+
+// document decodes appendDocument's record.
+func (d *decoder) document() *skill.Document {
+	doc := &skill.Document{HasFrontmatter: d.bool(), Body: d.string(), BodyLine: d.int()}
+	fm := &doc.Frontmatter
+	fm.Raw = d.mapValue()
+	if n, isNil := d.count(2); !isNil {
+		fm.KeyLines = make(map[string]int, n)
+		for range n {
+			k := d.string()
+			fm.KeyLines[k] = d.int()
+		}
+	}
+	fm.Name, fm.Description, fm.License, fm.Compatibility = d.string(), d.string(), d.string(), d.string()
+	fm.AllowedTools = d.strings()
+	fm.Metadata = d.mapValue()
+	fm.Keywords = d.strings()
+	fm.Priority = d.int()
+	fm.Inherit = d.bool()
+	if n, isNil := d.count(3); !isNil {
+		fm.Assets = make([]skill.Asset, n)
+		for i := range fm.Assets {
+			fm.Assets[i] = skill.Asset{File: d.string(), Description: d.string(), Type: d.string()}
+		}
+	}
+	if n, isNil := d.count(5); !isNil {
+		fm.Scripts = make([]skill.Script, n)
+		for i := range fm.Scripts {
+			s := &fm.Scripts[i]
+			s.File, s.Description, s.Execution = d.string(), d.string(), d.string()
+			if k, isNil := d.count(4); !isNil {
+				s.Args = make([]skill.Arg, k)
+				for j := range s.Args {
+					a := &s.Args[j]
+					a.Name, a.Description, a.Required = d.string(), d.string(), d.bool()
+					if d.bool() {
+						v := d.string()
+						a.Default = &v
+					}
+				}
+			}
+			s.Network = d.bool()
+		}
+	}
+	fm.Category = d.string()
+	fm.Tags = d.strings()
+	fm.DisableModelInvocation = d.bool()
+	fm.UserInvocable = d.bool()
+	fm.ArgumentHint = d.string()
+	fm.AlwaysApply = d.bool()
+	fm.Network = d.bool()
+	return doc
+}
+
+// mapValue reads a value that must be a map[string]any or nil (a nil map
+// and no value at all are the same to the parser's callers, and are kept
+// apart here as appendValue wrote them).
+func (d *decoder) mapValue() map[string]any {
+	switch v := d.value(0).(type) {
+	case nil:
+		return nil
+	case map[string]any:
+		return v
+	}
+	d.fail()
+	return nil
+}
+
+// value decodes appendValue's record.
+func (d *decoder) value(depth int) any {
+	if depth > maxValueDepth {
+		d.fail()
+		return nil
+	}
+	switch d.byte() {
+	case tagNil:
+		return nil
+	case tagFalse:
+		return false
+	case tagTrue:
+		return true
+	case tagInt:
+		return d.int()
+	case tagFloat:
+		if len(d.b) < 8 {
+			d.fail()
+			return nil
+		}
+		f := math.Float64frombits(binary.LittleEndian.Uint64(d.b))
+		d.b, d.off = d.b[8:], d.off+8
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			d.fail()
+			return nil
+		}
+		return f
+	case tagString:
+		return d.string()
+	case tagList:
+		n := d.length(1)
+		out := make([]any, n)
+		for i := range out {
+			out[i] = d.value(depth + 1)
+			if d.err != nil {
+				return nil
+			}
+		}
+		return out
+	case tagMap:
+		n := d.length(2)
+		out := make(map[string]any, n)
+		for range n {
+			k := d.string()
+			out[k] = d.value(depth + 1)
+			if d.err != nil {
+				return nil
+			}
+		}
+		return out
+	case tagNilList:
+		return []any(nil)
+	case tagNilMap:
+		return map[string]any(nil)
+	}
+	d.fail()
+	return nil
+}
