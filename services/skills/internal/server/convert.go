@@ -145,34 +145,30 @@ func toSourceStatus(src *catalog.Source, count int32, loaded time.Time) *skillsv
 	}
 }
 
-func toLayout(l skill.Layout) skillsv1.Layout {
-	switch l {
-	case skill.LayoutFolder:
-		return skillsv1.Layout_LAYOUT_FOLDER
-	case skill.LayoutTree:
-		return skillsv1.Layout_LAYOUT_TREE
+// wireLayouts and wireSeverities are the wire forms of skill's layouts and
+// severities; one they do not name is the wire's UNSPECIFIED (0).
+var (
+	wireLayouts = map[skill.Layout]skillsv1.Layout{
+		skill.LayoutFolder: skillsv1.Layout_LAYOUT_FOLDER,
+		skill.LayoutTree:   skillsv1.Layout_LAYOUT_TREE,
 	}
-	return skillsv1.Layout_LAYOUT_UNSPECIFIED
-}
-
-func toSeverity(s skill.Severity) skillsv1.Severity {
-	switch s {
-	case skill.SeverityInfo:
-		return skillsv1.Severity_SEVERITY_INFO
-	case skill.SeverityWarning:
-		return skillsv1.Severity_SEVERITY_WARNING
-	case skill.SeverityError:
-		return skillsv1.Severity_SEVERITY_ERROR
+	wireSeverities = map[skill.Severity]skillsv1.Severity{
+		skill.SeverityInfo:    skillsv1.Severity_SEVERITY_INFO,
+		skill.SeverityWarning: skillsv1.Severity_SEVERITY_WARNING,
+		skill.SeverityError:   skillsv1.Severity_SEVERITY_ERROR,
 	}
-	return skillsv1.Severity_SEVERITY_UNSPECIFIED
-}
+)
 
+func toLayout(l skill.Layout) skillsv1.Layout { return wireLayouts[l] }
+
+func toSeverity(s skill.Severity) skillsv1.Severity { return wireSeverities[s] }
+
+// fromSeverity is the severity whose wire form is s; info for UNSPECIFIED.
 func fromSeverity(s skillsv1.Severity) skill.Severity {
-	switch s {
-	case skillsv1.Severity_SEVERITY_WARNING:
-		return skill.SeverityWarning
-	case skillsv1.Severity_SEVERITY_ERROR:
-		return skill.SeverityError
+	for sev, wire := range wireSeverities {
+		if wire == s {
+			return sev
+		}
 	}
 	return skill.SeverityInfo
 }
