@@ -124,26 +124,27 @@ func writeFiles(w io.Writer, files []*skillsv1.SkillFile) {
 	}
 }
 
-func layoutName(l skillsv1.Layout) string {
-	switch l {
-	case skillsv1.Layout_LAYOUT_FOLDER:
-		return "folder (SKILL.md)"
-	case skillsv1.Layout_LAYOUT_TREE:
-		return "tree (markdown file)"
-	default:
-		return ""
+// layoutNames and severityNames are how the layouts and the severities of
+// diagnostics read in the output.
+var (
+	layoutNames = map[skillsv1.Layout]string{
+		skillsv1.Layout_LAYOUT_FOLDER: "folder (SKILL.md)",
+		skillsv1.Layout_LAYOUT_TREE:   "tree (markdown file)",
 	}
-}
+	severityNames = map[skillsv1.Severity]string{
+		skillsv1.Severity_SEVERITY_INFO:    "info",
+		skillsv1.Severity_SEVERITY_WARNING: "warning",
+		skillsv1.Severity_SEVERITY_ERROR:   "error",
+	}
+)
 
+// layoutName is "" for a layout the server did not say.
+func layoutName(l skillsv1.Layout) string { return layoutNames[l] }
+
+// severityName is "note" for a severity the server did not say.
 func severityName(s skillsv1.Severity) string {
-	switch s {
-	case skillsv1.Severity_SEVERITY_INFO:
-		return "info"
-	case skillsv1.Severity_SEVERITY_WARNING:
-		return "warning"
-	case skillsv1.Severity_SEVERITY_ERROR:
-		return "error"
-	default:
-		return "note"
+	if name, ok := severityNames[s]; ok {
+		return name
 	}
+	return "note"
 }
