@@ -12,6 +12,7 @@ import (
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 
 	"github.com/skillsd/skillsd/clients/go/skillsclient"
+	"github.com/skillsd/skillsd/services/skills/skillsd"
 )
 
 // The commands that read the catalog: list, show, search and match.
@@ -290,7 +291,7 @@ func searchCmd(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 	limit := fs.Int("limit", 0, "return at most `n` results (1 to 50; default: the server's, 10)")
 	allTerms := fs.Bool("all-terms", false, "keep only skills containing every word of the query")
 	category := fs.String("category", "", "keep skills of this `category`")
-	var tags, restated stringsFlag
+	var tags, restated skillsd.Strings
 	fs.Var(&tags, "tag", "keep skills carrying this `tag` (repeatable: all must match)")
 	fs.Var(&restated, "restated", "the same need restated in plain technical terms, naming the technologies it implies; fused with the query (up to 3)")
 	return func(ctx context.Context, e *env, args []string) error {
@@ -329,7 +330,7 @@ func formatScore(f float64) string {
 }
 
 func matchCmd(fs *flag.FlagSet) func(context.Context, *env, []string) error {
-	var restated stringsFlag
+	var restated skillsd.Strings
 	fs.Var(&restated, "restated", "the task restated in plain technical terms, naming the technologies it implies; fused with it (up to 3)")
 	return func(ctx context.Context, e *env, args []string) error {
 		task := strings.TrimSpace(strings.Join(args, " "))

@@ -30,7 +30,7 @@ type env struct {
 
 // globals are the flags every command accepts, before or after its name.
 type globals struct {
-	dirs     stringsFlag
+	dirs     skillsd.Strings
 	config   string
 	server   string
 	tokenEnv string
@@ -57,12 +57,6 @@ func (g *globals) register(fs *flag.FlagSet) {
 	fs.BoolVar(&g.json, "json", g.json, "write JSON instead of text")
 	fs.BoolVar(&g.version, "version", g.version, "print the version and exit (as the version command)")
 }
-
-// stringsFlag is a repeatable string flag.
-type stringsFlag []string
-
-func (s *stringsFlag) String() string     { return strings.Join(*s, ",") }
-func (s *stringsFlag) Set(v string) error { *s = append(*s, v); return nil }
 
 // command is one subcommand. setup registers its flags on fs and returns the
 // function that runs it with the positional arguments.
