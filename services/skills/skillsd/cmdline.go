@@ -31,6 +31,18 @@ func (e UsageError) Error() string { return e.Err.Error() }
 // Unwrap returns the mistake.
 func (e UsageError) Unwrap() error { return e.Err }
 
+// ExitStatus is the exit status of a command whose run ended with err: 0
+// for none and for flag.ErrHelp (-h), 2 for a UsageError, 1 for any other.
+func ExitStatus(err error) int {
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, new(UsageError)):
+		return 2
+	}
+	return 1
+}
+
 // ParseFlags parses args, a command line of flags only, with fs, to which it
 // adds --version. With --version it prints version to stdout and
 // answers done: the command has nothing more to do. -h and -help answer

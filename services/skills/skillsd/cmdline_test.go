@@ -3,6 +3,7 @@ package skillsd
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -33,6 +34,23 @@ func TestParseFlags(t *testing.T) {
 		if done != tc.done || errors.Is(err, flag.ErrHelp) != tc.help || errors.As(err, &usage) != tc.usage ||
 			(err != nil) != (tc.help || tc.usage) || out.String() != tc.out || dirs.String() != tc.dirs {
 			t.Errorf("ParseFlags(%q) = %v, %v; printed %q, dirs %q", tc.args, done, err, out.String(), dirs.String())
+		}
+	}
+}
+
+func TestExitStatus(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want int
+	}{
+		{nil, 0},
+		{flag.ErrHelp, 0},
+		{UsageError{Err: errors.New("unexpected argument")}, 2},
+		{fmt.Errorf("run: %w", UsageError{Err: errors.New("bad flag")}), 2},
+		{errors.New("listen: address in use"), 1},
+	} {
+		if got := ExitStatus(tc.err); got != tc.want {
+			t.Errorf("ExitStatus(%v) = %d, want %d", tc.err, got, tc.want)
 		}
 	}
 }

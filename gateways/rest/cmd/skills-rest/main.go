@@ -25,7 +25,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -47,16 +46,12 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
-	var usage usageError
-	switch {
-	case err == nil, errors.Is(err, flag.ErrHelp):
-	case errors.As(err, &usage):
+	if status := skillsd.ExitStatus(err); status != 0 {
 		fmt.Fprintln(os.Stderr, "skills-rest:", err)
-		fmt.Fprintln(os.Stderr, usageLine)
-		os.Exit(2)
-	default:
-		fmt.Fprintln(os.Stderr, "skills-rest:", err)
-		os.Exit(1)
+		if status == 2 {
+			fmt.Fprintln(os.Stderr, usageLine)
+		}
+		os.Exit(status)
 	}
 }
 

@@ -22,7 +22,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -46,17 +45,10 @@ func main() {
 	skillsd.SandboxHelper() // first: a re-executed binary becomes the confined script here
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stderr); err != nil {
-		var usage usageError
-		if errors.As(err, &usage) {
-			fmt.Fprintln(os.Stderr, "skillsd:", err)
-			os.Exit(2)
-		}
-		if errors.Is(err, flag.ErrHelp) {
-			os.Exit(0)
-		}
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stderr)
+	if status := skillsd.ExitStatus(err); status != 0 {
 		fmt.Fprintln(os.Stderr, "skillsd:", err)
-		os.Exit(1)
+		os.Exit(status)
 	}
 }
 
