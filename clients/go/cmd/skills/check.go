@@ -276,11 +276,6 @@ const codeScanPending = "scan-pending"
 // scanPendingWait bounds how long scan waits for the server's first scan.
 const scanPendingWait = 2 * time.Minute
 
-// scannedDiagnostics returns the server's diagnostics once no skill waits for
-// its first scan: findings read before would be incomplete, and a gate
-// (--fail-on) would pass skills nobody scanned. It says on w that it waits
-// (and returns waited true), and fails when the scan does not end within
-// scanPendingWait; cmd names the command in errors.
 // scannedReport is what lint and scan read: the catalog of the folders
 // given (else of --server), its status and its diagnostics, once the
 // server's first security scan is done (a server still scanning skills it
@@ -316,13 +311,19 @@ func (e *env) scannedReport(ctx context.Context, cmd string, dirs []string, chec
 	return st, diags, nil
 }
 
+// scannedDiagnostics returns the server's diagnostics once no skill waits for
+// its first scan: findings read before would be incomplete, and a gate
+// (--fail-on) would pass skills nobody scanned. It says on w that it waits
+// (and returns waited true), and fails when the scan does not end within
+// scanPendingWait; cmd names the command in errors.
 func scannedDiagnostics(ctx context.Context, c *skillsclient.Client, w io.Writer, cmd string) (*skillsv1.ListDiagnosticsResponse, bool, error) {
 	deadline := time.Now().Add(scanPendingWait)
 	told := false
-	for {
-		diags, err := c.Diagnostics(ctx, skillsclient.DiagnosticsOptions{})
-		if err != nil {
-			return nil, told, fmt.Errorf("%s: %w", cmd, describe(err))
+	var diags *skillsv1.ListDiagnosticsResponse
+	err := poll(ctx, 500*time.Millisecond, func() (bool, error) {
+		var err error
+		if diags, err = c.Diagnostics(ctx, skillsclient.DiagnosticsOptions{}); err != nil {
+			return false, fmt.Errorf("%s: %w", cmd, describe(err))
 		}
 		var pending []string
 		for _, d := range diags.GetDiagnostics() {
@@ -331,21 +332,21 @@ func scannedDiagnostics(ctx context.Context, c *skillsclient.Client, w io.Writer
 			}
 		}
 		if len(pending) == 0 {
-			return diags, told, nil
+			return true, nil
 		}
 		if time.Now().After(deadline) {
-			return nil, told, fmt.Errorf("%s: the server has not finished its first security scan after %v: %s", cmd, scanPendingWait, strings.Join(pending, "; "))
+			return false, fmt.Errorf("%s: the server has not finished its first security scan after %v: %s", cmd, scanPendingWait, strings.Join(pending, "; "))
 		}
 		if !told {
 			fmt.Fprintf(w, "waiting for the server's first security scan: %s\n", strings.Join(pending, "; "))
 			told = true
 		}
-		select {
-		case <-ctx.Done():
-			return nil, told, ctx.Err()
-		case <-time.After(500 * time.Millisecond):
-		}
+		return false, nil
+	})
+	if err != nil {
+		return nil, told, err
 	}
+	return diags, told, nil
 }
 
 // sourceRank orders sources as the status lists them (precedence).
