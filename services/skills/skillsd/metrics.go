@@ -67,34 +67,34 @@ type catalogCollector struct {
 	loaded func() bool
 }
 
+// The descriptions of the catalog's gauges.
 var (
-	descInfo = prometheus.NewDesc("skillsd_catalog_info",
-		"The catalog served: 1, with its identity (catalog_id: equal on every replica serving the same content), the server's version and the matching strategy as labels.",
-		[]string{"catalog_id", "version", "matching_strategy"}, nil)
-	descGeneration = prometheus.NewDesc("skillsd_catalog_generation",
-		"The catalog's generation: it goes up at each rebuild.", nil, nil)
-	descBuilt = prometheus.NewDesc("skillsd_catalog_built_timestamp_seconds",
-		"When the catalog served was built (Unix time).", nil, nil)
-	descSkills = prometheus.NewDesc("skillsd_catalog_skills",
-		"Skills served, and of them the routable ones (state).", []string{"state"}, nil)
-	descUnserved = prometheus.NewDesc("skillsd_catalog_unserved_skills",
-		"Skills found but not served (filtered, invalid, waiting for their scan).", nil, nil)
-	descQuarantined = prometheus.NewDesc("skillsd_catalog_quarantined_skills",
-		"Skills held back by the security scan's quarantine.", nil, nil)
-	descDiagnostics = prometheus.NewDesc("skillsd_catalog_diagnostics",
-		"Diagnostics of the catalog and the configuration, by severity.", []string{"severity"}, nil)
-	descSourceSkills = prometheus.NewDesc("skillsd_source_skills",
-		"Skills each source contributes.", []string{"source", "kind"}, nil)
-	descSourceSync = prometheus.NewDesc("skillsd_source_last_sync_timestamp_seconds",
-		"When each source was last read (local) or synchronised (git), Unix time: time() minus it is the time since.", []string{"source", "kind"}, nil)
-	descSourceError = prometheus.NewDesc("skillsd_source_error",
-		"1 while a source's last read or synchronisation failed, else 0.", []string{"source", "kind"}, nil)
-	descSourceInfo = prometheus.NewDesc("skillsd_source_info",
-		"Each source: 1, with its content identity (content_id: a git source's commit, a folder's digest) as a label.", []string{"source", "kind", "content_id"}, nil)
+	descInfo         = catalogDesc("skillsd_catalog_info", "The catalog served: 1, with its identity (catalog_id: equal on every replica serving the same content), the server's version and the matching strategy as labels.", "catalog_id", "version", "matching_strategy")
+	descGeneration   = catalogDesc("skillsd_catalog_generation", "The catalog's generation: it goes up at each rebuild.")
+	descBuilt        = catalogDesc("skillsd_catalog_built_timestamp_seconds", "When the catalog served was built (Unix time).")
+	descSkills       = catalogDesc("skillsd_catalog_skills", "Skills served, and of them the routable ones (state).", "state")
+	descUnserved     = catalogDesc("skillsd_catalog_unserved_skills", "Skills found but not served (filtered, invalid, waiting for their scan).")
+	descQuarantined  = catalogDesc("skillsd_catalog_quarantined_skills", "Skills held back by the security scan's quarantine.")
+	descDiagnostics  = catalogDesc("skillsd_catalog_diagnostics", "Diagnostics of the catalog and the configuration, by severity.", "severity")
+	descSourceSkills = catalogDesc("skillsd_source_skills", "Skills each source contributes.", "source", "kind")
+	descSourceSync   = catalogDesc("skillsd_source_last_sync_timestamp_seconds", "When each source was last read (local) or synchronised (git), Unix time: time() minus it is the time since.", "source", "kind")
+	descSourceError  = catalogDesc("skillsd_source_error", "1 while a source's last read or synchronisation failed, else 0.", "source", "kind")
+	descSourceInfo   = catalogDesc("skillsd_source_info", "Each source: 1, with its content identity (content_id: a git source's commit, a folder's digest) as a label.", "source", "kind", "content_id")
 )
 
+// catalogDescs lists every description catalogDesc made, for Describe.
+var catalogDescs []*prometheus.Desc
+
+// catalogDesc describes a gauge of the catalog with variable labels, and
+// lists it in catalogDescs.
+func catalogDesc(name, help string, labels ...string) *prometheus.Desc {
+	d := prometheus.NewDesc(name, help, labels, nil)
+	catalogDescs = append(catalogDescs, d)
+	return d
+}
+
 func (c *catalogCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descInfo, descGeneration, descBuilt, descSkills, descUnserved, descQuarantined, descDiagnostics, descSourceSkills, descSourceSync, descSourceError, descSourceInfo} {
+	for _, d := range catalogDescs {
 		ch <- d
 	}
 }

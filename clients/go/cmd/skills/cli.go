@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"time"
 
 	"google.golang.org/grpc/codes"
 
@@ -30,7 +31,7 @@ type env struct {
 
 // globals are the flags every command accepts, before or after its name.
 type globals struct {
-	dirs     stringsFlag
+	dirs     skillsd.Strings
 	config   string
 	server   string
 	tokenEnv string
@@ -57,12 +58,6 @@ func (g *globals) register(fs *flag.FlagSet) {
 	fs.BoolVar(&g.json, "json", g.json, "write JSON instead of text")
 	fs.BoolVar(&g.version, "version", g.version, "print the version and exit (as the version command)")
 }
-
-// stringsFlag is a repeatable string flag.
-type stringsFlag []string
-
-func (s *stringsFlag) String() string     { return strings.Join(*s, ",") }
-func (s *stringsFlag) Set(v string) error { *s = append(*s, v); return nil }
 
 // command is one subcommand. setup registers its flags on fs and returns the
 // function that runs it with the positional arguments.
@@ -274,9 +269,6 @@ func versionCmd(*flag.FlagSet) func(context.Context, *env, []string) error {
 	}
 }
 
-// connect returns a client on the catalog and a function that releases it:
-// an embedded server loaded from dirs (or, when dirs is empty, from the
-// global flags and the environment), or the --server connection.
 // ask connects (to --server, else to the folders of --skills-dir), makes
 // one call and closes the connection; the call's error is described and
 // named after cmd.
@@ -294,6 +286,25 @@ func ask[T any](ctx context.Context, e *env, cmd string, call func(*skillsclient
 	return v, nil
 }
 
+// poll calls try, then again every interval, until it is done or fails, or
+// ctx ends: how the commands wait for the server's work in the background
+// (the first security scan, the embeddings).
+func poll(ctx context.Context, interval time.Duration, try func() (done bool, err error)) error {
+	for {
+		if done, err := try(); done || err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(interval):
+		}
+	}
+}
+
+// connect returns a client on the catalog and a function that releases it:
+// an embedded server loaded from dirs (or, when dirs is empty, from the
+// global flags and the environment), or the --server connection.
 func (e *env) connect(ctx context.Context, dirs []string) (*skillsclient.Client, func(), error) {
 	if e.global.server != "" {
 		return e.dial()

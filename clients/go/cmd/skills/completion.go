@@ -106,19 +106,21 @@ func commandNames(spec []completionCommand) []string {
 // flags, folders and files for the flags that take them.
 func writeBashCompletion(w io.Writer, spec []completionCommand) {
 	var b strings.Builder
-	b.WriteString("# bash completion for skills; load it with: source <(skills completion bash)\n")
-	b.WriteString("_skills() {\n")
-	b.WriteString("  local cur prev cmd i\n")
-	b.WriteString("  COMPREPLY=()\n")
-	b.WriteString("  cur=\"${COMP_WORDS[COMP_CWORD]}\"\n")
-	b.WriteString("  prev=\"${COMP_WORDS[COMP_CWORD-1]}\"\n")
-	b.WriteString("  for ((i = 1; i < COMP_CWORD; i++)); do\n")
-	b.WriteString("    case \"${COMP_WORDS[i]}\" in\n")
-	b.WriteString("      -*) ;;\n")
+	b.WriteString(`# bash completion for skills; load it with: source <(skills completion bash)
+_skills() {
+  local cur prev cmd i
+  COMPREPLY=()
+  cur="${COMP_WORDS[COMP_CWORD]}"
+  prev="${COMP_WORDS[COMP_CWORD-1]}"
+  for ((i = 1; i < COMP_CWORD; i++)); do
+    case "${COMP_WORDS[i]}" in
+      -*) ;;
+`)
 	fmt.Fprintf(&b, "      %s) cmd=\"${COMP_WORDS[i]}\"; break ;;\n", strings.Join(commandNames(spec), "|"))
-	b.WriteString("    esac\n")
-	b.WriteString("  done\n")
-	b.WriteString("  case \"$prev\" in\n")
+	b.WriteString(`    esac
+  done
+  case "$prev" in
+`)
 	fmt.Fprintf(&b, "    %s) COMPREPLY=($(compgen -d -- \"$cur\")); return ;;\n", dashed(dirFlags))
 	fmt.Fprintf(&b, "    %s) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n", dashed(fileFlags))
 	var valued []string
@@ -131,8 +133,9 @@ func writeBashCompletion(w io.Writer, spec []completionCommand) {
 	}
 	sort.Strings(valued)
 	fmt.Fprintf(&b, "    %s) return ;;\n", dashed(valued))
-	b.WriteString("  esac\n")
-	b.WriteString("  case \"$cmd\" in\n")
+	b.WriteString(`  esac
+  case "$cmd" in
+`)
 	fmt.Fprintf(&b, "    \"\") COMPREPLY=($(compgen -W \"%s --version --help\" -- \"$cur\")); return ;;\n", strings.Join(commandNames(spec), " "))
 	for _, c := range spec {
 		names := make([]string, len(c.flags))
@@ -152,9 +155,10 @@ func writeBashCompletion(w io.Writer, spec []completionCommand) {
 			b.WriteString("      ;;\n")
 		}
 	}
-	b.WriteString("  esac\n")
-	b.WriteString("}\n")
-	b.WriteString("complete -F _skills skills\n")
+	b.WriteString(`  esac
+}
+complete -F _skills skills
+`)
 	_, _ = io.WriteString(w, b.String())
 }
 
@@ -170,23 +174,25 @@ func dashed(names []string) string {
 // summaries, then each command's flags with their help.
 func writeZshCompletion(w io.Writer, spec []completionCommand) {
 	var b strings.Builder
-	b.WriteString("#compdef skills\n")
-	b.WriteString("# zsh completion for skills; load it with: source <(skills completion zsh)\n")
-	b.WriteString("# (or save it as _skills in a folder of $fpath)\n")
-	b.WriteString("_skills() {\n")
-	b.WriteString("  local curcontext=\"$curcontext\" state line\n")
-	b.WriteString("  typeset -A opt_args\n")
-	b.WriteString("  local -a commands\n")
-	b.WriteString("  commands=(\n")
+	b.WriteString(`#compdef skills
+# zsh completion for skills; load it with: source <(skills completion zsh)
+# (or save it as _skills in a folder of $fpath)
+_skills() {
+  local curcontext="$curcontext" state line
+  typeset -A opt_args
+  local -a commands
+  commands=(
+`)
 	for _, c := range spec {
 		fmt.Fprintf(&b, "    '%s:%s'\n", c.name, zshQuote(c.summary))
 	}
-	b.WriteString("  )\n")
-	b.WriteString("  _arguments -C '--version[print the version]' '1: :->command' '*:: :->args'\n")
-	b.WriteString("  case $state in\n")
-	b.WriteString("    command) _describe -t commands 'skills command' commands ;;\n")
-	b.WriteString("    args)\n")
-	b.WriteString("      case $line[1] in\n")
+	b.WriteString(`  )
+  _arguments -C '--version[print the version]' '1: :->command' '*:: :->args'
+  case $state in
+    command) _describe -t commands 'skills command' commands ;;
+    args)
+      case $line[1] in
+`)
 	for _, c := range spec {
 		fmt.Fprintf(&b, "        %s)\n          _arguments", c.name)
 		for _, f := range c.flags {
@@ -211,9 +217,10 @@ func writeZshCompletion(w io.Writer, spec []completionCommand) {
 		}
 		b.WriteString(" ;;\n")
 	}
-	b.WriteString("      esac ;;\n")
-	b.WriteString("  esac\n")
-	b.WriteString("}\n")
+	b.WriteString(`      esac ;;
+  esac
+}
+`)
 	// Loaded from $fpath, the file is the function; sourced, it registers it.
 	b.WriteString("if [ \"$funcstack[1]\" = \"_skills\" ]; then _skills \"$@\"; else compdef _skills skills; fi\n")
 	_, _ = io.WriteString(w, b.String())

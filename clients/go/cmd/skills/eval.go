@@ -112,37 +112,33 @@ func waitSemantic(ctx context.Context, c *skillsclient.Client, stderr io.Writer,
 	}
 	deadline := time.Now().Add(wait)
 	var told time.Time
-	for {
+	return poll(ctx, 200*time.Millisecond, func() (bool, error) {
 		st, err := c.Status(ctx)
 		if err != nil {
-			return fmt.Errorf("eval: %w", describe(err))
+			return false, fmt.Errorf("eval: %w", describe(err))
 		}
 		sem := st.GetSemantic()
 		if sem == nil || sem.GetPendingCount() == 0 {
 			if !told.IsZero() {
 				_, _ = fmt.Fprintf(stderr, "eval: semantic search ready: %d skills embedded with %s\n", sem.GetEmbeddedCount(), sem.GetModel())
 			}
-			return nil
+			return true, nil
 		}
 		total := sem.GetEmbeddedCount() + sem.GetPendingCount()
 		switch {
 		case sem.GetLastError() != "":
-			return fmt.Errorf("eval: semantic search is not ready (%d of %d skills have no vector): the embedding endpoint failed: %s; fix it, or pass --wait 0 to rank with the vectors there are",
+			return false, fmt.Errorf("eval: semantic search is not ready (%d of %d skills have no vector): the embedding endpoint failed: %s; fix it, or pass --wait 0 to rank with the vectors there are",
 				sem.GetPendingCount(), total, sem.GetLastError())
 		case time.Now().After(deadline):
-			return fmt.Errorf("eval: semantic search is not ready after %s: %d of %d skills have no vector; pass a longer --wait, or --wait 0 to rank with the vectors there are",
+			return false, fmt.Errorf("eval: semantic search is not ready after %s: %d of %d skills have no vector; pass a longer --wait, or --wait 0 to rank with the vectors there are",
 				wait, sem.GetPendingCount(), total)
 		}
 		if time.Since(told) >= 5*time.Second {
 			_, _ = fmt.Fprintf(stderr, "eval: waiting for semantic search: %d of %d skills embedded with %s\n", sem.GetEmbeddedCount(), total, sem.GetModel())
 			told = time.Now()
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
+		return false, nil
+	})
 }
 
 // openQueries opens the queries file, or stdin for "-".

@@ -30,7 +30,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -49,35 +48,19 @@ func main() {
 	os.Exit(exit(err, os.Stderr))
 }
 
-// exit reports err on stderr and returns the process exit status for it.
+// exit reports err on stderr and returns the process exit status for it:
+// 0 for success (and -h), 2 for a usage error, 1 for any other failure.
 func exit(err error, stderr io.Writer) int {
-	if err == nil || errors.Is(err, flag.ErrHelp) {
-		return 0
+	status := skillsd.ExitStatus(err)
+	if status != 0 {
+		fmt.Fprintln(stderr, "skills:", err)
 	}
-	fmt.Fprintln(stderr, "skills:", err)
-	return exitCode(err)
+	return status
 }
 
-// exitCode is 0 for success, 2 for a usage error, 1 for any other failure.
-func exitCode(err error) int {
-	var u *usageError
-	switch {
-	case err == nil, errors.Is(err, flag.ErrHelp):
-		return 0
-	case errors.As(err, &u):
-		return 2
-	default:
-		return 1
-	}
-}
-
-// usageError is a mistake in the command line: exit status 2.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
+// usagef is a mistake in the command line (exit status 2).
 func usagef(format string, args ...any) error {
-	return &usageError{msg: fmt.Sprintf(format, args...)}
+	return skillsd.UsageError{Err: errors.New(fmt.Sprintf(format, args...))}
 }
 
 // run executes one command line (without the program name), writing results

@@ -25,13 +25,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/skillsd/skillsd/services/skills/metrics"
@@ -48,33 +46,24 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
-	var usage usageError
-	switch {
-	case err == nil, errors.Is(err, flag.ErrHelp):
-	case errors.As(err, &usage):
+	if status := skillsd.ExitStatus(err); status != 0 {
 		fmt.Fprintln(os.Stderr, "skills-rest:", err)
-		fmt.Fprintln(os.Stderr, usageLine)
-		os.Exit(2)
-	default:
-		fmt.Fprintln(os.Stderr, "skills-rest:", err)
-		os.Exit(1)
+		if status == 2 {
+			fmt.Fprintln(os.Stderr, usageLine)
+		}
+		os.Exit(status)
 	}
 }
 
 // usageError is a mistake in the command line: exit status 2.
-type usageError struct{ error }
-
-type multiFlag []string
-
-func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
-func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+type usageError = skillsd.UsageError
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("skills-rest", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o options
 	fs.StringVar(&o.server, "server", "", "address of a running skillsd to forward to (remote mode): host:port; replicas: dns:///host:port or a comma-separated list, balanced round-robin over the healthy ones")
-	fs.Var((*multiFlag)(&o.dirs), "skills-dir", "a skills folder to serve in-process (repeatable, in precedence order; default: SKILLS_DIR, then discovery)")
+	fs.Var((*skillsd.Strings)(&o.dirs), "skills-dir", "a skills folder to serve in-process (repeatable, in precedence order; default: SKILLS_DIR, then discovery)")
 	fs.StringVar(&o.httpAddr, "http", "127.0.0.1:8080", "HTTP listen address (port 0 picks a free port)")
 	fs.StringVar(&o.configFile, "config", "", "config.yaml for the in-process service")
 	fs.StringVar(&o.metricsAddr, "metrics", "", "serve Prometheus metrics at /metrics on this `ADDR` (host:port; off unless given; not loopback needs --auth; docs/operations.md)")
@@ -83,28 +72,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	o.guard.Register(fs, "auth-token-env")
 	fs.StringVar(&o.logLevel, "log-level", "", "debug, info, warn or error (default: LOG_LEVEL, log.level, else info)")
 	fs.BoolVar(&o.ui, "ui", true, "serve the web console at /ui/")
-	fs.Var((*multiFlag)(&o.corsOrigins), "cors-origin", "an origin (scheme://host[:port], or * for any) whose pages may call the API from a browser (repeatable; replaces the config's rest.cors_origins; default: none)")
+	fs.Var((*skillsd.Strings)(&o.corsOrigins), "cors-origin", "an origin (scheme://host[:port], or * for any) whose pages may call the API from a browser (repeatable; replaces the config's rest.cors_origins; default: none)")
 	fs.StringVar(&o.logFormat, "log-format", "", "text or json (default: LOG_FORMAT, log.format, else text)")
 	fs.BoolVar(&o.requireSkills, "require-skills", false, "embedded mode: fail to start when the catalog has no skills (default: SKILLSD_REQUIRE_SKILLS, require_skills, else a warning)")
-	showVersion := fs.Bool("version", false, "print the version and exit")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err}
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
-	}
-	if *showVersion {
-		fmt.Fprintln(stdout, version)
-		return nil
+	if done, err := skillsd.ParseFlags(fs, args, version, stdout); done || err != nil {
+		return err
 	}
 	if err := o.check(getenv); err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	if err := metrics.CheckAddr("--metrics", o.metricsAddr); err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	return serve(ctx, o, getenv, stderr)
 }

@@ -136,7 +136,7 @@ func serve(ctx context.Context, o options, getenv func(string) string, stderr io
 	}
 	origins, err := restgw.ParseCORSOrigins(corsKey, o.corsOrigins)
 	if err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 
 	lis, err := guard.Listen(o.httpAddr)
@@ -220,13 +220,13 @@ func remote(o options, getenv func(string) string, log *slog.Logger) (*edge.Guar
 		return nil, nil, err
 	}
 	if o.tokenEnv != "" && guard.Unset() {
-		return nil, nil, usageError{fmt.Errorf("--token-env %s sends this gateway's own token to --server, and no caller authentication is configured: "+
+		return nil, nil, usageError{Err: fmt.Errorf("--token-env %s sends this gateway's own token to --server, and no caller authentication is configured: "+
 			"anyone reaching skills-rest would act with that token. Ask callers for credentials (--auth token with --auth-token-env NAME, or --auth github), "+
 			"or pass --auth none to share the token on purpose", o.tokenEnv)}
 	}
 	tlsCfg, err := o.serverTLS.Config()
 	if err != nil {
-		return nil, nil, usageError{fmt.Errorf("--server-ca/--client-cert: %w", err)}
+		return nil, nil, usageError{Err: fmt.Errorf("--server-ca/--client-cert: %w", err)}
 	}
 	token := strings.TrimSpace(getenv(o.tokenEnv))
 	return guard, func(opts ...grpc.DialOption) (*grpc.ClientConn, error) {

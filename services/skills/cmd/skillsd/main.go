@@ -22,14 +22,12 @@ package main
 import (
 	"cmp"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -47,31 +45,20 @@ func main() {
 	skillsd.SandboxHelper() // first: a re-executed binary becomes the confined script here
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stderr); err != nil {
-		var usage usageError
-		if errors.As(err, &usage) {
-			fmt.Fprintln(os.Stderr, "skillsd:", err)
-			os.Exit(2)
-		}
-		if errors.Is(err, flag.ErrHelp) {
-			os.Exit(0)
-		}
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stderr)
+	if status := skillsd.ExitStatus(err); status != 0 {
 		fmt.Fprintln(os.Stderr, "skillsd:", err)
-		os.Exit(1)
+		os.Exit(status)
 	}
 }
 
-type usageError struct{ error }
-
-type multiFlag []string
-
-func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
-func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+// usageError is a mistake in the command line: exit status 2.
+type usageError = skillsd.UsageError
 
 func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("skillsd", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var dirs multiFlag
+	var dirs skillsd.Strings
 	fs.Var(&dirs, "skills-dir", "a skills folder to serve (repeatable, in precedence order; default: SKILLS_DIR, then discovery)")
 	addr := fs.String("grpc", "127.0.0.1:50051", "gRPC listen address")
 	cfgFile := fs.String("config", "", "config.yaml to load")
@@ -79,36 +66,25 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	guard.Register(fs, "token-env", "auth-token-env")
 	agentsDir := fs.String("agents-dir", "", "a folder of agent profiles (*.md) for ContentService (default: AGENTS_DIR, content.agents_dir, then the agents repository)")
 	docsDir := fs.String("docs-dir", "", "a documentation folder (.md, .mdx) for ContentService (default: DOCS_DIR, content.docs_dir, then the docs repository)")
-	var follow multiFlag
+	var follow skillsd.Strings
 	fs.Var(&follow, "follow-external-symlinks", "a folder outside the skills folders that their symbolic links may lead into, such as ~/dotfiles/skills (repeatable; default: SKILLS_FOLLOW_EXTERNAL_SYMLINKS, else none)")
 	logLevel := fs.String("log-level", "", "debug, info, warn or error (default: LOG_LEVEL, log.level, else info)")
 	logFormat := fs.String("log-format", "", "text or json (default: LOG_FORMAT, log.format, else text)")
 	requireSkills := fs.Bool("require-skills", false, "fail to start when the catalog has no skills (default: SKILLSD_REQUIRE_SKILLS, require_skills, else a warning)")
 	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics at /metrics on this `ADDR` (host:port; off unless given; not loopback needs --auth; docs/operations.md)")
-	showVersion := fs.Bool("version", false, "print the version and exit")
 	checkConfig := fs.Bool("check-config", false, "check the configuration (config.yaml, environment, flags) as a start would, without serving, and exit")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err}
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
-	}
-	if *showVersion {
-		fmt.Fprintln(os.Stdout, version)
-		return nil
+	if done, err := skillsd.ParseFlags(fs, args, version, os.Stdout); done || err != nil {
+		return err
 	}
 	if err := guard.Check(getenv); err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	if err := metrics.CheckAddr("--metrics", *metricsAddr); err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	log, level, format, err := logger(stderr, *logLevel, *logFormat, getenv)
 	if err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	if *checkConfig {
 		file, err := skillsd.CheckConfig(skillsd.Options{

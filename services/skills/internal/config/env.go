@@ -32,41 +32,19 @@ var envVars = []EnvVar{
 		func(c *Config) *string { return &c.Matching.Strategy }),
 	number("SEARCH_LIMIT", "search.limit", "a whole number from 1 to 50",
 		func(c *Config) *int { return &c.Search.Limit }),
-	{Name: "SEARCH_THRESHOLD", Key: "search.threshold", Form: "a number from 0 to 1, such as 0.2",
-		set: func(c *Config, v string) error {
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				return envError("SEARCH_THRESHOLD", "search.threshold", "a number from 0 to 1, such as 0.2", v)
-			}
-			c.Search.Threshold = f
-			return nil
-		}},
+	decimal("SEARCH_THRESHOLD", "search.threshold", "a number from 0 to 1, such as 0.2",
+		func(c *Config) *float64 { return &c.Search.Threshold }),
 	number("MAX_FILE_BYTES", "assets.max_file_bytes", "a whole number of bytes, such as 65536",
 		func(c *Config) *int64 { return &c.Assets.MaxFileBytes }),
-	{Name: "ANALYTICS_ENDPOINT", Key: "analytics.endpoint", Form: "an http:// or https:// URL (setting it enables analytics)",
-		set: func(c *Config, v string) error {
-			c.Analytics.Enabled = true
-			c.Analytics.Endpoint = v
-			return nil
-		}},
-	{Name: "SKILLSD_DATABASE_URL", Key: "analytics.store", Form: "a postgres:// URL (setting it enables analytics)",
-		set: func(c *Config, v string) error {
-			c.Analytics.Enabled = true
-			c.Analytics.Store = v
-			return nil
-		}},
+	enables("analytics", func(c *Config) *bool { return &c.Analytics.Enabled },
+		text("ANALYTICS_ENDPOINT", "analytics.endpoint", "an http:// or https:// URL", func(c *Config) *string { return &c.Analytics.Endpoint })),
+	enables("analytics", func(c *Config) *bool { return &c.Analytics.Enabled },
+		text("SKILLSD_DATABASE_URL", "analytics.store", "a postgres:// URL", func(c *Config) *string { return &c.Analytics.Store })),
 	number("ANALYTICS_FLUSH_SECONDS", "analytics.flush_interval_seconds", "a whole number of seconds, such as 30",
 		func(c *Config) *int { return &c.Analytics.FlushIntervalSeconds }),
-	{Name: "REFRESH_INTERVAL_MINUTES", Key: "refresh.interval_minutes", Form: "a whole number of minutes, such as 15 (setting it enables refresh)",
-		set: func(c *Config, v string) error {
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				return envError("REFRESH_INTERVAL_MINUTES", "refresh.interval_minutes", "a whole number of minutes, such as 15", v)
-			}
-			c.Refresh.Enabled = true
-			c.Refresh.IntervalMinutes = n
-			return nil
-		}},
+	enables("refresh", func(c *Config) *bool { return &c.Refresh.Enabled },
+		number("REFRESH_INTERVAL_MINUTES", "refresh.interval_minutes", "a whole number of minutes, such as 15",
+			func(c *Config) *int { return &c.Refresh.IntervalMinutes })),
 	list("SKILLHUB_ENABLED_SKILLS", "filters.enabled_skills", func(c *Config) *[]string { return &c.Filters.EnabledSkills }),
 	list("SKILLHUB_ENABLED_CATEGORIES", "filters.enabled_categories", func(c *Config) *[]string { return &c.Filters.EnabledCategories }),
 	text("EMBEDDING_PROVIDER", "embedding.provider", "none or openai", func(c *Config) *string { return &c.Embedding.Provider }),
@@ -136,6 +114,33 @@ func number[T int | int64](name, key, form string, field func(*Config) *T) EnvVa
 		*field(c) = T(n)
 		return nil
 	}}
+}
+
+// decimal reads a decimal number, such as 0.2.
+func decimal(name, key, form string, field func(*Config) *float64) EnvVar {
+	return EnvVar{Name: name, Key: key, Form: form, set: func(c *Config, v string) error {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return envError(name, key, form, v)
+		}
+		*field(c) = f
+		return nil
+	}}
+}
+
+// enables is v that also turns on what enabled points at (the section
+// named what) when it sets a value; its form says so.
+func enables(what string, enabled func(*Config) *bool, v EnvVar) EnvVar {
+	set := v.set
+	v.Form += " (setting it enables " + what + ")"
+	v.set = func(c *Config, s string) error {
+		if err := set(c, s); err != nil {
+			return err
+		}
+		*enabled(c) = true
+		return nil
+	}
+	return v
 }
 
 // list reads a comma-separated list: items are trimmed, empty items dropped

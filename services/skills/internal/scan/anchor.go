@@ -89,27 +89,12 @@ func anchorSet(re *syntax.Regexp) (set []string, pre int, ok bool) {
 			return s, 0, true
 		}
 	}
+	if sub := wholeSub(re); sub != nil {
+		return anchorSet(sub)
+	}
 	switch re.Op {
-	case syntax.OpCapture, syntax.OpPlus:
-		return anchorSet(re.Sub[0])
-	case syntax.OpRepeat:
-		if re.Min >= 1 {
-			return anchorSet(re.Sub[0])
-		}
 	case syntax.OpAlternate:
-		var out []string
-		for _, sub := range re.Sub {
-			s, n, ok := anchorSet(sub)
-			if !ok {
-				return nil, 0, false
-			}
-			out = append(out, s...)
-			pre = max(pre, n)
-		}
-		if len(out) > maxUnion {
-			return nil, 0, false
-		}
-		return out, pre, true
+		return union(re.Sub, anchorSet)
 	case syntax.OpConcat:
 		// Of the parts that begin within maxAnchorPre bytes of the start,
 		// the one whose strings are best.

@@ -206,25 +206,15 @@ func required(re *syntax.Regexp) []string {
 	if s, ok := exactSet(re); ok {
 		return s
 	}
+	if sub := wholeSub(re); sub != nil {
+		return required(sub)
+	}
 	switch re.Op {
-	case syntax.OpCapture, syntax.OpPlus:
-		return required(re.Sub[0])
-	case syntax.OpRepeat:
-		if re.Min >= 1 {
-			return required(re.Sub[0])
-		}
 	case syntax.OpAlternate:
-		var out []string
-		for _, sub := range re.Sub {
+		out, _, _ := union(re.Sub, func(sub *syntax.Regexp) ([]string, int, bool) {
 			s := required(sub)
-			if s == nil {
-				return nil
-			}
-			out = append(out, s...)
-		}
-		if len(out) > maxUnion {
-			return nil
-		}
+			return s, 0, s != nil
+		})
 		return out
 	case syntax.OpConcat:
 		// Of the candidates, the one whose weakest string is best.
@@ -237,6 +227,40 @@ func required(re *syntax.Regexp) []string {
 		return best
 	}
 	return nil
+}
+
+// wholeSub is the sub-expression that every match of re matches in full at
+// its start (that of a capture, of x+, of x{n,} with n at least 1); nil when
+// there is none.
+func wholeSub(re *syntax.Regexp) *syntax.Regexp {
+	switch re.Op {
+	case syntax.OpCapture, syntax.OpPlus:
+		return re.Sub[0]
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return re.Sub[0]
+		}
+	}
+	return nil
+}
+
+// union joins what set finds in each alternative of an alternation: the
+// strings of them all, and the largest number of bytes before them. It
+// fails (nil, 0, false) when set fails for one alternative or when there
+// would be more than maxUnion strings.
+func union(alts []*syntax.Regexp, set func(*syntax.Regexp) ([]string, int, bool)) (out []string, pre int, ok bool) {
+	for _, alt := range alts {
+		s, n, ok := set(alt)
+		if !ok {
+			return nil, 0, false
+		}
+		out = append(out, s...)
+		pre = max(pre, n)
+	}
+	if len(out) > maxUnion {
+		return nil, 0, false
+	}
+	return out, pre, true
 }
 
 // concatCandidates lists the sets of strings that a concatenation of subs

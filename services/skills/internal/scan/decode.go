@@ -60,10 +60,7 @@ type decoder struct {
 func (d *decoder) full() bool { return len(d.out) >= maxDecodedPerText }
 
 func (d *decoder) lineOf(off int) int {
-	if d.lines == nil {
-		d.lines = newLineIndex(d.src)
-	}
-	return d.lines.line(off)
+	return lazyLineIndex(&d.lines, d.src).line(off)
 }
 
 func (d *decoder) add(text []byte, off int, how string) {

@@ -221,13 +221,15 @@ func (p *ruleParser) errorf(format string, args ...any) error {
 	return fmt.Errorf("%s:%d: %s", p.file, p.line, fmt.Sprintf(format, args...))
 }
 
-// lines reads value, the value of key, as a number of lines from 0 to most.
-func (p *ruleParser) lines(key, value string, most int) (int, error) {
+// lines reads value, the value of key, as a number of lines from 0 to most
+// into dst.
+func (p *ruleParser) lines(dst *int, key, value string, most int) error {
 	n, err := strconv.Atoi(value)
 	if err != nil || n < 0 || n > most {
-		return 0, p.errorf("%s %q: want a number of lines from 0 to %d", key, value, most)
+		return p.errorf("%s %q: want a number of lines from 0 to %d", key, value, most)
 	}
-	return n, nil
+	*dst = n
+	return nil
 }
 
 var ruleID = regexp.MustCompile(`^[a-z][a-z0-9-]*(\.[a-z0-9-]+)+$`)
@@ -281,21 +283,12 @@ func (p *ruleParser) contextKey(key, value string) error {
 	d := &p.set.docs
 	switch key {
 	case "within":
-		n, err := p.lines("within", value, 100)
-		if err != nil {
-			return err
-		}
-		d.within = n
+		return p.lines(&d.within, "within", value, 100)
 	case "match":
-		re, err := p.compile(value)
-		if err != nil {
-			return err
-		}
-		d.match = append(d.match, re)
+		return p.addPattern(&d.match, value)
 	default:
 		return p.errorf("unknown key %q in a context block (want within or match)", key)
 	}
-	return nil
 }
 
 // lazyRegexp is a regular expression of the package (compileLater makes
@@ -371,25 +364,14 @@ func (p *ruleParser) ruleKey(key, value string) error {
 			}
 			r.In |= k
 		}
-	case "match", "also", "unless":
-		re, err := p.compile(value)
-		if err != nil {
-			return err
-		}
-		switch key {
-		case "match":
-			r.match = append(r.match, re)
-		case "also":
-			r.also = append(r.also, re)
-		default:
-			r.unless = append(r.unless, re)
-		}
+	case "match":
+		return p.addPattern(&r.match, value)
+	case "also":
+		return p.addPattern(&r.also, value)
+	case "unless":
+		return p.addPattern(&r.unless, value)
 	case "near":
-		n, err := p.lines("near", value, 10000)
-		if err != nil {
-			return err
-		}
-		r.near = n
+		return p.lines(&r.near, "near", value, 10000)
 	case "check":
 		if _, ok := checks[value]; !ok {
 			return p.errorf("unknown check %q (the built-in checks are %s)", value, strings.Join(checkNames(), ", "))
@@ -417,6 +399,16 @@ func (p *ruleParser) ruleKey(key, value string) error {
 // maxPattern bounds one pattern's source and its compiled size, so that a
 // rule file cannot make scanning slow.
 const maxPattern = 2000
+
+// addPattern compiles expr and adds it to list.
+func (p *ruleParser) addPattern(list *[]*pattern, expr string) error {
+	pat, err := p.compile(expr)
+	if err != nil {
+		return err
+	}
+	*list = append(*list, pat)
+	return nil
+}
 
 func (p *ruleParser) compile(expr string) (*pattern, error) {
 	if len(expr) > maxPattern {

@@ -872,12 +872,7 @@ func (j *job) find(v *view, re *pattern, pf prefilter, limit int) [][]int {
 	return out
 }
 
-func (v *view) lineIndex() lineIndex {
-	if v.lines == nil {
-		v.lines = newLineIndex(v.text)
-	}
-	return v.lines
-}
+func (v *view) lineIndex() lineIndex { return lazyLineIndex(&v.lines, v.text) }
 
 func (j *job) matchRule(v *view, ri int, r *Rule) {
 	for _, pf := range j.s.alsoAtoms[ri] {
@@ -1069,12 +1064,7 @@ func matchAny(res []*pattern, s string) bool {
 	return false
 }
 
-func (ft *fileText) lineIndex() lineIndex {
-	if ft.normLines == nil {
-		ft.normLines = newLineIndex(ft.norm)
-	}
-	return ft.normLines
-}
+func (ft *fileText) lineIndex() lineIndex { return lazyLineIndex(&ft.normLines, ft.norm) }
 
 // excerpt quotes matched text for a message: one line, at most 80
 // characters, invisible and control characters shown as escapes.

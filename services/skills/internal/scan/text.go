@@ -181,6 +181,14 @@ func newLineIndex(s string) lineIndex {
 	return idx
 }
 
+// lazyLineIndex is *idx, the index of s, made the first time it is asked for.
+func lazyLineIndex(idx *lineIndex, s string) lineIndex {
+	if *idx == nil {
+		*idx = newLineIndex(s)
+	}
+	return *idx
+}
+
 // line returns the line of offset off.
 func (l lineIndex) line(off int) int {
 	lo, hi := 0, len(l)

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"iter"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -97,6 +98,25 @@ func runeKind(r rune) (tokKind, bool) {
 		return tokWord, true
 	}
 	return tokWord, false
+}
+
+// token is a token of a text: its byte offsets and its kind.
+type token struct {
+	start, end int
+	kind       tokKind
+}
+
+// tokens yields the tokens of text in order, as a scanner finds them.
+func tokens(text string) iter.Seq[token] {
+	return func(yield func(token) bool) {
+		sc := scanner{text: text}
+		for {
+			start, end, kind, ok := sc.next()
+			if !ok || !yield(token{start, end, kind}) {
+				return
+			}
+		}
+	}
 }
 
 // scanner walks the tokens of a text: words and CJK runs, with their byte

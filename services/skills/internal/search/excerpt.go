@@ -106,16 +106,11 @@ func (ix *Index) bestWindow(text string, want map[int32]float64, early bool) (st
 	var occ []occurrence
 	seen := map[int32]bool{}
 	spelt := ix.spellingsOf(want)
-	sc := scanner{text: text}
-	for {
-		start, end, kind, ok := sc.next()
-		if !ok {
-			break
-		}
-		raw := text[start:end]
+	for tok := range tokens(text) {
+		raw := text[tok.start:tok.end]
 		var t int32
 		var found bool
-		if kind == tokCJK {
+		if tok.kind == tokCJK {
 			// Locate the run by its first wanted bigram.
 			cjkBigrams(raw, func(g string) {
 				if id, ok := ix.vocab[g]; ok && !found {
@@ -130,7 +125,7 @@ func (ix *Index) bestWindow(text string, want map[int32]float64, early bool) (st
 		if !found {
 			continue
 		}
-		occ = append(occ, occurrence{start, end, t})
+		occ = append(occ, occurrence{tok.start, tok.end, t})
 		seen[t] = true
 		if early && len(seen) == len(want) {
 			break

@@ -57,14 +57,9 @@ func (ix *Index) analyzeQuery(text string, s *scratch) []qgroup {
 		}
 		groups = append(groups, g)
 	}
-	sc := scanner{text: text}
-	for {
-		start, end, kind, ok := sc.next()
-		if !ok {
-			break
-		}
-		raw := text[start:end]
-		if kind == tokCJK {
+	for tok := range tokens(text) {
+		raw := text[tok.start:tok.end]
+		if tok.kind == tokCJK {
 			cjkBigrams(raw, func(gram string) {
 				g := qgroup{word: gram, weight: 1}
 				if t, ok := ix.vocab[gram]; ok {

@@ -25,17 +25,12 @@ func (s *Service) ListAgents(ctx context.Context, _ *skillsv1.ListAgentsRequest)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, err)
 	}
-	resp := &skillsv1.ListAgentsResponse{Agents: make([]*skillsv1.Agent, 0, len(agents)), Diagnostics: contentDiagnostics(diags)}
-	for _, a := range agents {
-		resp.Agents = append(resp.Agents, &skillsv1.Agent{
-			Name:         a.Name,
-			Description:  a.Description,
-			Model:        a.Model,
-			AllowedTools: a.AllowedTools,
-			Path:         a.File,
-		})
-	}
-	return resp, nil
+	return &skillsv1.ListAgentsResponse{
+		Agents: mapAll(agents, func(a content.Agent) *skillsv1.Agent {
+			return &skillsv1.Agent{Name: a.Name, Description: a.Description, Model: a.Model, AllowedTools: a.AllowedTools, Path: a.File}
+		}),
+		Diagnostics: contentDiagnostics(diags),
+	}, nil
 }
 
 // GetAgent returns one agent profile with its text and git blob sha
@@ -59,11 +54,13 @@ func (s *Service) ListDocs(ctx context.Context, _ *skillsv1.ListDocsRequest) (*s
 	if err != nil {
 		return nil, toStatus(ctx, s.log, failure.New(failure.Internal, "", "converting the docs tree").Wrap(err))
 	}
-	resp := &skillsv1.ListDocsResponse{Tree: st, Pages: make([]*skillsv1.DocPage, 0, len(idx.Pages)), Diagnostics: contentDiagnostics(idx.Diagnostics)}
-	for _, p := range idx.Pages {
-		resp.Pages = append(resp.Pages, &skillsv1.DocPage{Path: p.Path, Title: p.Title, Description: p.Description})
-	}
-	return resp, nil
+	return &skillsv1.ListDocsResponse{
+		Tree: st,
+		Pages: mapAll(idx.Pages, func(p content.DocPage) *skillsv1.DocPage {
+			return &skillsv1.DocPage{Path: p.Path, Title: p.Title, Description: p.Description}
+		}),
+		Diagnostics: contentDiagnostics(idx.Diagnostics),
+	}, nil
 }
 
 // GetDoc returns one documentation page by its path segments, with the
@@ -79,15 +76,13 @@ func (s *Service) GetDoc(ctx context.Context, req *skillsv1.GetDocRequest) (*ski
 // contentDiagnostics converts the files a content listing left out (never
 // nil).
 func contentDiagnostics(ds []content.Diagnostic) []*skillsv1.Diagnostic {
-	out := make([]*skillsv1.Diagnostic, 0, len(ds))
-	for _, d := range ds {
-		out = append(out, &skillsv1.Diagnostic{
+	return mapAll(ds, func(d content.Diagnostic) *skillsv1.Diagnostic {
+		return &skillsv1.Diagnostic{
 			Source:   d.Kind,
 			File:     d.Path,
 			Severity: skillsv1.Severity_SEVERITY_WARNING,
 			Code:     d.Code,
 			Message:  d.Message,
-		})
-	}
-	return out
+		}
+	})
 }

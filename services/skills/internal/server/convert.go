@@ -102,22 +102,27 @@ func toSkillDetail(snap *catalog.Snapshot, sk *catalog.Skill) *skillsv1.GetSkill
 }
 
 func toAssets(refs []catalog.AssetRef) []*skillsv1.Asset {
-	out := make([]*skillsv1.Asset, 0, len(refs))
-	for _, r := range refs {
-		out = append(out, &skillsv1.Asset{File: r.File, Description: r.Description, Type: r.Type, From: r.From})
-	}
-	return out
+	return mapAll(refs, func(r catalog.AssetRef) *skillsv1.Asset {
+		return &skillsv1.Asset{File: r.File, Description: r.Description, Type: r.Type, From: r.From}
+	})
 }
 
 func toScripts(refs []catalog.ScriptRef) []*skillsv1.Script {
-	out := make([]*skillsv1.Script, 0, len(refs))
-	for _, r := range refs {
-		sc := &skillsv1.Script{File: r.File, Description: r.Description, Execution: r.Execution, From: r.From, Args: make([]*skillsv1.ScriptArg, 0, len(r.Args)),
+	return mapAll(refs, func(r catalog.ScriptRef) *skillsv1.Script {
+		return &skillsv1.Script{File: r.File, Description: r.Description, Execution: r.Execution, From: r.From,
+			Args: mapAll(r.Args, func(a skill.Arg) *skillsv1.ScriptArg {
+				return &skillsv1.ScriptArg{Name: a.Name, Description: a.Description, Required: a.Required, Default: a.Default}
+			}),
 			Network: r.Network || r.Owner != nil && r.Owner.Doc.Frontmatter.Network}
-		for _, a := range r.Args {
-			sc.Args = append(sc.Args, &skillsv1.ScriptArg{Name: a.Name, Description: a.Description, Required: a.Required, Default: a.Default})
-		}
-		out = append(out, sc)
+	})
+}
+
+// mapAll is conv applied to each of in, in order; never nil, so that an
+// empty list stays empty rather than absent.
+func mapAll[T, W any](in []T, conv func(T) W) []W {
+	out := make([]W, 0, len(in))
+	for _, x := range in {
+		out = append(out, conv(x))
 	}
 	return out
 }
@@ -145,34 +150,30 @@ func toSourceStatus(src *catalog.Source, count int32, loaded time.Time) *skillsv
 	}
 }
 
-func toLayout(l skill.Layout) skillsv1.Layout {
-	switch l {
-	case skill.LayoutFolder:
-		return skillsv1.Layout_LAYOUT_FOLDER
-	case skill.LayoutTree:
-		return skillsv1.Layout_LAYOUT_TREE
+// wireLayouts and wireSeverities are the wire forms of skill's layouts and
+// severities; one they do not name is the wire's UNSPECIFIED (0).
+var (
+	wireLayouts = map[skill.Layout]skillsv1.Layout{
+		skill.LayoutFolder: skillsv1.Layout_LAYOUT_FOLDER,
+		skill.LayoutTree:   skillsv1.Layout_LAYOUT_TREE,
 	}
-	return skillsv1.Layout_LAYOUT_UNSPECIFIED
-}
-
-func toSeverity(s skill.Severity) skillsv1.Severity {
-	switch s {
-	case skill.SeverityInfo:
-		return skillsv1.Severity_SEVERITY_INFO
-	case skill.SeverityWarning:
-		return skillsv1.Severity_SEVERITY_WARNING
-	case skill.SeverityError:
-		return skillsv1.Severity_SEVERITY_ERROR
+	wireSeverities = map[skill.Severity]skillsv1.Severity{
+		skill.SeverityInfo:    skillsv1.Severity_SEVERITY_INFO,
+		skill.SeverityWarning: skillsv1.Severity_SEVERITY_WARNING,
+		skill.SeverityError:   skillsv1.Severity_SEVERITY_ERROR,
 	}
-	return skillsv1.Severity_SEVERITY_UNSPECIFIED
-}
+)
 
+func toLayout(l skill.Layout) skillsv1.Layout { return wireLayouts[l] }
+
+func toSeverity(s skill.Severity) skillsv1.Severity { return wireSeverities[s] }
+
+// fromSeverity is the severity whose wire form is s; info for UNSPECIFIED.
 func fromSeverity(s skillsv1.Severity) skill.Severity {
-	switch s {
-	case skillsv1.Severity_SEVERITY_WARNING:
-		return skill.SeverityWarning
-	case skillsv1.Severity_SEVERITY_ERROR:
-		return skill.SeverityError
+	for sev, wire := range wireSeverities {
+		if wire == s {
+			return sev
+		}
 	}
 	return skill.SeverityInfo
 }

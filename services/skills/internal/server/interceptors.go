@@ -25,51 +25,57 @@ type Policy struct {
 // uses, outermost first: panic recovery, logging, authentication, then the
 // hiding of absolute paths.
 func (s *Service) Interceptors(log *slog.Logger, p Policy) ([]grpc.UnaryServerInterceptor, []grpc.StreamServerInterceptor) {
-	unary := []grpc.UnaryServerInterceptor{recoverUnary(log), logUnary(log), p.unary, s.HidePathsUnary}
-	stream := []grpc.StreamServerInterceptor{recoverStream(log), logStream(log), p.stream, s.HidePathsStream}
+	recoverUnary, recoverStream := recovered(log)
+	logUnary, logStream := logged(log)
+	unary := []grpc.UnaryServerInterceptor{recoverUnary, logUnary, p.unary, s.HidePathsUnary}
+	stream := []grpc.StreamServerInterceptor{recoverStream, logStream, p.stream, s.HidePathsStream}
 	return unary, stream
 }
 
-func recoverUnary(log *slog.Logger) grpc.UnaryServerInterceptor {
-	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
-		defer func() {
-			if p := recover(); p != nil {
-				log.ErrorContext(ctx, "panic in handler", "method", info.FullMethod, "panic", p, "stack", string(debug.Stack()))
-				err = status.Error(codes.Internal, "internal error; the server log has the details")
-			}
-		}()
-		return handler(ctx, req)
-	}
-}
-
-func recoverStream(log *slog.Logger) grpc.StreamServerInterceptor {
-	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) (err error) {
-		defer func() {
-			if p := recover(); p != nil {
-				log.ErrorContext(ss.Context(), "panic in stream handler", "method", info.FullMethod, "panic", p, "stack", string(debug.Stack()))
-				err = status.Error(codes.Internal, "internal error; the server log has the details")
-			}
-		}()
-		return handler(srv, ss)
-	}
-}
-
-func logUnary(log *slog.Logger) grpc.UnaryServerInterceptor {
-	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-		start := time.Now()
-		resp, err := handler(ctx, req)
-		logCall(ctx, log, info.FullMethod, start, err)
+// interceptors makes the unary and the stream interceptor of around, which
+// runs a call (call, the handler) knowing its context and method, and
+// whether it is a stream.
+func interceptors(around func(ctx context.Context, method string, stream bool, call func() error) error) (grpc.UnaryServerInterceptor, grpc.StreamServerInterceptor) {
+	unary := func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
+		err = around(ctx, info.FullMethod, false, func() error {
+			var herr error
+			resp, herr = handler(ctx, req)
+			return herr
+		})
 		return resp, err
 	}
+	stream := func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+		return around(ss.Context(), info.FullMethod, true, func() error { return handler(srv, ss) })
+	}
+	return unary, stream
 }
 
-func logStream(log *slog.Logger) grpc.StreamServerInterceptor {
-	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+// recovered answers a handler's panic with Internal, and logs it with its
+// stack.
+func recovered(log *slog.Logger) (grpc.UnaryServerInterceptor, grpc.StreamServerInterceptor) {
+	return interceptors(func(ctx context.Context, method string, stream bool, call func() error) (err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				msg := "panic in handler"
+				if stream {
+					msg = "panic in stream handler"
+				}
+				log.ErrorContext(ctx, msg, "method", method, "panic", p, "stack", string(debug.Stack()))
+				err = status.Error(codes.Internal, "internal error; the server log has the details")
+			}
+		}()
+		return call()
+	})
+}
+
+// logged logs each call when it returns (logCall).
+func logged(log *slog.Logger) (grpc.UnaryServerInterceptor, grpc.StreamServerInterceptor) {
+	return interceptors(func(ctx context.Context, method string, _ bool, call func() error) error {
 		start := time.Now()
-		err := handler(srv, ss)
-		logCall(ss.Context(), log, info.FullMethod, start, err)
+		err := call()
+		logCall(ctx, log, method, start, err)
 		return err
-	}
+	})
 }
 
 func logCall(ctx context.Context, log *slog.Logger, method string, start time.Time, err error) {

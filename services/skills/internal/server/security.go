@@ -68,9 +68,8 @@ var findingSeverities = map[scan.Severity]skillsv1.FindingSeverity{
 // toFindings is the wire form of a skill's findings.
 func (s *Service) toFindings(sk *catalog.Skill) []*skillsv1.Finding {
 	p := s.policy()
-	out := make([]*skillsv1.Finding, 0, len(sk.Security.Findings))
-	for _, f := range sk.Security.Findings {
-		out = append(out, &skillsv1.Finding{
+	return mapAll(sk.Security.Findings, func(f scan.Finding) *skillsv1.Finding {
+		return &skillsv1.Finding{
 			Source:         sk.Source.Name,
 			SkillPath:      sk.Path,
 			File:           f.File,
@@ -81,9 +80,8 @@ func (s *Service) toFindings(sk *catalog.Skill) []*skillsv1.Finding {
 			Accepted:       f.Allowed,
 			AcceptedReason: f.AllowReason,
 			Blocking:       !f.Allowed && p.Threshold() != scan.Off && f.Severity >= p.Threshold(),
-		})
-	}
-	return out
+		}
+	})
 }
 
 // securityStatus summarises the scan of a snapshot.

@@ -159,37 +159,32 @@ func eventsFromProto(in []*skillsv1.UsageEvent) ([]usage.Event, error) {
 
 // statsToProto converts the aggregates.
 func statsToProto(start, end time.Time, st *usage.Stats) *skillsv1.GetUsageStatsResponse {
-	resp := &skillsv1.GetUsageStatsResponse{
-		StartTime:    timestamppb.New(start),
-		EndTime:      timestamppb.New(end),
-		Skills:       make([]*skillsv1.SkillUsage, 0, len(st.Skills)),
+	return &skillsv1.GetUsageStatsResponse{
+		StartTime: timestamppb.New(start),
+		EndTime:   timestamppb.New(end),
+		Skills: mapAll(st.Skills, func(sk usage.SkillStats) *skillsv1.SkillUsage {
+			u := &skillsv1.SkillUsage{
+				SkillPath: sk.SkillPath, Served: sk.Served, AmbiguousAppearances: sk.AmbiguousAppearances,
+				Useful: sk.Useful, NotUseful: sk.NotUseful, RecentComments: nonNil(sk.RecentComments),
+			}
+			if !sk.LastServed.IsZero() {
+				u.LastServed = timestamppb.New(sk.LastServed)
+			}
+			return u
+		}),
 		TopNoMatch:   contextsToProto(st.TopNoMatch),
 		TopAmbiguous: contextsToProto(st.TopAmbiguous),
-		ByDay:        make([]*skillsv1.DayCount, 0, len(st.ByDay)),
-		TotalEvents:  st.TotalEvents,
+		ByDay: mapAll(st.ByDay, func(d usage.DayCount) *skillsv1.DayCount {
+			return &skillsv1.DayCount{Day: d.Day, Served: d.Served, NoMatch: d.NoMatch, Ambiguous: d.Ambiguous, Searches: d.Searches, Feedback: d.Feedback}
+		}),
+		TotalEvents: st.TotalEvents,
 	}
-	for _, sk := range st.Skills {
-		u := &skillsv1.SkillUsage{
-			SkillPath: sk.SkillPath, Served: sk.Served, AmbiguousAppearances: sk.AmbiguousAppearances,
-			Useful: sk.Useful, NotUseful: sk.NotUseful, RecentComments: nonNil(sk.RecentComments),
-		}
-		if !sk.LastServed.IsZero() {
-			u.LastServed = timestamppb.New(sk.LastServed)
-		}
-		resp.Skills = append(resp.Skills, u)
-	}
-	for _, d := range st.ByDay {
-		resp.ByDay = append(resp.ByDay, &skillsv1.DayCount{Day: d.Day, Served: d.Served, NoMatch: d.NoMatch, Ambiguous: d.Ambiguous, Searches: d.Searches, Feedback: d.Feedback})
-	}
-	return resp
 }
 
 func contextsToProto(in []usage.ContextCount) []*skillsv1.ContextCount {
-	out := make([]*skillsv1.ContextCount, 0, len(in))
-	for _, c := range in {
-		out = append(out, &skillsv1.ContextCount{Context: c.Context, Count: c.Count})
-	}
-	return out
+	return mapAll(in, func(c usage.ContextCount) *skillsv1.ContextCount {
+		return &skillsv1.ContextCount{Context: c.Context, Count: c.Count}
+	})
 }
 
 // argNames lists the names of the given script arguments, sorted (values are
@@ -205,11 +200,7 @@ func argNames(args map[string]string) []string {
 
 // candidatePaths lists the paths of a match's candidates.
 func candidatePaths(cands []*skillsv1.MatchCandidate) []string {
-	out := make([]string, 0, len(cands))
-	for _, c := range cands {
-		out = append(out, c.GetSkillPath())
-	}
-	return out
+	return mapAll(cands, (*skillsv1.MatchCandidate).GetSkillPath)
 }
 
 // recordLoad records a load (GetSkill) as skill_served with via "load": with

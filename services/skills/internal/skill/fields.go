@@ -387,12 +387,8 @@ func (p *parser) assets(top map[string]entry) []Asset {
 	return declarations(p, top, declList[Asset]{
 		key: "assets", listShape: "{file, description, type}", itemShape: "file, description and type", pathCode: "asset-path",
 		file: func(a *Asset) *string { return &a.File },
-		read: func(f map[string]entry, label string) Asset {
-			return Asset{
-				File:        p.text(f, "file", label+".file", "assets-type"),
-				Description: p.text(f, "description", label+".description", "assets-type"),
-				Type:        p.text(f, "type", label+".type", "assets-type"),
-			}
+		read: func(it declItem) Asset {
+			return Asset{File: it.text("file"), Description: it.text("description"), Type: it.text("type")}
 		},
 		finish: func(a *Asset, _ int, _ string) {
 			if a.Type == "" {
@@ -407,13 +403,13 @@ func (p *parser) scripts(top map[string]entry) []Script {
 	return declarations(p, top, declList[Script]{
 		key: "scripts", listShape: "{file, description, execution, args, network}", itemShape: "file, description, execution and args", pathCode: "script-path",
 		file: func(s *Script) *string { return &s.File },
-		read: func(f map[string]entry, label string) Script {
+		read: func(it declItem) Script {
 			return Script{
-				File:        p.text(f, "file", label+".file", "scripts-type"),
-				Description: p.text(f, "description", label+".description", "scripts-type"),
-				Execution:   strings.ToLower(p.text(f, "execution", label+".execution", "scripts-type")),
-				Args:        p.args(f, label),
-				Network:     p.boolean(f, "network", label+".network", "scripts-type", false),
+				File:        it.text("file"),
+				Description: it.text("description"),
+				Execution:   strings.ToLower(it.text("execution")),
+				Args:        p.args(it.fields, it.label),
+				Network:     p.boolean(it.fields, "network", it.label+".network", it.typeCode, false),
 			}
 		},
 		finish: func(s *Script, line int, label string) {
@@ -439,10 +435,24 @@ type declList[T any] struct {
 	listShape, itemShape, pathCode string
 	// file points at an item's file.
 	file func(*T) *string
-	// read reads an item written as a mapping; label names it in warnings.
-	read func(f map[string]entry, label string) T
+	// read reads an item written as a mapping.
+	read func(it declItem) T
 	// finish completes an item whose file is valid (defaults, checks).
 	finish func(item *T, line int, label string)
+}
+
+// declItem is an item of a declared list written as a mapping: its fields,
+// the label that names it in warnings ("scripts[2]") and the code of its
+// "-type" warnings.
+type declItem struct {
+	p               *parser
+	fields          map[string]entry
+	label, typeCode string
+}
+
+// text reads the item's field key as text.
+func (it declItem) text(key string) string {
+	return it.p.text(it.fields, key, it.label+"."+key, it.typeCode)
 }
 
 // declarations reads the list l describes: each item a file path alone, or
@@ -471,7 +481,7 @@ func declarations[T any](p *parser, top map[string]entry, l declList[T]) []T {
 		case n.Kind == yaml.ScalarNode:
 			*l.file(&d) = strings.TrimSpace(n.Value)
 		case n.Kind == yaml.MappingNode:
-			d = l.read(fields(n), label)
+			d = l.read(declItem{p: p, fields: fields(n), label: label, typeCode: typeCode})
 		default:
 			p.warn(line, typeCode, "%s should be a mapping with %s, not %s; it is skipped", label, l.itemShape, kindOf(n))
 			continue

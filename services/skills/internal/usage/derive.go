@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -94,20 +95,8 @@ func number(v any) (float64, bool) {
 	switch n := v.(type) {
 	case float64:
 		return n, true
-	case float32:
-		return float64(n), true
-	case int:
-		return float64(n), true
-	case int32:
-		return float64(n), true
-	case int64:
-		return float64(n), true
-	case uint:
-		return float64(n), true
-	case uint32:
-		return float64(n), true
-	case uint64:
-		return float64(n), true
+	case float32, int, int32, int64, uint, uint32, uint64:
+		return reflect.ValueOf(n).Convert(reflect.TypeFor[float64]()).Float(), true
 	case json.Number:
 		f, err := n.Float64()
 		return f, err == nil

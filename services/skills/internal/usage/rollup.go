@@ -108,84 +108,68 @@ func (s *sqlStore) writeRollups(ctx context.Context, tx *sql.Tx, rows []row) err
 		add(days, r.day, d)
 		add(hours, floorDiv(r.ts, hourNanos), d)
 	}
-	if err := s.insert(ctx, tx, `INSERT INTO usage_candidates (event_id, ts, skill_path, n)`, ``, cands, nil); err != nil {
-		return err
-	}
-	if err := s.insert(ctx, tx, `INSERT INTO usage_comments (event_id, ts, skill_path, comment)`, ``, comments, nil); err != nil {
-		return err
-	}
 	// The rollup rows in key order: the same lock order in every writer.
 	counts := `served = %[1]s.served + excluded.served, no_match = %[1]s.no_match + excluded.no_match,
 		ambiguous = %[1]s.ambiguous + excluded.ambiguous, searches = %[1]s.searches + excluded.searches,
 		feedback = %[1]s.feedback + excluded.feedback, total = %[1]s.total + excluded.total`
-	var dv, hv [][]any
-	for _, day := range slices.Sorted(maps.Keys(days)) {
-		d := days[day]
-		dv = append(dv, []any{day, d[0], d[1], d[2], d[3], d[4], d[5]})
+	dayRow := func(day int64, d *[6]int64) []any { return []any{day, d[0], d[1], d[2], d[3], d[4], d[5]} }
+	hourRow := func(hour int64, d *[6]int64) []any {
+		return []any{hour, floorDiv(hour, 24), d[0], d[1], d[2], d[3], d[4], d[5]}
 	}
-	for _, hour := range slices.Sorted(maps.Keys(hours)) {
-		d := hours[hour]
-		hv = append(hv, []any{hour, floorDiv(hour, 24), d[0], d[1], d[2], d[3], d[4], d[5]})
+	skillOrder := func(a, b skillKey) int { return cmp.Or(cmp.Compare(a.unit, b.unit), strings.Compare(a.path, b.path)) }
+	skillRow := func(k skillKey, a *skillAgg) []any {
+		return []any{k.unit, k.path, a.served, a.last, a.ambiguous, a.useful, a.notUseful}
 	}
-	err := s.insert(ctx, tx, `INSERT INTO usage_days (day, served, no_match, ambiguous, searches, feedback, total)`,
-		`ON CONFLICT (day) DO UPDATE SET `+fmt.Sprintf(counts, "usage_days"), dv, nil)
-	if err != nil {
-		return err
+	ctxOrder := func(a, b ctxKey) int {
+		return cmp.Or(strings.Compare(a.kind, b.kind), cmp.Compare(a.unit, b.unit), strings.Compare(a.key, b.key))
 	}
-	err = s.insert(ctx, tx, `INSERT INTO usage_hours (hour, day, served, no_match, ambiguous, searches, feedback, total)`,
-		`ON CONFLICT (hour) DO UPDATE SET `+fmt.Sprintf(counts, "usage_hours"), hv, nil)
-	if err != nil {
-		return err
+	ctxRow := func(k ctxKey, a *ctxAgg) []any { return []any{k.kind, k.unit, k.key, a.min, a.n} }
+	// A write is head VALUES … tail over vals (sqlStore.insert).
+	type write struct {
+		head, tail string
+		vals       [][]any
 	}
-	for _, t := range []struct {
-		table, unit string
-		m           map[skillKey]*skillAgg
-	}{{"usage_skill_days", "day", skillDays}, {"usage_skill_hours", "hour", skillHours}} {
-		keys := slices.SortedFunc(maps.Keys(t.m), func(a, b skillKey) int {
-			if a.unit != b.unit {
-				return cmp.Compare(a.unit, b.unit)
-			}
-			return strings.Compare(a.path, b.path)
-		})
-		sv := make([][]any, 0, len(keys))
-		for _, k := range keys {
-			a := t.m[k]
-			sv = append(sv, []any{k.unit, k.path, a.served, a.last, a.ambiguous, a.useful, a.notUseful})
-		}
-		err := s.insert(ctx, tx, `INSERT INTO `+t.table+` (`+t.unit+`, skill_path, served, last_served, ambiguous, useful, not_useful)`,
+	skillWrite := func(table, unit string, m map[skillKey]*skillAgg) write {
+		return write{`INSERT INTO ` + table + ` (` + unit + `, skill_path, served, last_served, ambiguous, useful, not_useful)`,
 			fmt.Sprintf(`ON CONFLICT (%[2]s, skill_path) DO UPDATE SET served = %[1]s.served + excluded.served,
 				last_served = %[3]s(%[1]s.last_served, excluded.last_served), ambiguous = %[1]s.ambiguous + excluded.ambiguous,
-				useful = %[1]s.useful + excluded.useful, not_useful = %[1]s.not_useful + excluded.not_useful`, t.table, t.unit, s.d.greatest), sv, nil)
-		if err != nil {
-			return err
-		}
+				useful = %[1]s.useful + excluded.useful, not_useful = %[1]s.not_useful + excluded.not_useful`, table, unit, s.d.greatest),
+			sortedRows(m, skillOrder, skillRow)}
 	}
-	for _, t := range []struct {
-		table, unit string
-		m           map[ctxKey]*ctxAgg
-	}{{"usage_context_days", "day", ctxDays}, {"usage_context_hours", "hour", ctxHours}} {
-		keys := slices.SortedFunc(maps.Keys(t.m), func(a, b ctxKey) int {
-			if a.kind != b.kind {
-				return strings.Compare(a.kind, b.kind)
-			}
-			if a.unit != b.unit {
-				return cmp.Compare(a.unit, b.unit)
-			}
-			return strings.Compare(a.key, b.key)
-		})
-		cv := make([][]any, 0, len(keys))
-		for _, k := range keys {
-			a := t.m[k]
-			cv = append(cv, []any{k.kind, k.unit, k.key, a.min, a.n})
-		}
-		err := s.insert(ctx, tx, `INSERT INTO `+t.table+` (kind, `+t.unit+`, context_key, context_min, n)`,
+	ctxWrite := func(table, unit string, m map[ctxKey]*ctxAgg) write {
+		return write{`INSERT INTO ` + table + ` (kind, ` + unit + `, context_key, context_min, n)`,
 			fmt.Sprintf(`ON CONFLICT (kind, %[2]s, context_key) DO UPDATE SET n = %[1]s.n + excluded.n,
-				context_min = %[3]s(%[1]s.context_min, excluded.context_min)`, t.table, t.unit, s.d.least), cv, nil)
-		if err != nil {
+				context_min = %[3]s(%[1]s.context_min, excluded.context_min)`, table, unit, s.d.least),
+			sortedRows(m, ctxOrder, ctxRow)}
+	}
+	for _, w := range []write{
+		{`INSERT INTO usage_candidates (event_id, ts, skill_path, n)`, ``, cands},
+		{`INSERT INTO usage_comments (event_id, ts, skill_path, comment)`, ``, comments},
+		{`INSERT INTO usage_days (day, served, no_match, ambiguous, searches, feedback, total)`,
+			`ON CONFLICT (day) DO UPDATE SET ` + fmt.Sprintf(counts, "usage_days"), sortedRows(days, cmp.Compare[int64], dayRow)},
+		{`INSERT INTO usage_hours (hour, day, served, no_match, ambiguous, searches, feedback, total)`,
+			`ON CONFLICT (hour) DO UPDATE SET ` + fmt.Sprintf(counts, "usage_hours"), sortedRows(hours, cmp.Compare[int64], hourRow)},
+		skillWrite("usage_skill_days", "day", skillDays),
+		skillWrite("usage_skill_hours", "hour", skillHours),
+		ctxWrite("usage_context_days", "day", ctxDays),
+		ctxWrite("usage_context_hours", "hour", ctxHours),
+	} {
+		if err := s.insert(ctx, tx, w.head, w.tail, w.vals, nil); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// sortedRows is a row of values for each entry of m, in the order of its
+// keys by order.
+func sortedRows[K comparable, V any](m map[K]V, order func(a, b K) int, row func(K, V) []any) [][]any {
+	keys := slices.SortedFunc(maps.Keys(m), order)
+	out := make([][]any, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, row(k, m[k]))
+	}
+	return out
 }
 
 // add adds an event's counts to its row of a day or hour rollup.

@@ -183,13 +183,16 @@ func cmpErr(err error, otherwise string) string {
 	return otherwise
 }
 
-// sync flushes the active segment (and the folder, when a segment was
-// created) to stable storage.
-func (s *spool) sync() error {
+// locked runs f holding the spool's lock.
+func (s *spool) locked(f func() error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.syncLocked()
+	return f()
 }
+
+// sync flushes the active segment (and the folder, when a segment was
+// created) to stable storage.
+func (s *spool) sync() error { return s.locked(s.syncLocked) }
 
 func (s *spool) syncLocked() error {
 	var err error
@@ -210,11 +213,7 @@ func (s *spool) syncLocked() error {
 
 // seal closes the active segment (after an fsync) so that it can be
 // published; the next append starts a new one.
-func (s *spool) seal() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.sealLocked()
-}
+func (s *spool) seal() error { return s.locked(s.sealLocked) }
 
 func (s *spool) sealLocked() error {
 	if s.active == nil {
