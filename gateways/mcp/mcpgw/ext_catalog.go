@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/skillsd/skillsd/gateways/mcp/mcpgw/core"
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 )
 
@@ -133,9 +134,9 @@ const listPageSize = 1000
 // it (and the registered resources and prompts) when the generation moved.
 func (s *surfaces) current(ctx context.Context) (*skillIndex, error) {
 	s.asked.Store(true)
-	ctx, cancel := context.WithTimeout(ctx, s.g.timeout)
+	ctx, cancel := context.WithTimeout(ctx, s.g.Timeout)
 	defer cancel()
-	st, err := s.g.catalog.GetCatalogStatus(ctx, &skillsv1.GetCatalogStatusRequest{})
+	st, err := s.g.Catalog.GetCatalogStatus(ctx, &skillsv1.GetCatalogStatusRequest{})
 	if err != nil {
 		return nil, s.protocolError(err)
 	}
@@ -295,7 +296,7 @@ func (s *surfaces) apply(ctx context.Context, c CatalogChange) {
 		return
 	}
 	if _, err := s.rebuild(ctx, c.Generation, time.Time{}, fresh); err != nil && ctx.Err() == nil {
-		s.g.log.Warn("updating MCP resources and prompts after a catalog change", "error", err)
+		s.g.Log.Warn("updating MCP resources and prompts after a catalog change", "error", err)
 	}
 }
 
@@ -308,8 +309,8 @@ func (s *surfaces) loaded() *skillIndex {
 // protocolError maps an error of the service to the error of a non-tool
 // method, with the message a tool error would carry; the cause is logged.
 func (s *surfaces) protocolError(err error) error {
-	s.g.log.Warn("reading the catalog for MCP resources, prompts or skills", "error", err)
-	return errors.New(errorMessage(err, "", s.g.has))
+	s.g.Log.Warn("reading the catalog for MCP resources, prompts or skills", "error", err)
+	return errors.New(core.ErrorMessage(err, "", s.g.Has))
 }
 
 // build reads the catalog at generation gen: the list of skills, and each
@@ -318,7 +319,7 @@ func (s *surfaces) build(ctx context.Context, gen int64, reuse func(path string)
 	var listed []*skillsv1.Skill
 	token := ""
 	for {
-		resp, err := s.g.catalog.ListSkills(ctx, &skillsv1.ListSkillsRequest{PageSize: listPageSize, PageToken: token})
+		resp, err := s.g.Catalog.ListSkills(ctx, &skillsv1.ListSkillsRequest{PageSize: listPageSize, PageToken: token})
 		if err != nil {
 			return nil, err
 		}
@@ -388,8 +389,8 @@ func (s *surfaces) build(ctx context.Context, gen int64, reuse func(path string)
 // SKILL.md skill the digest of its SKILL.md. A skill gone since it was listed
 // gives nil.
 func (s *surfaces) readSkill(ctx context.Context, l *skillsv1.Skill) (*indexedSkill, error) {
-	resp, err := s.g.catalog.GetSkill(ctx, &skillsv1.GetSkillRequest{SkillPath: l.GetSkillPath()})
-	if isNotFound(err) {
+	resp, err := s.g.Catalog.GetSkill(ctx, &skillsv1.GetSkillRequest{SkillPath: l.GetSkillPath()})
+	if core.IsNotFound(err) {
 		return nil, nil
 	}
 	if err != nil {
@@ -405,7 +406,7 @@ func (s *surfaces) readSkill(ctx context.Context, l *skillsv1.Skill) (*indexedSk
 		return sk, nil // the extension serves SKILL.md folders only
 	}
 	if _, err := parseSkillURI(skillURI(sk.path + "/" + skillFileName)); err != nil || !validURIPath(sk.path) {
-		s.g.log.Warn("skill left out of the MCP skills extension: its path cannot be a skill:// URI", "skill", sk.path)
+		s.g.Log.Warn("skill left out of the MCP skills extension: its path cannot be a skill:// URI", "skill", sk.path)
 		return sk, nil
 	}
 	// The SKILL.md itself is not among the skill's files: the answer
@@ -414,8 +415,8 @@ func (s *surfaces) readSkill(ctx context.Context, l *skillsv1.Skill) (*indexedSk
 	if head.GetDigest() == "" {
 		// A skillsd that did not hash it (or older than the field): a
 		// one-byte read tells, as the service hashes the whole file.
-		r, err := s.g.files.ReadSkillFile(ctx, &skillsv1.ReadSkillFileRequest{SkillPath: sk.path, File: skillFileName, MaxBytes: 1})
-		if isNotFound(err) {
+		r, err := s.g.Files.ReadSkillFile(ctx, &skillsv1.ReadSkillFileRequest{SkillPath: sk.path, File: skillFileName, MaxBytes: 1})
+		if core.IsNotFound(err) {
 			return nil, nil
 		}
 		if err != nil {
@@ -538,7 +539,7 @@ func (s *surfaces) install(server *mcp.Server) error {
 	s.server = server
 	// Catalog changes: applied in order on a goroutine of their own, since
 	// listeners must return quickly.
-	s.g.onCatalogChange(s.catalogChanged)
+	s.g.OnCatalogChange(s.catalogChanged)
 	server.AddReceivingMiddleware(s.middleware)
 	server.AddResourceTemplate(&mcp.ResourceTemplate{
 		URITemplate: skillTemplate,

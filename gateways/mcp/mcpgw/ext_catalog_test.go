@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/grpc"
 
+	"github.com/skillsd/skillsd/gateways/mcp/mcpgw/core"
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 	"github.com/skillsd/skillsd/services/skills/skillsd"
 	"github.com/skillsd/skillsd/services/skills/skillstest"
@@ -451,7 +452,7 @@ func TestProtocolVersions(t *testing.T) {
 			if err != nil || len(tools.Tools) < 6 {
 				t.Errorf("tools/list: %v, %v", tools, err)
 			}
-			if _, text := callTool(t, ec.cs, toolLoadSkill, map[string]any{"name": "pdf"}); !strings.Contains(text, "Merge the files") {
+			if _, text := callTool(t, ec.cs, core.ToolLoadSkill, map[string]any{"name": "pdf"}); !strings.Contains(text, "Merge the files") {
 				t.Errorf("load_skill pdf: %s", text)
 			}
 			res, err := mcp.CallCustomMethod[*ListSkillsParams, *ListSkillsResult](ctx, ec.cs, MethodSkillsList, &ListSkillsParams{})
@@ -550,12 +551,7 @@ func benchCorpus(b *testing.B) string {
 // request after start-up, or after a resync, costs.
 func BenchmarkSkillsIndexBuild(b *testing.B) {
 	conn := skillstest.Start(b, skillsd.Options{SkillsDirs: []string{benchCorpus(b)}})
-	s := &surfaces{g: &gateway{
-		catalog: skillsv1.NewCatalogServiceClient(conn),
-		files:   skillsv1.NewFileServiceClient(conn),
-		log:     slog.New(slog.DiscardHandler),
-		timeout: time.Minute,
-	}}
+	s := &surfaces{g: newGateway(core.New(conn, slog.New(slog.DiscardHandler), time.Minute), nil)}
 	b.ReportAllocs()
 	for b.Loop() {
 		idx, err := s.build(b.Context(), 1, func(string) *indexedSkill { return nil })
@@ -604,8 +600,7 @@ func TestCatalogChangesAppliedInOrder(t *testing.T) {
 	skillsDir, treeDir := surfaceCatalog(t)
 	conn := skillstest.Start(t, skillsd.Options{SkillsDirs: []string{skillsDir, treeDir}, NoWatch: true})
 	catalog := skillsv1.NewCatalogServiceClient(conn)
-	s := &surfaces{g: &gateway{catalog: catalog, files: skillsv1.NewFileServiceClient(conn),
-		log: slog.New(slog.DiscardHandler), timeout: time.Minute, tools: map[string]bool{}}}
+	s := &surfaces{g: newGateway(core.New(conn, slog.New(slog.DiscardHandler), time.Minute), nil)}
 	opts := &mcp.ServerOptions{}
 	s.configure(opts)
 	if err := s.install(mcp.NewServer(&mcp.Implementation{Name: "t", Version: "0"}, opts)); err != nil {

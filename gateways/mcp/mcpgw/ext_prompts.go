@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/skillsd/skillsd/gateways/mcp/mcpgw/core"
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 )
 
@@ -47,16 +48,16 @@ func (s *surfaces) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*m
 	if sk == nil {
 		return nil, invalidParams("unknown prompt %q", req.Params.Name)
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.g.timeout)
+	ctx, cancel := context.WithTimeout(ctx, s.g.Timeout)
 	defer cancel()
-	resp, err := s.g.catalog.GetSkill(ctx, &skillsv1.GetSkillRequest{SkillPath: sk.path})
+	resp, err := s.g.Catalog.GetSkill(ctx, &skillsv1.GetSkillRequest{SkillPath: sk.path})
 	if err != nil {
-		if isNotFound(err) {
+		if core.IsNotFound(err) {
 			return nil, invalidParams("unknown prompt %q", req.Params.Name)
 		}
 		return nil, s.protocolError(err)
 	}
-	text := promptText(resp, strings.TrimSpace(req.Params.Arguments[promptArgument]), s.g.has)
+	text := promptText(resp, strings.TrimSpace(req.Params.Arguments[promptArgument]), s.g.Has)
 	return &mcp.GetPromptResult{
 		Description: sk.description,
 		Messages:    []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: text}}},
@@ -64,7 +65,7 @@ func (s *surfaces) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*m
 }
 
 // promptText is the text of a skill's prompt: its content, cut at
-// maxTextBytes like load_skill's, with args in place.
+// core.MaxTextBytes like load_skill's, with args in place.
 func promptText(resp *skillsv1.GetSkillResponse, args string, has func(string) bool) string {
 	content := resp.GetContent()
 	if strings.TrimSpace(content) == "" {
@@ -78,12 +79,12 @@ func promptText(resp *skillsv1.GetSkillResponse, args string, has func(string) b
 	default:
 		content = strings.TrimRight(content, "\n") + "\n\nARGUMENTS: " + args + "\n"
 	}
-	if len(content) > maxTextBytes {
+	if len(content) > core.MaxTextBytes {
 		note := fmt.Sprintf("\n\n[Cut at 96 KiB of %d bytes.", len(content))
-		if has(toolLoadSkill) {
-			note += fmt.Sprintf(" %s %q gives the skill with the files that hold the rest.", toolLoadSkill, resp.GetSkill().GetSkillPath())
+		if has(core.ToolLoadSkill) {
+			note += fmt.Sprintf(" %s %q gives the skill with the files that hold the rest.", core.ToolLoadSkill, resp.GetSkill().GetSkillPath())
 		}
-		content = cutUTF8(content, maxTextBytes) + note + "]"
+		content = core.CutUTF8(content, core.MaxTextBytes) + note + "]"
 	}
 	return content
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/skillsd/skillsd/gateways/mcp/mcpgw/core"
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 )
 
@@ -37,7 +38,7 @@ func (s *surfaces) readResource(ctx context.Context, req *mcp.ReadResourceReques
 	if !ok {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.g.timeout)
+	ctx, cancel := context.WithTimeout(ctx, s.g.Timeout)
 	defer cancel()
 	var (
 		text   strings.Builder
@@ -47,10 +48,10 @@ func (s *surfaces) readResource(ctx context.Context, req *mcp.ReadResourceReques
 		offset int64
 	)
 	for {
-		resp, err := s.g.files.ReadSkillFile(ctx, &skillsv1.ReadSkillFileRequest{
+		resp, err := s.g.Files.ReadSkillFile(ctx, &skillsv1.ReadSkillFileRequest{
 			SkillPath: skillPath, File: file, Offset: offset, MaxBytes: resourcePage,
 		})
-		if isNotFound(err) {
+		if core.IsNotFound(err) {
 			return nil, mcp.ResourceNotFoundError(uri)
 		}
 		if err != nil {
@@ -66,8 +67,8 @@ func (s *surfaces) readResource(ctx context.Context, req *mcp.ReadResourceReques
 			break
 		}
 		if resp.GetNextOffset() <= offset || resp.GetNextOffset() > maxResourceBytes {
-			if s.g.has(toolReadSkillFile) {
-				return nil, fmt.Errorf("%s is larger than %d MiB: read it a page at a time with %s", uri, maxResourceBytes>>20, toolReadSkillFile)
+			if s.g.Has(core.ToolReadSkillFile) {
+				return nil, fmt.Errorf("%s is larger than %d MiB: read it a page at a time with %s", uri, maxResourceBytes>>20, core.ToolReadSkillFile)
 			}
 			return nil, fmt.Errorf("%s is larger than %d MiB, too large to read as one resource", uri, maxResourceBytes>>20)
 		}

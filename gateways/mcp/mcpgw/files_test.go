@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillsd/skillsd/gateways/mcp/mcpgw/core"
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 	"github.com/skillsd/skillsd/services/skills/skillsd"
 	"github.com/skillsd/skillsd/services/skills/skillstest"
@@ -150,7 +151,7 @@ scripts:
 	if k := strings.Join(keys(t, text), ","); k != "duration_ms,exit_code,isolation_missing,script,stderr,stdout,success" {
 		t.Errorf("keys: got %s", k)
 	}
-	got := decode[RunScriptOutput](t, text)
+	got := decode[core.RunScriptOutput](t, text)
 	if !got.Success || got.ExitCode != 0 || got.Stdout != "hello world\n" || got.Script != "scripts/hello.sh" {
 		t.Errorf("run_script: got %s", text)
 	}
@@ -164,7 +165,7 @@ scripts:
 	}
 	// A failing script is an answer, not a tool error.
 	res, text = callTool(t, cs, "run_script", map[string]any{"skill_path": "ops", "file": "scripts/fail.sh"})
-	if got := decode[RunScriptOutput](t, text); res.IsError || got.Success || got.ExitCode != 4 || got.Stderr != "oops\n" {
+	if got := decode[core.RunScriptOutput](t, text); res.IsError || got.Success || got.ExitCode != 4 || got.Stderr != "oops\n" {
 		t.Errorf("failing script: got %s", text)
 	}
 	for _, tc := range []struct {

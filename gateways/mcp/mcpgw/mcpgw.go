@@ -3,25 +3,29 @@
 // generated skillsv1 clients only, and their answers into the tool results of
 // the public contract (design/MCP_TOOLS.md).
 //
-// It owns the tool input and output types, their JSON schemas, the server
-// instructions and the mapping of gRPC errors to tool errors. It does not own
+// With its packages core and profiles, it owns the tool input and output
+// types, their JSON schemas, the server instructions and the mapping of gRPC
+// errors to tool errors. It does not own
 // transports (stdio, HTTP), the connection to the service or the service itself:
 // the caller brings a grpc.ClientConnInterface (a network connection to a shared
 // skillsd, or an in-process one to an embedded service) and runs the returned
 // server on the transport of its choice.
 //
-// The files say which part of the server they belong to:
+// The server is in parts, which its folders and file names show:
 //
-//   - mcpgw.go assembles the server (New, Options); errors.go is the one
-//     reading of service errors (classify) and the one mapping to what a model
-//     reads (errorMessage), used by every part below; recover.go keeps panics
+//   - package core is what every part shares, each thing written once: the
+//     service as the tools reach it (core.Gateway), the one reading of
+//     service errors (core.Classify) and the one mapping to what a model
+//     reads (core.ErrorMessage), the helpers of tool descriptions and
+//     answers, and the tools the native set shares with a profile
+//     (get_skill, list_skills, run_script).
+//   - mcpgw.go assembles the server (New, Options); recover.go keeps panics
 //     and bad error data off the wire; http.go serves Streamable HTTP and SSE.
-//   - tool_*.go are the native tools of the contract, one file each, with the
-//     tools/list plumbing they share (tool_schema.go, tool_budget.go,
+//   - tool_*.go are the other native tools of the contract, one file each,
+//     with the tools/list plumbing they share (tool_budget.go,
 //     tool_vocabulary.go).
-//   - profile.go names the compatibility profiles and holds what they share;
-//     profile_<system>.go is one profile each. A profile calls the same
-//     generated clients and reports errors through errors.go.
+//   - package profiles is the compatibility profiles, one file per system;
+//     profile.go names them for Options.Profile.
 //   - ext_*.go are the skills extension, resources, prompts and completion,
 //     served from the gateway's copy of the catalog (ext_catalog.go).
 //   - watch_*.go follow the catalog (watch_catalog.go) and send the
@@ -41,17 +45,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/grpc"
 
+	"github.com/skillsd/skillsd/gateways/mcp/mcpgw/core"
+	"github.com/skillsd/skillsd/gateways/mcp/mcpgw/profiles"
 	"github.com/skillsd/skillsd/gateways/mcp/mcpgw/roots"
-	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
-)
-
-// Names of the tools of the contract (MCP_TOOLS.md) that texts for models may
-// mention.
-const (
-	toolSearchSkills  = "search_skills"
-	toolLoadSkill     = "load_skill"
-	toolListSkills    = "list_skills"
-	toolReadSkillFile = "read_skill_file"
 )
 
 // serverName is the name the server gives in its serverInfo.
@@ -79,8 +75,8 @@ type Options struct {
 	// level). Nil means the server never asks for roots.
 	OnClientRoots func(ctx context.Context, roots []string)
 	// Profile is the tool set to serve: ProfileNative (the default, for
-	// empty) or a compatibility profile of Profiles (profile*.go). A profile
-	// changes only the tools and the instructions.
+	// empty) or a compatibility profile of Profiles (package profiles). A
+	// profile changes only the tools and the instructions.
 	Profile string
 	// RunSkillCommand serves run_skill_command in the skillhub profile (off by
 	// default, as in seed 004). The service must enable commands too.
@@ -91,19 +87,26 @@ type Options struct {
 	CatalogWatch *CatalogWatch
 }
 
-// gateway holds what the tool handlers share.
+// nativeTools are the tools of the native tool set, ProfileNative.
+var nativeTools = []string{core.ToolSearchSkills, core.ToolGetSkill, core.ToolLoadSkill, core.ToolListSkills,
+	core.ToolReadSkillFile, core.ToolRunScript, core.ToolRefreshSkills, core.ToolReportUsage}
+
+// gateway is the server's core.Gateway, with the catalog watch the
+// resources, prompts and change notifications use.
 type gateway struct {
-	catalog skillsv1.CatalogServiceClient
-	routing skillsv1.RoutingServiceClient
-	files   skillsv1.FileServiceClient
-	scripts skillsv1.ScriptServiceClient
-	log     *slog.Logger
-	timeout time.Duration
-	// tools is the set of tools this server serves, so that texts meant for
-	// models (instructions, error hints) only name tools that exist.
-	tools map[string]bool
+	*core.Gateway
 	// watch follows catalog changes (nil: none are followed).
 	watch *CatalogWatch
+	searchNames
+}
+
+// newGateway returns the gateway of c, following watch's changes (watch
+// may be nil).
+func newGateway(c *core.Gateway, watch *CatalogWatch) *gateway {
+	if watch != nil {
+		c.Changes = watch
+	}
+	return &gateway{Gateway: c, watch: watch, searchNames: namesForSearch(c)}
 }
 
 // New returns an MCP server whose tools call the skillsd services over conn.
@@ -117,45 +120,33 @@ func New(conn grpc.ClientConnInterface, opts Options) (*mcp.Server, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	g := &gateway{
-		catalog: skillsv1.NewCatalogServiceClient(conn),
-		routing: skillsv1.NewRoutingServiceClient(conn),
-		files:   skillsv1.NewFileServiceClient(conn),
-		scripts: skillsv1.NewScriptServiceClient(conn),
-		log:     logger,
-		timeout: cmp.Or(opts.CallTimeout, defaultCallTimeout),
-		tools: map[string]bool{toolSearchSkills: true, toolGetSkill: true, toolLoadSkill: true, toolListSkills: true,
-			toolReadSkillFile: true, toolRunScript: true, toolRefreshSkills: true, toolReportUsage: true},
-		watch: opts.CatalogWatch,
-	}
+	g := newGateway(core.New(conn, logger, cmp.Or(opts.CallTimeout, defaultCallTimeout)), opts.CatalogWatch)
 	profile, err := ParseProfile(opts.Profile)
 	if err != nil {
 		return nil, fmt.Errorf("mcpgw: %w", err)
 	}
+	served := nativeTools
 	if profile != ProfileNative {
-		g.tools = map[string]bool{}
-		for _, name := range profileToolNames(profile, opts) {
-			g.tools[name] = true
-		}
+		served = profiles.ToolNames(profile, opts.RunSkillCommand)
 	}
-	schemas, err := outputSchemas()
+	g.Tools = map[string]bool{}
+	for _, name := range served {
+		g.Tools[name] = true
+	}
+	described, err := describeTools(searchSkillsTool, core.GetSkillTool, loadSkillTool, core.ListSkillsTool, readSkillFileTool, core.RunScriptTool)
 	if err != nil {
 		return nil, fmt.Errorf("mcpgw: %w", err)
 	}
-	described, err := describeTools(searchSkillsTool, getSkillTool, readSkillFileTool, runScriptTool)
-	if err != nil {
-		return nil, fmt.Errorf("mcpgw: %w", err)
-	}
-	searchTool, getTool, readTool, runTool := described[0], described[1], described[2], described[3]
+	searchTool, getTool, loadTool, listTool, readTool, runTool := described[0], described[1], described[2], described[3], described[4], described[5]
 	serverOpts := &mcp.ServerOptions{
-		Instructions: cmp.Or(profileInstructions(profile), instructions(g.has)),
+		Instructions: cmp.Or(profiles.Instructions(profile), instructions(g.Has)),
 		Logger:       logger,
 		// surfaces.configure adds prompts, resources, completions, logging
 		// (setLevel is accepted; logs go to stderr) and the skills extension.
 		// The tool list changes only in the universal-skills profile (its
 		// description lists the skills), and only a watch can tell.
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{
-			ListChanged: profile == ProfileUniversalSkills && g.watch != nil,
+			ListChanged: profiles.ToolsFollowCatalog(profile) && g.watch != nil,
 		}},
 	}
 	if opts.OnClientRoots != nil {
@@ -176,16 +167,16 @@ func New(conn grpc.ClientConnInterface, opts Options) (*mcp.Server, error) {
 		// (tool_budget.go). With analytics off, report_usage answers
 		// recorded: false and why.
 		mcp.AddTool(server, trimForBudget(searchTool), g.searchSkills)
-		mcp.AddTool(server, trimForBudget(getTool), g.getSkill)
-		mcp.AddTool(server, trimForBudget(g.loadSkillTool(schemas)), g.loadSkill)
-		mcp.AddTool(server, trimForBudget(g.listSkillsTool(schemas)), g.listSkills)
+		mcp.AddTool(server, trimForBudget(getTool), g.GetSkill)
+		mcp.AddTool(server, trimForBudget(loadTool), g.loadSkill)
+		mcp.AddTool(server, trimForBudget(listTool), g.ListSkills)
 		mcp.AddTool(server, trimForBudget(readTool), g.readSkillFile)
-		mcp.AddTool(server, trimForBudget(runTool), g.runScript)
+		mcp.AddTool(server, trimForBudget(runTool), g.RunScript)
 		mcp.AddTool(server, trimForBudget(refreshSkillsTool()), g.refreshSkills)
-		if err := g.addReportUsage(server, conn); err != nil {
+		if err := g.addReportUsage(server); err != nil {
 			return nil, fmt.Errorf("mcpgw: %w", err)
 		}
-	} else if err := g.addProfileTools(server, conn, profile, opts); err != nil {
+	} else if err := profiles.Add(server, g.Gateway, profile, opts.RunSkillCommand); err != nil {
 		return nil, fmt.Errorf("mcpgw: %w", err)
 	}
 	if err := surf.install(server); err != nil {
@@ -224,9 +215,6 @@ func describeTools(makers ...func() (*mcp.Tool, error)) ([]*mcp.Tool, error) {
 	return out, nil
 }
 
-// has reports whether the server serves the named tool.
-func (g *gateway) has(tool string) bool { return g.tools[tool] }
-
 // instructions returns the server instructions for a server serving the tools
 // for which has answers true: how to find, load and read skills, naming only
 // tools that exist.
@@ -234,17 +222,17 @@ func instructions(has func(string) bool) string {
 	var b strings.Builder
 	b.WriteString("This server provides skills: expert instructions, with scripts and reference files, for specific tasks. Before a task that a skill may cover:\n")
 	switch {
-	case has(toolSearchSkills) && has(toolListSkills):
+	case has(core.ToolSearchSkills) && has(core.ToolListSkills):
 		b.WriteString("1. Find: call search_skills with the task in a few words (list_skills browses the whole catalog).\n")
 		b.WriteString(restatedHint(has))
-	case has(toolSearchSkills):
+	case has(core.ToolSearchSkills):
 		b.WriteString("1. Find: call search_skills with the task in a few words.\n")
 		b.WriteString(restatedHint(has))
-	case has(toolListSkills):
+	case has(core.ToolListSkills):
 		b.WriteString("1. Find: call list_skills to see the catalog (pass path to see one branch) and pick the skill whose description fits the task.\n")
 	}
 	b.WriteString("2. Load: call load_skill with the skill's name or path, then follow its content.\n")
-	if has(toolReadSkillFile) {
+	if has(core.ToolReadSkillFile) {
 		b.WriteString("3. Read a file of the skill with read_skill_file only when the skill's content points to it or the task needs it.\n")
 	} else {
 		b.WriteString("3. Read the skill's other files only when its content points to them or the task needs them.\n")
@@ -260,24 +248,10 @@ func instructions(has func(string) bool) string {
 // answer worse.
 func restatedHint(has func(string) bool) string {
 	takers := "search_skills takes it"
-	if has(toolGetSkill) {
+	if has(core.ToolGetSkill) {
 		takers = "search_skills and get_skill take it"
 	}
 	return "   Also pass restated (" + takers + "): the same need in plain technical English, naming the technologies and concepts it implies " +
 		"(\"speed up page loads on phones\" -> \"web performance: bundle size, lazy loading, Core Web Vitals on mobile\"), " +
 		"not a category (\"a performance tool\").\n"
-}
-
-// findHint is the sentence that tells a model how to find skills, naming only
-// the tools that exist.
-func findHint(has func(string) bool) string {
-	switch {
-	case has(toolSearchSkills) && has(toolListSkills):
-		return "Use search_skills to find a skill for the task, or list_skills to see all skills."
-	case has(toolSearchSkills):
-		return "Use search_skills to find a skill for the task."
-	case has(toolListSkills):
-		return "Use list_skills to see all skills."
-	}
-	return ""
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"fmt"
 	"os"
 	"path"
 	"path/filepath"
@@ -19,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/grpc"
 
+	"github.com/skillsd/skillsd/gateways/mcp/mcpgw/core"
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 	"github.com/skillsd/skillsd/services/skills/skillsd"
 	"github.com/skillsd/skillsd/services/skills/skillstest"
@@ -178,8 +178,8 @@ func TestInitialize(t *testing.T) {
 		t.Errorf("serverInfo.version: got %q, want %q", got, want)
 	}
 	served := func(name string) bool {
-		return name == toolSearchSkills || name == toolGetSkill || name == toolLoadSkill || name == toolListSkills ||
-			name == toolReadSkillFile || name == toolRunScript
+		return name == core.ToolSearchSkills || name == core.ToolGetSkill || name == core.ToolLoadSkill || name == core.ToolListSkills ||
+			name == core.ToolReadSkillFile || name == core.ToolRunScript
 	}
 	if got, want := init.Instructions, instructions(served); got != want {
 		t.Errorf("instructions: got %q, want %q", got, want)
@@ -195,24 +195,24 @@ func TestInstructions(t *testing.T) {
 	}{
 		{
 			name:     "now",
-			tools:    []string{toolSearchSkills, toolGetSkill, toolLoadSkill, toolListSkills},
+			tools:    []string{core.ToolSearchSkills, core.ToolGetSkill, core.ToolLoadSkill, core.ToolListSkills},
 			want:     []string{"1. Find: call search_skills", "restated (search_skills and get_skill take it)", "plain technical English", "not a category", "list_skills", "load_skill"},
 			dontWant: []string{"read_skill_file"},
 		},
 		{
 			name:     "without search",
-			tools:    []string{toolLoadSkill, toolListSkills},
+			tools:    []string{core.ToolLoadSkill, core.ToolListSkills},
 			want:     []string{"list_skills", "load_skill"},
 			dontWant: []string{"search_skills", "read_skill_file", "restated"},
 		},
 		{
 			name:  "with search and files",
-			tools: []string{toolSearchSkills, toolLoadSkill, toolListSkills, toolReadSkillFile},
+			tools: []string{core.ToolSearchSkills, core.ToolLoadSkill, core.ToolListSkills, core.ToolReadSkillFile},
 			want:  []string{"search_skills", "list_skills", "load_skill", "read_skill_file"},
 		},
 		{
 			name:     "search only",
-			tools:    []string{toolSearchSkills, toolLoadSkill},
+			tools:    []string{core.ToolSearchSkills, core.ToolLoadSkill},
 			want:     []string{"search_skills", "load_skill", "restated (search_skills takes it)"},
 			dontWant: []string{"list_skills", "read_skill_file", "get_skill"},
 		},
@@ -483,8 +483,8 @@ func TestLoadSkillTruncation(t *testing.T) {
 			if !got.Truncated {
 				t.Errorf("load_skill(%q): got truncated false, want true", tt.skill)
 			}
-			if n := len(got.Instructions) + len(got.Content); n > maxTextBytes || n < maxTextBytes-4 {
-				t.Errorf("load_skill(%q): got %d bytes of text, want just under %d", tt.skill, n, maxTextBytes)
+			if n := len(got.Instructions) + len(got.Content); n > core.MaxTextBytes || n < core.MaxTextBytes-4 {
+				t.Errorf("load_skill(%q): got %d bytes of text, want just under %d", tt.skill, n, core.MaxTextBytes)
 			}
 			if !utf8.ValidString(got.Instructions) || !utf8.ValidString(got.Content) {
 				t.Errorf("load_skill(%q): text cut inside a UTF-8 sequence", tt.skill)
@@ -541,7 +541,7 @@ func TestTruncationMessageNamesReadSkillFile(t *testing.T) {
 		File:         "/skills/big/SKILL.md",
 		Files:        []*skillsv1.SkillFile{{Path: "SKILL.md", SizeBytes: 140}},
 	}
-	has := func(name string) bool { return name == toolReadSkillFile }
+	has := func(name string) bool { return name == core.ToolReadSkillFile }
 	got := truncationMessage(resp, body[:60], "", has)
 	want := `Read the rest with read_skill_file (skill_path "big", file "SKILL.md", offset 100)`
 	if !strings.Contains(got, want) {
@@ -597,10 +597,10 @@ func TestListSkills(t *testing.T) {
 			if res.IsError {
 				t.Fatalf("list_skills(%v): isError: %s", tt.args, text)
 			}
-			got := decode[ListSkillsOutput](t, text)
-			paths := map[string]SkillNode{}
-			var walk func([]SkillNode)
-			walk = func(ns []SkillNode) {
+			got := decode[core.ListSkillsOutput](t, text)
+			paths := map[string]core.SkillNode{}
+			var walk func([]core.SkillNode)
+			walk = func(ns []core.SkillNode) {
 				for _, n := range ns {
 					paths[n.Path] = n
 					walk(n.Children)
@@ -698,46 +698,5 @@ func TestEmptyCatalog(t *testing.T) {
 	res, text = callTool(t, cs, "load_skill", map[string]any{"name": "pdf"})
 	if !res.IsError || !strings.Contains(text, "Skill 'pdf' not found.") {
 		t.Errorf("load_skill on an empty catalog: got isError %v, %q; want a not-found error", res.IsError, text)
-	}
-}
-
-func TestListSkillsIsBounded(t *testing.T) {
-	long := strings.Repeat("word ", 60)
-	var tree []SkillNode
-	for i := range 300 {
-		tree = append(tree, SkillNode{Name: fmt.Sprintf("skill-%03d", i), Path: fmt.Sprintf("skill-%03d", i), Description: long, Keywords: []string{}, Children: []SkillNode{}})
-	}
-	for _, tc := range []struct {
-		name          string
-		limit         int
-		wantTruncated bool
-		wantAll       bool
-	}{
-		{"fits", 1 << 30, false, true},
-		{"fits once descriptions are shortened", size(tree) * 2 / 3, true, true},
-		{"skills left out", 8 << 10, true, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			in := append([]SkillNode(nil), tree...)
-			got := bound(in, tc.limit, func(string) bool { return true })
-			if got.Truncated != tc.wantTruncated {
-				t.Errorf("truncated: got %v, want %v", got.Truncated, tc.wantTruncated)
-			}
-			if n := countNodes(got.Skills); (n == len(tree)) != tc.wantAll {
-				t.Errorf("kept %d of %d skills; want all: %v", n, len(tree), tc.wantAll)
-			}
-			if s := size(got); s > tc.limit {
-				t.Errorf("answer is %d bytes, over the %d limit", s, tc.limit)
-			}
-			if tc.wantTruncated && got.Message == "" {
-				t.Error("a truncated answer needs a message")
-			}
-			// The skills-mcp profile has get_skill and list_skills, no
-			// load_skill: the message names only those.
-			seed := bound(append([]SkillNode(nil), tree...), tc.limit, func(name string) bool { return name == toolGetSkill || name == toolListSkills })
-			if strings.Contains(seed.Message, "load_skill") {
-				t.Errorf("message of the skills-mcp profile names load_skill: %s", seed.Message)
-			}
-		})
 	}
 }

@@ -18,6 +18,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/skillsd/skillsd/gateways/mcp/mcpgw/core"
+	"github.com/skillsd/skillsd/gateways/mcp/mcpgw/profiles"
 	"github.com/skillsd/skillsd/services/skills/skillsd"
 	"github.com/skillsd/skillsd/services/skills/skillstest"
 )
@@ -25,9 +27,9 @@ import (
 // ownToolNames are the tools a profile serves (all its optional ones on).
 func ownToolNames(profile string) []string {
 	if profile == ProfileNative {
-		return []string{toolSearchSkills, toolGetSkill, toolLoadSkill, toolListSkills, toolReadSkillFile, toolRunScript, toolReportUsage, toolRefreshSkills}
+		return []string{core.ToolSearchSkills, core.ToolGetSkill, core.ToolLoadSkill, core.ToolListSkills, core.ToolReadSkillFile, core.ToolRunScript, core.ToolReportUsage, core.ToolRefreshSkills}
 	}
-	return profileToolNames(profile, Options{RunSkillCommand: true})
+	return profiles.ToolNames(profile, true)
 }
 
 // foreignToolNames returns, by profile, the names of the tools of every
@@ -40,7 +42,7 @@ func foreignToolNames() map[string]map[string]bool {
 		out[profile] = map[string]bool{}
 		for _, other := range Profiles() {
 			for _, n := range ownToolNames(other) {
-				if n != universalToolName && !slices.Contains(ownToolNames(profile), n) {
+				if n != "skill" && !slices.Contains(ownToolNames(profile), n) {
 					out[profile][n] = true
 				}
 			}
@@ -295,13 +297,13 @@ func answerTexts(res *mcp.CallToolResult, err error) []string {
 // argument and says they are required.
 func TestProfileScriptRefusalNamesOwnReadTool(t *testing.T) {
 	conn := skillstest.Start(t, skillsd.Options{SkillsDirs: []string{seed000Tree(t)}, NoWatch: true})
-	for profile, read := range map[string]string{ProfileNative: toolReadSkillFile, ProfileSkillsMCP: toolGetAsset} {
+	for profile, read := range map[string]string{ProfileNative: core.ToolReadSkillFile, ProfileSkillsMCP: core.ToolGetAsset} {
 		server, err := New(conn, Options{Profile: profile})
 		if err != nil {
 			t.Fatal(err)
 		}
 		cs, _ := connectNoted(t, server, "2025-06-18")
-		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: toolRunScript, Arguments: map[string]any{
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: core.ToolRunScript, Arguments: map[string]any{
 			"skill_path": "ui/react/auth", "file": "scripts/scaffold-auth.sh", "args": map[string]string{"project_dir": "/tmp/x"},
 		}})
 		if err != nil || !res.IsError {
@@ -343,9 +345,9 @@ func TestSeed000ReferenceTreeNative(t *testing.T) {
 	}
 	cs, _ := connectNoted(t, native, "2025-06-18")
 	for _, file := range []string{"../../_root.md", "../auth.md", "/etc/passwd", "assets/../../../_root.md", "%2e%2e/_root.md"} {
-		for _, tool := range []string{toolReadSkillFile, toolRunScript} {
+		for _, tool := range []string{core.ToolReadSkillFile, core.ToolRunScript} {
 			args := map[string]any{"skill_path": "ui/react/auth", "file": file}
-			if tool == toolRunScript {
+			if tool == core.ToolRunScript {
 				args["args"] = map[string]string{}
 			}
 			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tool, Arguments: args})
@@ -358,7 +360,7 @@ func TestSeed000ReferenceTreeNative(t *testing.T) {
 		}
 	}
 
-	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: toolRunScript, Arguments: map[string]any{
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: core.ToolRunScript, Arguments: map[string]any{
 		"skill_path": "ui/react/auth", "file": "scripts/validate-auth-config.ts", "args": map[string]string{}}})
 	if err != nil || !res.IsError {
 		t.Fatalf("run_script without config_path: %v %+v", err, res)
@@ -368,8 +370,8 @@ func TestSeed000ReferenceTreeNative(t *testing.T) {
 		t.Errorf("run_script without config_path: %q; want the missing argument listed as required", text)
 	}
 
-	_, text := callTool(t, cs, toolReportUsage, map[string]any{"skill_path": "ui/react/auth", "useful": true, "comment": "clear"})
-	var out ReportUsageOutput
+	_, text := callTool(t, cs, core.ToolReportUsage, map[string]any{"skill_path": "ui/react/auth", "useful": true, "comment": "clear"})
+	var out core.ReportUsageOutput
 	if err := json.Unmarshal([]byte(text), &out); err != nil {
 		t.Fatal(err)
 	}
@@ -378,14 +380,14 @@ func TestSeed000ReferenceTreeNative(t *testing.T) {
 	}
 
 	names := func(cs *mcp.ClientSession) map[string]string {
-		_, text := callTool(t, cs, toolListSkills, map[string]any{})
-		var out ListSkillsOutput
+		_, text := callTool(t, cs, core.ToolListSkills, map[string]any{})
+		var out core.ListSkillsOutput
 		if err := json.Unmarshal([]byte(text), &out); err != nil {
 			t.Fatal(err)
 		}
 		got := map[string]string{}
-		var walk func([]SkillNode)
-		walk = func(ns []SkillNode) {
+		var walk func([]core.SkillNode)
+		walk = func(ns []core.SkillNode) {
 			for _, n := range ns {
 				got[n.Path] = n.Name
 				walk(n.Children)

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/skillsd/skillsd/gateways/mcp/mcpgw/core"
 	"github.com/skillsd/skillsd/services/skills/skillsd"
 	"github.com/skillsd/skillsd/services/skills/skillstest"
 )
@@ -74,7 +75,7 @@ func TestRecoverPanics(t *testing.T) {
 	if err := cs.Ping(t.Context(), nil); err != nil {
 		t.Fatalf("ping after the panics: %v", err)
 	}
-	_, text := callTool(t, cs, toolListSkills, map[string]any{})
+	_, text := callTool(t, cs, core.ToolListSkills, map[string]any{})
 	if !strings.Contains(text, "pdf") {
 		t.Errorf("list_skills after the panics: got %s, want the catalog", text)
 	}

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/skillsd/skillsd/gateways/mcp/mcpgw/core"
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 	"github.com/skillsd/skillsd/services/skills/skillsd"
 	"github.com/skillsd/skillsd/services/skills/skillstest"
@@ -90,13 +91,8 @@ func TestSurfacesRemoteRestartSameGeneration(t *testing.T) {
 // newSurfaces builds the surfaces of a server over conn, as New does.
 func newSurfaces(t *testing.T, conn grpc.ClientConnInterface) *surfaces {
 	t.Helper()
-	g := &gateway{
-		catalog: skillsv1.NewCatalogServiceClient(conn),
-		files:   skillsv1.NewFileServiceClient(conn),
-		log:     slog.New(slog.DiscardHandler),
-		timeout: 10 * time.Second,
-		tools:   map[string]bool{toolListSkills: true},
-	}
+	g := newGateway(core.New(conn, slog.New(slog.DiscardHandler), 10*time.Second), nil)
+	g.Tools = map[string]bool{core.ToolListSkills: true}
 	s := &surfaces{g: g}
 	opts := &mcp.ServerOptions{}
 	s.configure(opts)

@@ -3,6 +3,8 @@ package mcpgw
 import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skillsd/skillsd/gateways/mcp/mcpgw/core"
 )
 
 // toolsListBudget is the size tools/list of the native profile must stay
@@ -33,7 +35,7 @@ func trimForBudget(t *mcp.Tool) *mcp.Tool {
 // and every schema in it. A schema-valued additionalProperties (the type of
 // a map's values) is kept.
 func trimOutputSchema(s *jsonschema.Schema) {
-	walkSchema(s, func(s *jsonschema.Schema) {
+	core.WalkSchema(s, func(s *jsonschema.Schema) {
 		s.Required = nil
 		if ap := s.AdditionalProperties; ap != nil && isBooleanSchema(ap) {
 			s.AdditionalProperties = nil

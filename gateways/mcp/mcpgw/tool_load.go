@@ -6,16 +6,12 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/skillsd/skillsd/gateways/mcp/mcpgw/core"
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 )
-
-// maxTextBytes caps the text of a load_skill answer, instructions and content
-// together, so that hosts that cap tool output (about 25k tokens) take it whole.
-const maxTextBytes = 96 << 10
 
 // LoadSkillInput is the input of load_skill.
 type LoadSkillInput struct {
@@ -47,36 +43,40 @@ type SkillFile struct {
 }
 
 // loadSkillTool describes load_skill.
-func (g *gateway) loadSkillTool(schemas *outputSchemaSet) *mcp.Tool {
+func loadSkillTool() (*mcp.Tool, error) {
+	out, err := core.OutputSchemaOf[LoadSkillOutput](nil)
+	if err != nil {
+		return nil, fmt.Errorf("load_skill output schema: %w", err)
+	}
 	return &mcp.Tool{
-		Name:  toolLoadSkill,
+		Name:  core.ToolLoadSkill,
 		Title: "Load a skill",
 		Description: "Load the skill that fits the task, before doing it: its content (instructions with inherited rules) to follow, " +
 			"its folder and files. Text past 96 KiB is cut: truncated is then true and message says how to read the rest.",
-		OutputSchema: schemas.loadSkill,
-		Annotations:  readOnly(),
-	}
+		OutputSchema: out,
+		Annotations:  core.ReadOnly(),
+	}, nil
 }
 
 // loadSkill serves load_skill.
 func (g *gateway) loadSkill(ctx context.Context, _ *mcp.CallToolRequest, in LoadSkillInput) (*mcp.CallToolResult, LoadSkillOutput, error) {
 	name := strings.TrimSpace(in.Name)
 	if name == "" {
-		return nil, LoadSkillOutput{}, &toolError{msg: joinSentences(
+		return nil, LoadSkillOutput{}, core.Refuse(core.JoinSentences(
 			"name is required: give a skill path (like \"pdf\" or \"ui/react/auth\") or a skill name.",
-			findHint(g.has))}
+			core.FindHint(g.Has)))
 	}
-	ctx, cancel := context.WithTimeout(ctx, g.timeout)
+	ctx, cancel := context.WithTimeout(ctx, g.Timeout)
 	defer cancel()
-	resp, err := g.catalog.GetSkill(ctx, &skillsv1.GetSkillRequest{SkillPath: name})
+	resp, err := g.Catalog.GetSkill(ctx, &skillsv1.GetSkillRequest{SkillPath: name})
 	if err != nil {
-		return nil, LoadSkillOutput{}, g.toolError(err, name)
+		return nil, LoadSkillOutput{}, g.ToolError(err, name)
 	}
-	return nil, loadOutput(resp, g.has), nil
+	return nil, loadOutput(resp, g.Has), nil
 }
 
 // loadOutput converts a GetSkill answer to the load_skill answer, cutting its
-// text to maxTextBytes.
+// text to core.MaxTextBytes.
 func loadOutput(resp *skillsv1.GetSkillResponse, has func(string) bool) LoadSkillOutput {
 	skill := resp.GetSkill()
 	out := LoadSkillOutput{
@@ -95,7 +95,7 @@ func loadOutput(resp *skillsv1.GetSkillResponse, has func(string) bool) LoadSkil
 		out.Files = append(out.Files, SkillFile{Path: f.GetPath(), SizeBytes: f.GetSizeBytes(), Digest: f.GetDigest()})
 	}
 	out.Security = securitySummary(resp.GetFindings())
-	out.Instructions, out.Content, out.Truncated = capText(resp.GetInstructions(), resp.GetContent(), maxTextBytes)
+	out.Instructions, out.Content, out.Truncated = capText(resp.GetInstructions(), resp.GetContent(), core.MaxTextBytes)
 	if out.Truncated {
 		out.Message = truncationMessage(resp, out.Instructions, out.Content, has)
 	}
@@ -110,24 +110,9 @@ func capText(instructions, content string, limit int) (string, string, bool) {
 	if len(instructions)+len(content) <= limit {
 		return instructions, content, false
 	}
-	i := cutUTF8(instructions, limit)
-	c := cutUTF8(content, limit-len(i))
+	i := core.CutUTF8(instructions, limit)
+	c := core.CutUTF8(content, limit-len(i))
 	return i, c, true
-}
-
-// cutUTF8 returns the longest prefix of s of at most n bytes that does not
-// split a UTF-8 sequence.
-func cutUTF8(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 // truncationMessage says what capText cut and where the model finds the rest,
@@ -162,7 +147,7 @@ func restOfFile(resp *skillsv1.GetSkillResponse, kept int, has func(string) bool
 	if dir != "" && len(file) > len(dir)+1 && strings.HasPrefix(file, dir) && strings.ContainsRune(`/\`, rune(file[len(dir)])) {
 		rel = strings.ReplaceAll(file[len(dir)+1:], `\`, "/")
 	}
-	if has(toolReadSkillFile) && rel != "" {
+	if has(core.ToolReadSkillFile) && rel != "" {
 		offset := -1
 		for _, f := range resp.GetFiles() {
 			if f.GetPath() == rel && f.GetSizeBytes() >= int64(len(resp.GetInstructions())) {
@@ -180,12 +165,6 @@ func restOfFile(resp *skillsv1.GetSkillResponse, kept int, has func(string) bool
 		return fmt.Sprintf("The whole text is in the skill file %s.", file)
 	}
 	return ""
-}
-
-// readOnly returns the annotations of a tool that only reads the catalog.
-func readOnly() *mcp.ToolAnnotations {
-	closed := false
-	return &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &closed}
 }
 
 // maxSummaryFindings bounds the findings a security summary names.

@@ -7,11 +7,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/skillsd/skillsd/gateways/mcp/mcpgw/core"
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 )
-
-// toolRefreshSkills is the name of refresh_skills.
-const toolRefreshSkills = "refresh_skills"
 
 // refreshTimeout bounds a refresh_skills call: a git fetch of a large
 // repository may take longer than an ordinary call.
@@ -38,12 +36,12 @@ type RefreshOutput struct {
 // refreshSkillsTool describes refresh_skills.
 func refreshSkillsTool() *mcp.Tool {
 	return &mcp.Tool{
-		Name:        toolRefreshSkills,
+		Name:        core.ToolRefreshSkills,
 		Title:       "Refresh skills",
 		Description: "Pull the skill repositories and reload the catalog now (it also refreshes by itself).",
-		InputSchema: objectSchema(nil, nil),
+		InputSchema: core.ObjectSchema(nil, nil),
 		// Only the fields every answer has: tools/list must stay under 8 KiB.
-		OutputSchema: objectSchema([]string{"success", "mode"}, map[string]string{"success": "boolean", "mode": "string"}),
+		OutputSchema: core.ObjectSchema([]string{"success", "mode"}, map[string]string{"success": "boolean", "mode": "string"}),
 		Annotations:  &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: new(false)},
 	}
 }
@@ -52,9 +50,9 @@ func refreshSkillsTool() *mcp.Tool {
 func (g *gateway) refreshSkills(ctx context.Context, _ *mcp.CallToolRequest, _ RefreshInput) (*mcp.CallToolResult, RefreshOutput, error) {
 	ctx, cancel := context.WithTimeout(ctx, refreshTimeout)
 	defer cancel()
-	resp, err := g.catalog.RefreshSkills(ctx, &skillsv1.RefreshSkillsRequest{})
+	resp, err := g.Catalog.RefreshSkills(ctx, &skillsv1.RefreshSkillsRequest{})
 	if err != nil {
-		return nil, RefreshOutput{}, g.toolError(err, "")
+		return nil, RefreshOutput{}, g.ToolError(err, "")
 	}
 	return nil, refreshOutput(resp), nil
 }

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/skillsd/skillsd/gateways/mcp/mcpgw/core"
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 	"github.com/skillsd/skillsd/services/skills/skillsd"
 	"github.com/skillsd/skillsd/services/skills/skillstest"
@@ -144,7 +145,7 @@ func TestSearchSkillsErrors(t *testing.T) {
 			if calls != 1 || status.Code(err) != codes.InvalidArgument {
 				t.Fatalf("search_skills(%v): %d SearchSkills calls, last error %v; want one, InvalidArgument", tt.args, calls, err)
 			}
-			if want := joinSentences(sentence(status.Convert(err).Message()), "Correct the arguments and call the tool again."); text != want {
+			if want := core.JoinSentences(core.Sentence(status.Convert(err).Message()), "Correct the arguments and call the tool again."); text != want {
 				t.Errorf("search_skills(%v): %q, want the service's answer %q", tt.args, text, want)
 			}
 		})

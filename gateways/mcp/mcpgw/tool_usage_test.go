@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/skillsd/skillsd/gateways/mcp/mcpgw/core"
 	"github.com/skillsd/skillsd/services/skills/skillsd"
 	"github.com/skillsd/skillsd/services/skills/skillstest"
 )
@@ -26,14 +27,14 @@ func TestReportUsage(t *testing.T) {
 		t.Fatal(err)
 	}
 	off := connectClient(t, skillstest.Start(t, skillsd.Options{SkillsDirs: []string{c.skillsDir}, ConfigFile: offCfg}))
-	if names := usageToolNames(t, off); !slices.Contains(names, toolReportUsage) {
+	if names := usageToolNames(t, off); !slices.Contains(names, core.ToolReportUsage) {
 		t.Errorf("report_usage not listed with analytics off: %v", names)
 	}
-	res, text := callTool(t, off, toolReportUsage, map[string]any{"skill_path": "pdf", "useful": true})
+	res, text := callTool(t, off, core.ToolReportUsage, map[string]any{"skill_path": "pdf", "useful": true})
 	if res.IsError {
 		t.Fatalf("report_usage with analytics off: a tool error (%s), want a result", text)
 	}
-	var out ReportUsageOutput
+	var out core.ReportUsageOutput
 	if err := json.Unmarshal([]byte(text), &out); err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func TestReportUsage(t *testing.T) {
 
 	// By default: no configuration at all.
 	byDefault := connectClient(t, skillstest.Start(t, skillsd.Options{SkillsDirs: []string{c.skillsDir}}))
-	_, text = callTool(t, byDefault, toolReportUsage, map[string]any{"skill_path": "pdf", "useful": false})
+	_, text = callTool(t, byDefault, core.ToolReportUsage, map[string]any{"skill_path": "pdf", "useful": false})
 	if err := json.Unmarshal([]byte(text), &out); err != nil {
 		t.Fatal(err)
 	}
@@ -58,18 +59,18 @@ func TestReportUsage(t *testing.T) {
 	state := t.TempDir()
 	cs := connectClient(t, skillstest.Start(t, skillsd.Options{SkillsDirs: []string{c.skillsDir}, ConfigFile: cfg,
 		Getenv: func(k string) string { return map[string]string{"SKILLSD_HOME": state}[k] }}))
-	if names := usageToolNames(t, cs); !slices.Contains(names, toolReportUsage) {
+	if names := usageToolNames(t, cs); !slices.Contains(names, core.ToolReportUsage) {
 		t.Fatalf("report_usage not listed with analytics on: %v", names)
 	}
-	_, text = callTool(t, cs, toolReportUsage, map[string]any{"skill_path": "pdf", "useful": true, "comment": "worked"})
-	out = ReportUsageOutput{}
+	_, text = callTool(t, cs, core.ToolReportUsage, map[string]any{"skill_path": "pdf", "useful": true, "comment": "worked"})
+	out = core.ReportUsageOutput{}
 	if err := json.Unmarshal([]byte(text), &out); err != nil {
 		t.Fatal(err)
 	}
 	if !out.Recorded || out.Message != "Feedback recorded for pdf" {
 		t.Errorf("report_usage = %+v", out)
 	}
-	r, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: toolReportUsage, Arguments: map[string]any{"skill_path": "pdff", "useful": true}})
+	r, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: core.ToolReportUsage, Arguments: map[string]any{"skill_path": "pdff", "useful": true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/skillsd/skillsd/gateways/mcp/mcpgw/core"
 	"github.com/skillsd/skillsd/services/skills/vocabulary"
 )
 
@@ -25,14 +26,14 @@ type toolArgs struct {
 // type's JSON names.
 func nativeVocabulary() map[string]toolArgs {
 	inputs := map[string]reflect.Type{
-		toolSearchSkills:  reflect.TypeFor[SearchSkillsInput](),
-		toolGetSkill:      reflect.TypeFor[GetSkillInput](),
-		toolLoadSkill:     reflect.TypeFor[LoadSkillInput](),
-		toolListSkills:    reflect.TypeFor[ListSkillsInput](),
-		toolReadSkillFile: reflect.TypeFor[ReadSkillFileInput](),
-		toolRunScript:     reflect.TypeFor[RunScriptInput](),
-		toolRefreshSkills: reflect.TypeFor[RefreshInput](),
-		toolReportUsage:   reflect.TypeFor[ReportUsageInput](),
+		core.ToolSearchSkills:  reflect.TypeFor[SearchSkillsInput](),
+		core.ToolGetSkill:      reflect.TypeFor[core.GetSkillInput](),
+		core.ToolLoadSkill:     reflect.TypeFor[LoadSkillInput](),
+		core.ToolListSkills:    reflect.TypeFor[core.ListSkillsInput](),
+		core.ToolReadSkillFile: reflect.TypeFor[ReadSkillFileInput](),
+		core.ToolRunScript:     reflect.TypeFor[core.RunScriptInput](),
+		core.ToolRefreshSkills: reflect.TypeFor[RefreshInput](),
+		core.ToolReportUsage:   reflect.TypeFor[core.ReportUsageInput](),
 	}
 	out := make(map[string]toolArgs, len(inputs))
 	for tool, t := range inputs {

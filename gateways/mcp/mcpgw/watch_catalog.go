@@ -12,31 +12,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/skillsd/skillsd/gateways/mcp/mcpgw/core"
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 )
-
-// CatalogChange is one change of the service's catalog, as the gateway
-// hears of it on the WatchCatalog stream.
-type CatalogChange struct {
-	// Generation is the catalog's generation after the change.
-	Generation int64
-	// Added, Changed and Removed are skill paths (sorted).
-	Added, Changed, Removed []string
-	// Resync says the stream was opened again after a break: the catalog
-	// may have changed in any way since the last change heard (the paths are
-	// empty); re-read whatever is cached.
-	Resync bool
-}
-
-// Empty reports whether the change names no skill (and is no resync).
-func (c CatalogChange) Empty() bool {
-	return !c.Resync && len(c.Added) == 0 && len(c.Changed) == 0 && len(c.Removed) == 0
-}
-
-// CatalogListener is told of each catalog change, in order, on one goroutine:
-// it should return quickly (do slow work elsewhere). ctx ends when the watch
-// stops.
-type CatalogListener func(ctx context.Context, c CatalogChange)
 
 // CatalogWatch follows the service's catalog changes (the WatchCatalog
 // stream) for the server New builds, and turns each change into MCP
@@ -100,15 +78,6 @@ func (w *CatalogWatch) OnChange(l CatalogListener) {
 	w.listeners = append(w.listeners, l)
 }
 
-// onCatalogChange registers a listener of the gateway's catalog changes; it
-// does nothing when the gateway has no CatalogWatch (nothing will change
-// while it serves, as far as it knows).
-func (g *gateway) onCatalogChange(l CatalogListener) {
-	if g.watch != nil {
-		g.watch.OnChange(l)
-	}
-}
-
 // configure adds resource subscriptions to the server's options (keeping
 // any subscribe handlers already there), so that the watch knows which
 // resources to send updates for.
@@ -163,7 +132,7 @@ func (w *CatalogWatch) bind(g *gateway, srv *mcp.Server, locate func(ctx context
 	default:
 	}
 	w.g, w.srv, w.locate = g, srv, locate
-	w.note = newNotifier(g.log)
+	w.note = newNotifier(g.Log)
 	w.note.install(srv)
 	close(w.ready)
 	return nil
@@ -186,11 +155,11 @@ func (w *CatalogWatch) Run(ctx context.Context) error {
 	default:
 		return errors.New("mcpgw: CatalogWatch.Run before New: pass the watch in Options.CatalogWatch first")
 	}
-	log := w.g.log
+	log := w.g.Log
 	var gen int64 // last generation heard; 0 before the first stream
 	delay := watchRetryMin
 	for ctx.Err() == nil {
-		stream, err := w.g.catalog.WatchCatalog(ctx, &skillsv1.WatchCatalogRequest{})
+		stream, err := w.g.Catalog.WatchCatalog(ctx, &skillsv1.WatchCatalogRequest{})
 		var heard bool
 		if err == nil {
 			heard, err = w.consume(ctx, stream, &gen)
@@ -198,7 +167,7 @@ func (w *CatalogWatch) Run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
-		if err != nil && classify(err).kind == kindUnsupported {
+		if err != nil && core.Classify(err).Kind == core.KindUnsupported {
 			log.Info("the skills service does not stream catalog changes: MCP clients will not be told of them")
 			<-ctx.Done()
 			return nil
@@ -271,7 +240,7 @@ func (w *CatalogWatch) dispatch(ctx context.Context, c CatalogChange) {
 	w.note.listChanged(ctx, w.srv)
 	for _, uri := range w.updated(ctx, c) {
 		if err := w.srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri}); err != nil {
-			w.g.log.Debug("sending resources/updated", "uri", uri, "error", err)
+			w.g.Log.Debug("sending resources/updated", "uri", uri, "error", err)
 		}
 	}
 }
@@ -323,21 +292,21 @@ func (w *CatalogWatch) look(ctx context.Context, uri, skillPath, file string) bo
 		skillPath, file = sub.skillPath, sub.file
 	}
 	w.mu.Unlock()
-	ctx, cancel := context.WithTimeout(ctx, min(w.g.timeout, 10*time.Second))
+	ctx, cancel := context.WithTimeout(ctx, min(w.g.Timeout, 10*time.Second))
 	defer cancel()
 	if skillPath == "" && w.locate != nil {
 		skillPath, file, _ = w.locate(ctx, uri)
 	}
 	digest, known := "", false
 	if skillPath != "" {
-		resp, err := w.g.files.ReadSkillFile(ctx, &skillsv1.ReadSkillFileRequest{SkillPath: skillPath, File: file, MaxBytes: 1})
+		resp, err := w.g.Files.ReadSkillFile(ctx, &skillsv1.ReadSkillFileRequest{SkillPath: skillPath, File: file, MaxBytes: 1})
 		switch {
 		case err == nil:
 			digest, known = resp.GetDigest(), true
-		case isNotFound(err):
+		case core.IsNotFound(err):
 			known = true
 		default:
-			w.g.log.Debug("reading a subscribed resource's digest", "uri", uri, "error", err)
+			w.g.Log.Debug("reading a subscribed resource's digest", "uri", uri, "error", err)
 		}
 	}
 	w.mu.Lock()

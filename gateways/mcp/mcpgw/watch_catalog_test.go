@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/skillsd/skillsd/gateways/mcp/mcpgw/core"
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 	"github.com/skillsd/skillsd/services/skills/skillsd"
 	"github.com/skillsd/skillsd/services/skills/skillstest"
@@ -332,7 +333,7 @@ func TestRefreshSkillsTool(t *testing.T) {
 	conn := skillstest.Start(t, skillsd.Options{SkillsDirs: []string{root}, NoWatch: true})
 	cs := connectClient(t, conn)
 	writeSkill(t, root, "docx", "docx", "editing Word documents")
-	_, text := callTool(t, cs, toolRefreshSkills, map[string]any{})
+	_, text := callTool(t, cs, core.ToolRefreshSkills, map[string]any{})
 	var got map[string]any
 	if err := json.Unmarshal([]byte(text), &got); err != nil {
 		t.Fatal(err)
@@ -348,7 +349,7 @@ func TestRefreshSkillsTool(t *testing.T) {
 		}
 	}
 	// The new skill is served.
-	if _, text := callTool(t, cs, toolLoadSkill, map[string]any{"name": "docx"}); text == "" {
+	if _, text := callTool(t, cs, core.ToolLoadSkill, map[string]any{"name": "docx"}); text == "" {
 		t.Errorf("load_skill docx after refresh: empty")
 	}
 }

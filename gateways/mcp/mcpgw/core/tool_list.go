@@ -1,11 +1,13 @@
-package mcpgw
+package core
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
@@ -46,32 +48,46 @@ type SkillNode struct {
 	Children    []SkillNode `json:"children" jsonschema:"The skills that inherit from this one, sorted by path."`
 }
 
-// listSkillsTool describes list_skills.
-func (g *gateway) listSkillsTool(schemas *outputSchemaSet) *mcp.Tool {
+// ListSkillsTool describes list_skills. Its output schema is built here
+// rather than by mcp.AddTool because SkillNode is recursive (the inferrer
+// refuses cycles).
+func ListSkillsTool() (*mcp.Tool, error) {
+	opts := &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[[]SkillNode](): {Type: "array", Items: &jsonschema.Schema{Ref: "#/$defs/SkillNode"}},
+	}}
+	node, err := OutputSchemaOf[SkillNode](opts)
+	if err != nil {
+		return nil, fmt.Errorf("SkillNode schema: %w", err)
+	}
+	out, err := OutputSchemaOf[ListSkillsOutput](opts)
+	if err != nil {
+		return nil, fmt.Errorf("list_skills output schema: %w", err)
+	}
+	out.Defs = map[string]*jsonschema.Schema{"SkillNode": node}
 	return &mcp.Tool{
-		Name:  toolListSkills,
+		Name:  ToolListSkills,
 		Title: "List skills",
 		Description: "Browse the skill catalog as a tree: each skill's name, path, description, keywords, " +
 			"asset and script counts, and children (the skills that inherit from it). Give path for one branch.",
-		OutputSchema: schemas.listSkills,
-		Annotations:  readOnly(),
-	}
+		OutputSchema: out,
+		Annotations:  ReadOnly(),
+	}, nil
 }
 
-// listSkills serves list_skills.
-func (g *gateway) listSkills(ctx context.Context, _ *mcp.CallToolRequest, in ListSkillsInput) (*mcp.CallToolResult, ListSkillsOutput, error) {
+// ListSkills serves list_skills.
+func (g *Gateway) ListSkills(ctx context.Context, _ *mcp.CallToolRequest, in ListSkillsInput) (*mcp.CallToolResult, ListSkillsOutput, error) {
 	path := strings.Trim(strings.TrimSpace(in.Path), "/")
-	ctx, cancel := context.WithTimeout(ctx, g.timeout)
+	ctx, cancel := context.WithTimeout(ctx, g.Timeout)
 	defer cancel()
-	resp, err := g.catalog.GetSkillTree(ctx, &skillsv1.GetSkillTreeRequest{Path: path})
+	resp, err := g.Catalog.GetSkillTree(ctx, &skillsv1.GetSkillTreeRequest{Path: path})
 	if err != nil {
-		return nil, ListSkillsOutput{}, g.toolError(err, path)
+		return nil, ListSkillsOutput{}, g.ToolError(err, path)
 	}
-	return nil, bound(nodes(resp.GetSkills()), maxListBytes, g.has), nil
+	return nil, bound(nodes(resp.GetSkills()), maxListBytes, g.Has), nil
 }
 
 // bound returns the tree as the answer, shortened to fit in limit bytes of JSON:
-// first descriptions are cut to shortDescription characters, then, walking the
+// first descriptions are cut to descriptionCuts characters, then, walking the
 // tree in order, skills past the limit are left out (a parent is kept whenever
 // one of its children is). has says which tools its message may name.
 func bound(tree []SkillNode, limit int, has func(string) bool) ListSkillsOutput {
@@ -82,7 +98,7 @@ func bound(tree []SkillNode, limit int, has func(string) bool) ListSkillsOutput 
 	for _, n := range descriptionCuts {
 		shorten(tree, n)
 		if size(tree) <= limit {
-			return ListSkillsOutput{Skills: tree, Truncated: true, Message: joinSentences(fmt.Sprintf(
+			return ListSkillsOutput{Skills: tree, Truncated: true, Message: JoinSentences(fmt.Sprintf(
 				"All %d skills are listed, with descriptions shortened to fit.", total), fullDescriptionHint(has))}
 		}
 	}
@@ -97,9 +113,9 @@ func bound(tree []SkillNode, limit int, has func(string) bool) ListSkillsOutput 
 // the server's own tool names.
 func fullDescriptionHint(has func(string) bool) string {
 	switch {
-	case has(toolLoadSkill):
+	case has(ToolLoadSkill):
 		return "load_skill gives a skill's full description."
-	case has(toolGetSkill):
+	case has(ToolGetSkill):
 		return "get_skill with a skill's path as context gives its full content."
 	}
 	return ""
@@ -122,17 +138,10 @@ func keep(tree []SkillNode, budget *int) []SkillNode {
 	return out
 }
 
-// shorten cuts every description of tree to at most n characters, at a word
-// boundary where there is one, marking the cut with "…".
+// shorten cuts every description of tree to at most n characters (CutWords).
 func shorten(tree []SkillNode, n int) {
 	for i := range tree {
-		if r := []rune(tree[i].Description); len(r) > n {
-			cut := string(r[:n])
-			if sp := strings.LastIndexByte(cut, ' '); sp > n/2 {
-				cut = cut[:sp]
-			}
-			tree[i].Description = strings.TrimRight(cut, " ,;:.") + "…"
-		}
+		tree[i].Description = CutWords(tree[i].Description, n)
 		shorten(tree[i].Children, n)
 	}
 }

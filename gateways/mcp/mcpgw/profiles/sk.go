@@ -1,4 +1,4 @@
-package mcpgw
+package profiles
 
 import (
 	"cmp"
@@ -12,6 +12,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/skillsd/skillsd/gateways/mcp/mcpgw/core"
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 )
 
@@ -87,7 +88,13 @@ type SkShowOutput struct {
 	Skill SkSkillSummary `json:"skill"`
 }
 
-func (g *gateway) addSkTools(server *mcp.Server) error {
+// skTools serves the sk profile.
+type skTools struct {
+	*core.Gateway
+}
+
+func addSkTools(server *mcp.Server, g *core.Gateway) error {
+	t := &skTools{Gateway: g}
 	str := func(desc string) *jsonschema.Schema { return &jsonschema.Schema{Type: "string", Description: desc} }
 	listIn := &jsonschema.Schema{
 		Type: "object",
@@ -130,16 +137,16 @@ func (g *gateway) addSkTools(server *mcp.Server) error {
 		searchDesc = "Search skills by keywords across install name, metadata and SKILL.md body: every token must be present. Hits carry score (tokens matched) and an excerpt."
 	)
 	for _, name := range []string{"skills.list", "skills_list"} {
-		mcp.AddTool(server, &mcp.Tool{Name: name, Description: listDesc, InputSchema: listIn, OutputSchema: listOut, Annotations: readOnly()}, g.skList)
+		mcp.AddTool(server, &mcp.Tool{Name: name, Description: listDesc, InputSchema: listIn, OutputSchema: listOut, Annotations: core.ReadOnly()}, t.list)
 	}
 	for _, name := range []string{"skills.search", "skills_search"} {
-		mcp.AddTool(server, &mcp.Tool{Name: name, Description: searchDesc, InputSchema: searchIn, OutputSchema: searchOut, Annotations: readOnly()}, g.skSearch)
+		mcp.AddTool(server, &mcp.Tool{Name: name, Description: searchDesc, InputSchema: searchIn, OutputSchema: searchOut, Annotations: core.ReadOnly()}, t.search)
 	}
 	mcp.AddTool(server, &mcp.Tool{
 		Name:        "skills_show",
 		Description: "Show one skill: its metadata, paths and SKILL.md body.",
-		InputSchema: showIn, OutputSchema: showOut, Annotations: readOnly(),
-	}, g.skShow)
+		InputSchema: showIn, OutputSchema: showOut, Annotations: core.ReadOnly(),
+	}, t.show)
 	return nil
 }
 
@@ -163,13 +170,13 @@ func skSummary(s *skillsv1.Skill, withBody bool) SkSkillSummary {
 	return out
 }
 
-// skList serves skills.list.
-func (g *gateway) skList(ctx context.Context, _ *mcp.CallToolRequest, in SkListInput) (*mcp.CallToolResult, SkListOutput, error) {
-	ctx, cancel := context.WithTimeout(ctx, g.timeout)
+// list serves skills.list.
+func (t *skTools) list(ctx context.Context, _ *mcp.CallToolRequest, in SkListInput) (*mcp.CallToolResult, SkListOutput, error) {
+	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
-	skills, err := g.listAllSkills(ctx, &skillsv1.ListSkillsRequest{IncludeBody: in.IncludeBody})
+	skills, err := t.ListAllSkills(ctx, &skillsv1.ListSkillsRequest{IncludeBody: in.IncludeBody})
 	if err != nil {
-		return nil, SkListOutput{}, g.toolError(err, "")
+		return nil, SkListOutput{}, t.ToolError(err, "")
 	}
 	q := strings.ToLower(strings.TrimSpace(in.Query))
 	out := SkListOutput{Skills: []SkSkillSummary{}}
@@ -190,27 +197,27 @@ func (g *gateway) skList(ctx context.Context, _ *mcp.CallToolRequest, in SkListI
 	for _, s := range out.Skills {
 		fmt.Fprintf(&b, "\n- %s: %s", s.InstallName, shortDescription(s.Meta.Description, 120))
 	}
-	return textResult(b.String()), out, nil
+	return core.TextResult(b.String()), out, nil
 }
 
-// skSearch serves skills.search.
-func (g *gateway) skSearch(ctx context.Context, _ *mcp.CallToolRequest, in SkSearchInput) (*mcp.CallToolResult, SkSearchOutput, error) {
+// search serves skills.search.
+func (t *skTools) search(ctx context.Context, _ *mcp.CallToolRequest, in SkSearchInput) (*mcp.CallToolResult, SkSearchOutput, error) {
 	tokens := strings.Fields(strings.ToLower(in.Query))
 	if len(tokens) == 0 {
-		return nil, SkSearchOutput{}, &toolError{msg: "query is required: give one or more keywords; every one must be present in a hit."}
+		return nil, SkSearchOutput{}, core.Refuse("query is required: give one or more keywords; every one must be present in a hit.")
 	}
 	limit := in.Limit
 	if limit == 0 {
 		limit = skSearchDefault
 	}
 	if limit < 1 || limit > skSearchMax {
-		return nil, SkSearchOutput{}, &toolError{msg: fmt.Sprintf("limit must be 1 to %d (got %d).", skSearchMax, in.Limit)}
+		return nil, SkSearchOutput{}, core.Refuse(fmt.Sprintf("limit must be 1 to %d (got %d).", skSearchMax, in.Limit))
 	}
-	ctx, cancel := context.WithTimeout(ctx, g.timeout)
+	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
-	skills, err := g.listAllSkills(ctx, &skillsv1.ListSkillsRequest{IncludeBody: true})
+	skills, err := t.ListAllSkills(ctx, &skillsv1.ListSkillsRequest{IncludeBody: true})
 	if err != nil {
-		return nil, SkSearchOutput{}, g.toolError(err, "")
+		return nil, SkSearchOutput{}, t.ToolError(err, "")
 	}
 	var hits []SkSearchHit
 	for _, s := range skills {
@@ -235,7 +242,7 @@ func (g *gateway) skSearch(ctx context.Context, _ *mcp.CallToolRequest, in SkSea
 	for _, h := range out.Results {
 		fmt.Fprintf(&b, "\n- %s (score %d): %s", h.InstallName, h.Score, h.Excerpt)
 	}
-	return textResult(b.String()), out, nil
+	return core.TextResult(b.String()), out, nil
 }
 
 // skMatch applies seed 002's search to one skill: every token must occur in
@@ -304,17 +311,17 @@ func runeIndex(s, sub []rune) int {
 	return 0
 }
 
-// skShow serves skills_show.
-func (g *gateway) skShow(ctx context.Context, _ *mcp.CallToolRequest, in SkShowInput) (*mcp.CallToolResult, SkShowOutput, error) {
+// show serves skills_show.
+func (t *skTools) show(ctx context.Context, _ *mcp.CallToolRequest, in SkShowInput) (*mcp.CallToolResult, SkShowOutput, error) {
 	name := strings.TrimSpace(in.Name)
 	if name == "" {
-		return nil, SkShowOutput{}, &toolError{msg: "name is required: a skill's install name, meta.name or path (skills.list lists them)."}
+		return nil, SkShowOutput{}, core.Refuse("name is required: a skill's install name, meta.name or path (skills.list lists them).")
 	}
-	ctx, cancel := context.WithTimeout(ctx, g.timeout)
+	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
-	skills, err := g.listAllSkills(ctx, &skillsv1.ListSkillsRequest{IncludeBody: true})
+	skills, err := t.ListAllSkills(ctx, &skillsv1.ListSkillsRequest{IncludeBody: true})
 	if err != nil {
-		return nil, SkShowOutput{}, g.toolError(err, name)
+		return nil, SkShowOutput{}, t.ToolError(err, name)
 	}
 	var found *skillsv1.Skill
 	for _, pass := range []func(*skillsv1.Skill) bool{
@@ -328,10 +335,10 @@ func (g *gateway) skShow(ctx context.Context, _ *mcp.CallToolRequest, in SkShowI
 		}
 	}
 	if found == nil {
-		return nil, SkShowOutput{}, &toolError{msg: fmt.Sprintf("No skill named %q: skills.list lists the install names, skills.search finds skills by keyword.", name)}
+		return nil, SkShowOutput{}, core.Refuse(fmt.Sprintf("No skill named %q: skills.list lists the install names, skills.search finds skills by keyword.", name))
 	}
 	out := SkShowOutput{Skill: skSummary(found, true)}
-	return textResult(fmt.Sprintf("%s (%s)\n%s\n\n%s", out.Skill.InstallName, out.Skill.SkillFile, out.Skill.Meta.Description, *out.Skill.Body)), out, nil
+	return core.TextResult(fmt.Sprintf("%s (%s)\n%s\n\n%s", out.Skill.InstallName, out.Skill.SkillFile, out.Skill.Meta.Description, *out.Skill.Body)), out, nil
 }
 
 func plural(n int) string {

@@ -1,9 +1,8 @@
-package mcpgw
+package core
 
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -11,9 +10,6 @@ import (
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 )
-
-// toolGetSkill is seed 000's context match (§8.1).
-const toolGetSkill = "get_skill"
 
 // GetSkillInput is the input of get_skill.
 type GetSkillInput struct {
@@ -29,20 +25,27 @@ type GetSkillInput struct {
 //	{"ambiguous": true, "candidates": [...], "message"}
 //	{"skill_path", "score", "matched_keywords", "content", "assets", "scripts", "inherited_assets", "inherited_scripts"}
 //
-// The struct's fields are the union of the three.
+// The struct's fields are the union of the three; the third is GetSkillMatch.
 type GetSkillOutput struct {
-	NoMatch          bool                `json:"no_match,omitempty"`
-	Ambiguous        bool                `json:"ambiguous,omitempty"`
-	Message          string              `json:"message,omitempty"`
-	Candidates       []GetSkillCandidate `json:"candidates,omitempty"`
-	SkillPath        string              `json:"skill_path,omitempty"`
-	Score            float64             `json:"score,omitempty"`
-	MatchedKeywords  []string            `json:"matched_keywords,omitempty"`
-	Content          string              `json:"content,omitempty"`
-	Assets           []GetSkillAsset     `json:"assets,omitempty"`
-	Scripts          []GetSkillScript    `json:"scripts,omitempty"`
-	InheritedAssets  []GetSkillAsset     `json:"inherited_assets,omitempty"`
-	InheritedScripts []GetSkillScript    `json:"inherited_scripts,omitempty"`
+	NoMatch    bool                `json:"no_match,omitempty"`
+	Ambiguous  bool                `json:"ambiguous,omitempty"`
+	Message    string              `json:"message,omitempty"`
+	Candidates []GetSkillCandidate `json:"candidates,omitempty"`
+	GetSkillMatch
+}
+
+// GetSkillMatch is the answer of get_skill when one skill fits. Its lists
+// are never nil (matchOutput builds them), so that each is present in the
+// answer, [] when empty.
+type GetSkillMatch struct {
+	SkillPath        string           `json:"skill_path"`
+	Score            float64          `json:"score"`
+	MatchedKeywords  []string         `json:"matched_keywords"`
+	Content          string           `json:"content"`
+	Assets           []GetSkillAsset  `json:"assets"`
+	Scripts          []GetSkillScript `json:"scripts"`
+	InheritedAssets  []GetSkillAsset  `json:"inherited_assets"`
+	InheritedScripts []GetSkillScript `json:"inherited_scripts"`
 }
 
 // GetSkillCandidate is one skill of an ambiguous get_skill answer.
@@ -92,30 +95,15 @@ func (o GetSkillOutput) MarshalJSON() ([]byte, error) {
 			Ambiguous  bool                `json:"ambiguous"`
 			Candidates []GetSkillCandidate `json:"candidates"`
 			Message    string              `json:"message"`
-		}{true, nonNilList(o.Candidates), o.Message})
+		}{true, NonNilList(o.Candidates), o.Message})
 	}
-	return json.Marshal(struct {
-		SkillPath        string           `json:"skill_path"`
-		Score            float64          `json:"score"`
-		MatchedKeywords  []string         `json:"matched_keywords"`
-		Content          string           `json:"content"`
-		Assets           []GetSkillAsset  `json:"assets"`
-		Scripts          []GetSkillScript `json:"scripts"`
-		InheritedAssets  []GetSkillAsset  `json:"inherited_assets"`
-		InheritedScripts []GetSkillScript `json:"inherited_scripts"`
-	}{
-		o.SkillPath, o.Score, nonNilList(o.MatchedKeywords), o.Content,
-		nonNilList(o.Assets), nonNilList(o.Scripts), nonNilList(o.InheritedAssets), nonNilList(o.InheritedScripts),
-	})
+	return json.Marshal(o.GetSkillMatch)
 }
 
-// getSkillSchemas returns the input and output schemas of get_skill. The
-// output schema is the union of the three shapes, written by hand and terse:
-// tools/list must stay under 8 KiB with every tool.
-func getSkillSchemas() (in, out *jsonschema.Schema, err error) {
-	if in, err = jsonschema.For[GetSkillInput](nil); err != nil {
-		return nil, nil, fmt.Errorf("get_skill input schema: %w", err)
-	}
+// getSkillOutputSchema is the output schema of get_skill: the union of the
+// three shapes, written by hand and terse: tools/list must stay under 8 KiB
+// with every tool.
+func getSkillOutputSchema() *jsonschema.Schema {
 	list := func(item *jsonschema.Schema) *jsonschema.Schema {
 		return &jsonschema.Schema{Type: "array", Items: item}
 	}
@@ -123,7 +111,7 @@ func getSkillSchemas() (in, out *jsonschema.Schema, err error) {
 	// Each use needs its own value: schemas form a tree.
 	asset := func() *jsonschema.Schema { return &jsonschema.Schema{Ref: "#/$defs/asset"} }
 	script := func() *jsonschema.Schema { return &jsonschema.Schema{Ref: "#/$defs/script"} }
-	out = &jsonschema.Schema{
+	return &jsonschema.Schema{
 		Type: "object",
 		Properties: map[string]*jsonschema.Schema{
 			"no_match": {Type: "boolean", Description: "No skill fits: go on without one."},
@@ -145,38 +133,32 @@ func getSkillSchemas() (in, out *jsonschema.Schema, err error) {
 			"script": object("{file, description, execution: claude|server, args: [{name, description, required, default?}], from?}"),
 		},
 	}
-	return in, out, nil
 }
 
-// getSkillTool describes get_skill.
-func getSkillTool() (*mcp.Tool, error) {
-	in, out, err := getSkillSchemas()
-	if err != nil {
-		return nil, err
-	}
-	return &mcp.Tool{
-		Name:  toolGetSkill,
+// GetSkillTool describes get_skill.
+func GetSkillTool() (*mcp.Tool, error) {
+	return WithInputOf[GetSkillInput](&mcp.Tool{
+		Name:  ToolGetSkill,
 		Title: "Get the skill for a task",
 		Description: "Match a task to one skill and load it in one call: its content with inherited rules, assets and scripts; " +
 			"or ambiguous: true with candidates (pick one, then load_skill); or no_match: true.",
-		InputSchema:  in,
-		OutputSchema: out,
-		Annotations:  readOnly(),
-	}, nil
+		OutputSchema: getSkillOutputSchema(),
+		Annotations:  ReadOnly(),
+	})
 }
 
-// getSkill serves get_skill.
-func (g *gateway) getSkill(ctx context.Context, _ *mcp.CallToolRequest, in GetSkillInput) (*mcp.CallToolResult, GetSkillOutput, error) {
+// GetSkill serves get_skill.
+func (g *Gateway) GetSkill(ctx context.Context, _ *mcp.CallToolRequest, in GetSkillInput) (*mcp.CallToolResult, GetSkillOutput, error) {
 	if strings.TrimSpace(in.Context) == "" {
-		return nil, GetSkillOutput{}, &toolError{msg: "context is required: describe the task to find a skill for."}
+		return nil, GetSkillOutput{}, Refuse("context is required: describe the task to find a skill for.")
 	}
-	ctx, cancel := context.WithTimeout(ctx, g.timeout)
+	ctx, cancel := context.WithTimeout(ctx, g.Timeout)
 	defer cancel()
-	resp, err := g.routing.MatchSkill(ctx, &skillsv1.MatchSkillRequest{Context: in.Context, Restated: restatedList(in.Restated)})
+	resp, err := g.Routing.MatchSkill(ctx, &skillsv1.MatchSkillRequest{Context: in.Context, Restated: RestatedList(in.Restated)})
 	if err != nil {
-		return nil, GetSkillOutput{}, g.toolError(err, "")
+		return nil, GetSkillOutput{}, g.ToolError(err, "")
 	}
-	return nil, matchOutput(resp, g.has), nil
+	return nil, matchOutput(resp, g.Has), nil
 }
 
 // matchOutput converts a MatchSkill answer to the get_skill answer; has
@@ -184,16 +166,16 @@ func (g *gateway) getSkill(ctx context.Context, _ *mcp.CallToolRequest, in GetSk
 func matchOutput(resp *skillsv1.MatchSkillResponse, has func(string) bool) GetSkillOutput {
 	switch resp.GetOutcome() {
 	case skillsv1.MatchOutcome_MATCH_OUTCOME_MATCH:
-		return GetSkillOutput{
+		return GetSkillOutput{GetSkillMatch: GetSkillMatch{
 			SkillPath:        resp.GetSkillPath(),
 			Score:            resp.GetScore(),
-			MatchedKeywords:  nonNilList(resp.GetMatchedKeywords()),
-			Content:          capContent(resp.GetContent(), resp.GetSkillPath(), has),
+			MatchedKeywords:  NonNilList(resp.GetMatchedKeywords()),
+			Content:          CapContent(resp.GetContent(), resp.GetSkillPath(), has),
 			Assets:           matchAssets(resp.GetAssets()),
 			Scripts:          matchScripts(resp.GetScripts()),
 			InheritedAssets:  matchAssets(resp.GetInheritedAssets()),
 			InheritedScripts: matchScripts(resp.GetInheritedScripts()),
-		}
+		}}
 	case skillsv1.MatchOutcome_MATCH_OUTCOME_AMBIGUOUS:
 		out := GetSkillOutput{Ambiguous: true, Message: resp.GetMessage(), Candidates: make([]GetSkillCandidate, 0, len(resp.GetCandidates()))}
 		for _, c := range resp.GetCandidates() {
@@ -201,26 +183,12 @@ func matchOutput(resp *skillsv1.MatchSkillResponse, has func(string) bool) GetSk
 				SkillPath:       c.GetSkillPath(),
 				Score:           c.GetScore(),
 				Description:     c.GetDescription(),
-				MatchedKeywords: nonNilList(c.GetMatchedKeywords()),
+				MatchedKeywords: NonNilList(c.GetMatchedKeywords()),
 			})
 		}
 		return out
 	}
 	return GetSkillOutput{NoMatch: true, Message: resp.GetMessage()}
-}
-
-// capContent keeps content under maxTextBytes (as load_skill does), saying at
-// the end where the rest is when the server has load_skill (has): the
-// answer's shape is seed 000's, so the note goes into the text itself.
-func capContent(content, skillPath string, has func(string) bool) string {
-	if len(content) <= maxTextBytes {
-		return content
-	}
-	note := fmt.Sprintf("\n\n[Content cut at 96 KiB of %d bytes.]", len(content))
-	if has(toolLoadSkill) {
-		note = fmt.Sprintf("\n\n[Content cut at 96 KiB of %d bytes: call load_skill with name %q for how to read the rest.]", len(content), skillPath)
-	}
-	return cutUTF8(content, maxTextBytes-len(note)) + note
 }
 
 func matchAssets(in []*skillsv1.Asset) []GetSkillAsset {

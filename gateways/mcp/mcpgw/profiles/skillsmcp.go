@@ -1,4 +1,4 @@
-package mcpgw
+package profiles
 
 import (
 	"context"
@@ -10,8 +10,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"google.golang.org/grpc"
 
+	"github.com/skillsd/skillsd/gateways/mcp/mcpgw/core"
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 )
 
@@ -20,10 +20,6 @@ import (
 // input schemas; get_asset is read_skill_file answering a whole file in seed
 // 000's shape; report_usage and refresh_skills call the usage and catalog
 // services.
-
-// toolGetAsset is the skills-mcp profile's name of the tool that reads a
-// skill's file (seed 000 §8.3).
-const toolGetAsset = "get_asset"
 
 // maxAssetBytes is seed 000's assets.max_size_bytes default: get_asset
 // answers whole files, and refuses larger ones with their size (§12.3).
@@ -37,29 +33,7 @@ type GetAssetInput struct {
 
 // GetAssetOutput is the answer of get_asset: the whole file.
 type GetAssetOutput struct {
-	fileContent
-}
-
-// SeedRunScriptInput is run_script's input as seed 000 §8.4 gives it: args is
-// required.
-type SeedRunScriptInput struct {
-	SkillPath string            `json:"skill_path" jsonschema:"Skill path"`
-	File      string            `json:"file" jsonschema:"Script file path"`
-	Args      map[string]string `json:"args" jsonschema:"Named arguments"`
-	Cwd       string            `json:"cwd,omitempty" jsonschema:"Working directory"`
-}
-
-// ReportUsageInput is the input of report_usage (seed 000 §8.5).
-type ReportUsageInput struct {
-	SkillPath string `json:"skill_path"`
-	Useful    bool   `json:"useful"`
-	Comment   string `json:"comment,omitempty"`
-}
-
-// ReportUsageOutput is the answer of report_usage.
-type ReportUsageOutput struct {
-	Recorded bool   `json:"recorded"`
-	Message  string `json:"message"`
+	core.FileContent
 }
 
 // RefreshSkillsOutput is the answer of refresh_skills: seed 000 §8.6's git
@@ -96,17 +70,12 @@ func (o RefreshSkillsOutput) MarshalJSON() ([]byte, error) {
 // skillsMCPTools serves the tools of the skills-mcp profile that the native
 // set lacks.
 type skillsMCPTools struct {
-	*gateway
-	usage skillsv1.UsageServiceClient
+	*core.Gateway
 }
 
-func (g *gateway) addSkillsMCPTools(server *mcp.Server, conn grpc.ClientConnInterface) error {
-	t := &skillsMCPTools{gateway: g, usage: skillsv1.NewUsageServiceClient(conn)}
-	schemas, err := outputSchemas()
-	if err != nil {
-		return err
-	}
-	getTool, err := getSkillTool()
+func addSkillsMCPTools(server *mcp.Server, g *core.Gateway) error {
+	t := &skillsMCPTools{Gateway: g}
+	getTool, err := core.GetSkillTool()
 	if err != nil {
 		return err
 	}
@@ -117,59 +86,53 @@ func (g *gateway) addSkillsMCPTools(server *mcp.Server, conn grpc.ClientConnInte
 	// Seed 000's get_skill takes the context only (restated is the native
 	// profile's addition).
 	delete(getTool.InputSchema.(*jsonschema.Schema).Properties, "restated")
-	listTool := g.listSkillsTool(schemas)
+	listTool, err := core.ListSkillsTool()
+	if err == nil {
+		listTool, err = core.WithInputOf[core.ListSkillsInput](listTool)
+	}
+	if err != nil {
+		return err
+	}
 	listTool.Description = "Browse the skill tree: each skill with its name, path, description, keywords, assetCount, scriptCount and children. Give path for a sub-tree."
-	in, err := inputSchemas(ListSkillsInput{}, GetAssetInput{}, SeedRunScriptInput{}, ReportUsageInput{})
-	if err != nil {
-		return err
-	}
-	listIn, assetIn, runIn, usageIn := in[0], in[1], in[2], in[3]
-	listIn.Properties["path"].Description = `Sub-tree filter (e.g., "ui" or "api/_index")`
-	listTool.InputSchema = listIn
+	listTool.InputSchema.(*jsonschema.Schema).Properties["path"].Description = `Sub-tree filter (e.g., "ui" or "api/_index")`
 
-	runTool, err := runScriptTool()
+	runTool, err := core.RunScriptTool()
 	if err != nil {
 		return err
 	}
-	runTool.InputSchema = runIn
+	// Seed 000 §8.4's input schema: its descriptions, and args required.
+	runIn := runTool.InputSchema.(*jsonschema.Schema)
+	core.Describe(runIn, map[string]string{"skill_path": "Skill path", "file": "Script file path", "args": "Named arguments", "cwd": "Working directory"})
+	runIn.Required = append(runIn.Required, "args")
 	runTool.Description = "Execute a server-side script a skill declares with execution server. Scripts with execution claude: read them with get_asset and run them yourself."
 
-	mcp.AddTool(server, getTool, g.getSkill)
-	mcp.AddTool(server, listTool, func(ctx context.Context, req *mcp.CallToolRequest, in ListSkillsInput) (*mcp.CallToolResult, ListSkillsOutput, error) {
-		res, out, err := g.listSkills(ctx, req, in)
+	mcp.AddTool(server, getTool, g.GetSkill)
+	mcp.AddTool(server, listTool, func(ctx context.Context, req *mcp.CallToolRequest, in core.ListSkillsInput) (*mcp.CallToolResult, core.ListSkillsOutput, error) {
+		res, out, err := g.ListSkills(ctx, req, in)
 		seedNodeNames(out.Skills)
 		return res, out, err
 	})
 	mcp.AddTool(server, &mcp.Tool{
-		Name:        toolGetAsset,
-		Title:       "Get a skill asset",
-		Description: "Retrieve an asset or script file of a skill (or one it inherits): text as content, binary as content_base64 with mime_type.",
-		InputSchema: assetIn,
-		OutputSchema: objectSchema([]string{"skill_path", "file", "size_bytes", "type"}, map[string]string{
-			"skill_path": "string", "file": "string", "content": "string", "content_base64": "string", "size_bytes": "integer",
-			"type": "string", "mime_type": "string", "resolved_from": "string",
-		}),
-		Annotations: readOnly(),
+		Name:         core.ToolGetAsset,
+		Title:        "Get a skill asset",
+		Description:  "Retrieve an asset or script file of a skill (or one it inherits): text as content, binary as content_base64 with mime_type.",
+		OutputSchema: core.FileContentSchema([]string{"skill_path", "file", "size_bytes", "type"}, nil),
+		Annotations:  core.ReadOnly(),
 	}, t.getAsset)
-	mcp.AddTool(server, runTool, func(ctx context.Context, req *mcp.CallToolRequest, in SeedRunScriptInput) (*mcp.CallToolResult, RunScriptOutput, error) {
-		return g.runScript(ctx, req, RunScriptInput(in))
-	})
+	mcp.AddTool(server, runTool, g.RunScript)
 	mcp.AddTool(server, &mcp.Tool{
-		Name:        "report_usage",
-		Title:       "Report whether a skill helped",
-		Description: "Collect feedback on skill quality: whether the skill at skill_path was useful, with an optional comment.",
-		InputSchema: usageIn,
-		OutputSchema: objectSchema([]string{"recorded", "message"}, map[string]string{
-			"recorded": "boolean", "message": "string",
-		}),
-		Annotations: &mcp.ToolAnnotations{IdempotentHint: false},
+		Name:         core.ToolReportUsage,
+		Title:        "Report whether a skill helped",
+		Description:  "Collect feedback on skill quality: whether the skill at skill_path was useful, with an optional comment.",
+		OutputSchema: core.ReportUsageOutputSchema(),
+		Annotations:  &mcp.ToolAnnotations{IdempotentHint: false},
 	}, t.reportUsage)
 	mcp.AddTool(server, &mcp.Tool{
-		Name:        "refresh_skills",
+		Name:        core.ToolRefreshSkills,
 		Title:       "Refresh skills",
 		Description: "Force a git pull of the skills and reindex them; answers the sync's stats.",
 		InputSchema: &jsonschema.Schema{Type: "object"},
-		OutputSchema: objectSchema([]string{"success", "skills_reindexed"}, map[string]string{
+		OutputSchema: core.ObjectSchema([]string{"success", "skills_reindexed"}, map[string]string{
 			"success": "boolean", "mode": "string", "commit_hash": "string", "files_changed": "integer",
 			"skills_reindexed": "integer", "last_sync": "string", "message": "string",
 		}),
@@ -184,7 +147,7 @@ func (g *gateway) addSkillsMCPTools(server *mcp.Server, conn grpc.ClientConnInte
 // (ARCHITECTURE §11: a seed-000 skill has no frontmatter name, so its name is
 // its path, and only a path is unique; both ui/react/auth and api/auth are
 // "auth" here). SKILL.md skills keep their names. path is unchanged.
-func seedNodeNames(nodes []SkillNode) {
+func seedNodeNames(nodes []core.SkillNode) {
 	for i := range nodes {
 		n := &nodes[i]
 		if n.Name == n.Path {
@@ -196,49 +159,40 @@ func seedNodeNames(nodes []SkillNode) {
 
 // getAsset serves get_asset: the whole file, in seed 000 §8.3's shape.
 func (t *skillsMCPTools) getAsset(ctx context.Context, _ *mcp.CallToolRequest, in GetAssetInput) (*mcp.CallToolResult, GetAssetOutput, error) {
-	skill := strings.TrimSpace(in.SkillPath)
-	if skill == "" || in.File == "" {
-		return nil, GetAssetOutput{}, &toolError{msg: "skill_path and file are required: the skill's path (as get_skill or list_skills give it) and the asset's file, such as \"assets/template.md\"."}
-	}
-	ctx, cancel := context.WithTimeout(ctx, t.timeout)
-	defer cancel()
-	first, data, cut, err := t.readWhole(ctx, skill, in.File, maxAssetBytes, false)
+	skill, err := core.SkillFileArgs(in.SkillPath, in.File, "skill_path and file are required: the skill's path (as get_skill or list_skills give it) and the asset's file, such as \"assets/template.md\".")
 	if err != nil {
-		return nil, GetAssetOutput{}, t.toolError(err, skill)
+		return nil, GetAssetOutput{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
+	defer cancel()
+	first, data, cut, err := t.ReadWhole(ctx, skill, in.File, maxAssetBytes, false)
+	if err != nil {
+		return nil, GetAssetOutput{}, t.ToolError(err, skill)
 	}
 	if cut || first.GetSizeBytes() > maxAssetBytes {
-		return nil, GetAssetOutput{}, &toolError{msg: fmt.Sprintf("Asset %s of skill %s is %d bytes, larger than the limit of %d bytes (assets.max_size_bytes).",
-			first.GetFile(), first.GetSkillPath(), first.GetSizeBytes(), maxAssetBytes)}
+		return nil, GetAssetOutput{}, core.Refuse(fmt.Sprintf("Asset %s of skill %s is %d bytes, larger than the limit of %d bytes (assets.max_size_bytes).",
+			first.GetFile(), first.GetSkillPath(), first.GetSizeBytes(), maxAssetBytes))
 	}
-	return nil, GetAssetOutput{newFileContent(first, data)}, nil
+	return nil, GetAssetOutput{core.NewFileContent(first, data)}, nil
 }
 
-// reportUsage serves report_usage.
-func (t *skillsMCPTools) reportUsage(ctx context.Context, _ *mcp.CallToolRequest, in ReportUsageInput) (*mcp.CallToolResult, ReportUsageOutput, error) {
-	skill := strings.TrimSpace(in.SkillPath)
-	if skill == "" {
-		return nil, ReportUsageOutput{}, &toolError{msg: "skill_path is required: the path of the skill the feedback is about."}
+// reportUsage serves report_usage, saying what it recorded when the service
+// does not.
+func (t *skillsMCPTools) reportUsage(ctx context.Context, _ *mcp.CallToolRequest, in core.ReportUsageInput) (*mcp.CallToolResult, core.ReportUsageOutput, error) {
+	out, err := t.ReportUsage(ctx, in, "skill_path is required: the path of the skill the feedback is about.")
+	if err == nil && out.Message == "" {
+		out.Message = "Feedback recorded for " + strings.TrimSpace(in.SkillPath)
 	}
-	ctx, cancel := context.WithTimeout(ctx, t.timeout)
-	defer cancel()
-	resp, err := t.usage.ReportUsage(ctx, &skillsv1.ReportUsageRequest{SkillPath: skill, Useful: in.Useful, Comment: in.Comment})
-	if err != nil {
-		return nil, ReportUsageOutput{}, t.toolError(err, skill)
-	}
-	msg := resp.GetMessage()
-	if msg == "" {
-		msg = "Feedback recorded for " + skill
-	}
-	return nil, ReportUsageOutput{Recorded: resp.GetRecorded(), Message: msg}, nil
+	return nil, out, err
 }
 
 // refreshSkills serves refresh_skills.
-func (t *skillsMCPTools) refreshSkills(ctx context.Context, _ *mcp.CallToolRequest, _ emptyInput) (*mcp.CallToolResult, RefreshSkillsOutput, error) {
-	ctx, cancel := context.WithTimeout(ctx, max(t.timeout, 5*time.Minute))
+func (t *skillsMCPTools) refreshSkills(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, RefreshSkillsOutput, error) {
+	ctx, cancel := context.WithTimeout(ctx, max(t.Timeout, 5*time.Minute))
 	defer cancel()
-	resp, err := t.catalog.RefreshSkills(ctx, &skillsv1.RefreshSkillsRequest{})
+	resp, err := t.Catalog.RefreshSkills(ctx, &skillsv1.RefreshSkillsRequest{})
 	if err != nil {
-		return nil, RefreshSkillsOutput{}, t.toolError(err, "")
+		return nil, RefreshSkillsOutput{}, t.ToolError(err, "")
 	}
 	out := RefreshSkillsOutput{
 		Success:         resp.GetSuccess(),

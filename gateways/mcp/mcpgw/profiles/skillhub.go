@@ -1,4 +1,4 @@
-package mcpgw
+package profiles
 
 import (
 	"context"
@@ -6,12 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/skillsd/skillsd/gateways/mcp/mcpgw/core"
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 )
 
@@ -36,10 +36,6 @@ var skillHubCodes = map[string]int64{
 	"INVALID_PARAMS":      jsonrpc.CodeInvalidParams,
 	"INTERNAL_ERROR":      jsonrpc.CodeInternalError,
 }
-
-// skillHubRunTimeout bounds a run_skill_command call to the service: the
-// service ends the command at its own limit (EXEC_TIMEOUT_SECONDS).
-const skillHubRunTimeout = 25 * time.Hour
 
 // SkillHubSearchInput is the input of search_skills (seed 004 §3.2).
 type SkillHubSearchInput struct {
@@ -105,82 +101,86 @@ type SkillHubTruncated struct {
 	Stderr bool `json:"stderr"`
 }
 
-func (g *gateway) addSkillHubTools(server *mcp.Server, runCommand bool) error {
-	in, err := inputSchemas(SkillHubSearchInput{}, SkillHubLoadInput{}, SkillHubReadInput{}, SkillHubRunInput{})
-	if err != nil {
-		return err
-	}
-	searchIn, loadIn, readIn, runIn := in[0], in[1], in[2], in[3]
+// skillHubTools serves the skillhub profile.
+type skillHubTools struct {
+	*core.Gateway
+}
+
+func addSkillHubTools(server *mcp.Server, g *core.Gateway, runCommand bool) error {
+	t := &skillHubTools{Gateway: g}
+	// mcp.AddTool infers each input schema from the input type; that of
+	// run_skill_command is inferred below, to say its args are never null.
 	str := func() *jsonschema.Schema { return &jsonschema.Schema{Type: "string"} }
 	mcp.AddTool(server, &mcp.Tool{
-		Name:        toolSearchSkills,
+		Name:        core.ToolSearchSkills,
 		Description: "Find skills for what the user wants to do, from a natural-language query. Answers {skills: [{name, description, score}]}, best first (score 0..1).",
-		InputSchema: searchIn,
 		OutputSchema: &jsonschema.Schema{Type: "object", Required: []string{"skills"}, Properties: map[string]*jsonschema.Schema{
 			"skills": {Type: "array", Items: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
 				"name": str(), "description": str(), "score": {Type: "number"},
 			}}},
 		}},
-		Annotations: readOnly(),
-	}, g.hubSearch)
+		Annotations: core.ReadOnly(),
+	}, t.search)
 	mcp.AddTool(server, &mcp.Tool{
-		Name:        toolLoadSkill,
+		Name:        core.ToolLoadSkill,
 		Description: "Load a skill's instructions (SKILL.md without its frontmatter) and the absolute path of its folder, for resolving the relative paths the instructions use.",
-		InputSchema: loadIn,
-		OutputSchema: objectSchema([]string{"name", "instructions", "path"}, map[string]string{
+		OutputSchema: core.ObjectSchema([]string{"name", "instructions", "path"}, map[string]string{
 			"name": "string", "instructions": "string", "path": "string",
 		}),
-		Annotations: readOnly(),
-	}, g.hubLoad)
+		Annotations: core.ReadOnly(),
+	}, t.load)
 	mcp.AddTool(server, &mcp.Tool{
-		Name:        toolReadSkillFile,
+		Name:        core.ToolReadSkillFile,
 		Description: "Read a file of a skill's folder (templates, examples, references) by a path relative to the folder. Large files are cut (truncated: true).",
-		InputSchema: readIn,
-		OutputSchema: objectSchema([]string{"content", "encoding", "truncated"}, map[string]string{
+		OutputSchema: core.ObjectSchema([]string{"content", "encoding", "truncated"}, map[string]string{
 			"content": "string", "encoding": "string", "truncated": "boolean",
 		}),
-		Annotations: readOnly(),
-	}, g.hubRead)
+		Annotations: core.ReadOnly(),
+	}, t.read)
 	if runCommand {
-		arraysNotNull(runIn)
+		runIn, err := jsonschema.For[SkillHubRunInput](nil)
+		if err != nil {
+			return err
+		}
+		core.ArraysNotNull(runIn)
 		mcp.AddTool(server, &mcp.Tool{
 			Name:        "run_skill_command",
 			Description: "Run an allowed command (no shell) with the skill's folder as working directory; answers stdout, stderr, exit_code, timeout and truncated. Prefer running skill commands yourself from load_skill's path when you have a shell.",
 			InputSchema: runIn,
 			OutputSchema: &jsonschema.Schema{Type: "object", Required: []string{"stdout", "stderr", "exit_code", "timeout", "truncated"}, Properties: map[string]*jsonschema.Schema{
 				"stdout": str(), "stderr": str(), "exit_code": {Type: "integer"}, "timeout": {Type: "boolean"},
-				"truncated": objectSchema([]string{"stdout", "stderr"}, map[string]string{"stdout": "boolean", "stderr": "boolean"}),
+				"truncated": core.ObjectSchema([]string{"stdout", "stderr"}, map[string]string{"stdout": "boolean", "stderr": "boolean"}),
 			}},
 			Annotations: &mcp.ToolAnnotations{},
-		}, g.hubRun)
+		}, t.run)
 	}
 	return nil
 }
 
 // hubError is the one mapping of errors to seed 004's JSON-RPC errors.
-func (g *gateway) hubError(err error, skill string) error {
+func (t *skillHubTools) hubError(err error, skill string) error {
 	code := "INTERNAL_ERROR"
-	switch f := classify(err); {
-	case f.reason != "" && skillHubCodes[f.reason] != 0:
-		code = f.reason
-	case f.is(skillsv1.ErrorReason_ERROR_REASON_SKILL_QUARANTINED):
+	switch f := core.Classify(err); {
+	case f.Reason != "" && skillHubCodes[f.Reason] != 0:
+		code = f.Reason
+	case f.Is(skillsv1.ErrorReason_ERROR_REASON_SKILL_QUARANTINED):
 		code = "SKILL_DISABLED" // seed 004 has no quarantine; the message says why
-	case f.kind == kindNotFound:
+	case f.Kind == core.KindNotFound:
 		code = "SKILL_NOT_FOUND"
-	case f.kind == kindInvalid:
+	case f.Kind == core.KindInvalid:
 		code = "INVALID_PARAMS"
-	case f.kind == kindTimeout:
+	case f.Kind == core.KindTimeout:
 		code = "EXECUTION_TIMEOUT"
-	case f.kind == kindUnavailable:
+	case f.Kind == core.KindUnavailable:
 		code = "UNAVAILABLE"
 	}
-	has := g.has
+	has := t.Has
 	if code == "FILE_NOT_FOUND" {
 		has = func(string) bool { return false } // load_skill lists no files here
 	}
-	msg := errorMessage(err, skill, has)
+	msg := core.ErrorMessage(err, skill, has)
 	if code == "INTERNAL_ERROR" || code == "UNAVAILABLE" {
-		g.log.Warn("skillhub tool call failed", "skill", skill, "error", err)
+		t.Log.Warn("skillhub tool call failed", "skill", skill, "error", err)
 	}
 	return hubErr(code, msg, map[string]any{"skill_name": skill})
 }
@@ -197,16 +197,16 @@ func hubErr(code, msg string, details map[string]any) *jsonrpc.Error {
 	return &jsonrpc.Error{Code: skillHubCodes[code], Message: code + ": " + msg, Data: raw}
 }
 
-// hubSearch serves search_skills.
-func (g *gateway) hubSearch(ctx context.Context, _ *mcp.CallToolRequest, in SkillHubSearchInput) (*mcp.CallToolResult, SkillHubSearchOutput, error) {
+// search serves search_skills.
+func (t *skillHubTools) search(ctx context.Context, _ *mcp.CallToolRequest, in SkillHubSearchInput) (*mcp.CallToolResult, SkillHubSearchOutput, error) {
 	// trim and collapse spaces (§3.2); the service refuses a blank query
 	// (INVALID_PARAMS through hubError).
 	query := strings.Join(strings.Fields(in.Query), " ")
-	ctx, cancel := context.WithTimeout(ctx, g.timeout)
+	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
-	resp, err := g.routing.SearchSkills(ctx, &skillsv1.SearchSkillsRequest{Query: query, Mode: skillsv1.SearchMode_SEARCH_MODE_RANKED})
+	resp, err := t.Routing.SearchSkills(ctx, &skillsv1.SearchSkillsRequest{Query: query, Mode: skillsv1.SearchMode_SEARCH_MODE_RANKED})
 	if err != nil {
-		return nil, SkillHubSearchOutput{}, g.hubError(err, "")
+		return nil, SkillHubSearchOutput{}, t.hubError(err, "")
 	}
 	out := SkillHubSearchOutput{Skills: make([]SkillHubHit, 0, len(resp.GetResults()))}
 	for _, h := range resp.GetResults() {
@@ -215,27 +215,27 @@ func (g *gateway) hubSearch(ctx context.Context, _ *mcp.CallToolRequest, in Skil
 	return nil, out, nil
 }
 
-// hubLoad serves load_skill.
-func (g *gateway) hubLoad(ctx context.Context, _ *mcp.CallToolRequest, in SkillHubLoadInput) (*mcp.CallToolResult, SkillHubLoadOutput, error) {
+// load serves load_skill.
+func (t *skillHubTools) load(ctx context.Context, _ *mcp.CallToolRequest, in SkillHubLoadInput) (*mcp.CallToolResult, SkillHubLoadOutput, error) {
 	name := strings.TrimSpace(in.SkillName)
 	if name == "" {
 		return nil, SkillHubLoadOutput{}, hubErr("INVALID_PARAMS", "skill_name is required.", nil)
 	}
-	ctx, cancel := context.WithTimeout(ctx, g.timeout)
+	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
-	resp, err := g.catalog.GetSkill(ctx, &skillsv1.GetSkillRequest{SkillPath: name})
+	resp, err := t.Catalog.GetSkill(ctx, &skillsv1.GetSkillRequest{SkillPath: name})
 	if err != nil {
-		return nil, SkillHubLoadOutput{}, g.hubError(err, name)
+		return nil, SkillHubLoadOutput{}, t.hubError(err, name)
 	}
 	return nil, SkillHubLoadOutput{
 		Name:         resp.GetSkill().GetName(),
-		Instructions: capContent(resp.GetInstructions(), resp.GetSkill().GetSkillPath(), g.has),
+		Instructions: core.CapContent(resp.GetInstructions(), resp.GetSkill().GetSkillPath(), t.Has),
 		Path:         resp.GetDirectory(),
 	}, nil
 }
 
-// hubRead serves read_skill_file: one page of MAX_FILE_BYTES from the start.
-func (g *gateway) hubRead(ctx context.Context, _ *mcp.CallToolRequest, in SkillHubReadInput) (*mcp.CallToolResult, SkillHubReadOutput, error) {
+// read serves read_skill_file: one page of MAX_FILE_BYTES from the start.
+func (t *skillHubTools) read(ctx context.Context, _ *mcp.CallToolRequest, in SkillHubReadInput) (*mcp.CallToolResult, SkillHubReadOutput, error) {
 	name := strings.TrimSpace(in.SkillName)
 	if name == "" || in.FilePath == "" {
 		return nil, SkillHubReadOutput{}, hubErr("INVALID_PARAMS", "skill_name and file_path are required.", nil)
@@ -245,11 +245,11 @@ func (g *gateway) hubRead(ctx context.Context, _ *mcp.CallToolRequest, in SkillH
 			fmt.Sprintf("file_path %q is absolute: give a path relative to the skill's folder, such as templates/invoice.txt.", in.FilePath),
 			map[string]any{"skill_name": name, "file_path": in.FilePath})
 	}
-	ctx, cancel := context.WithTimeout(ctx, g.timeout)
+	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
-	resp, err := g.files.ReadSkillFile(ctx, &skillsv1.ReadSkillFileRequest{SkillPath: name, File: in.FilePath})
+	resp, err := t.Files.ReadSkillFile(ctx, &skillsv1.ReadSkillFileRequest{SkillPath: name, File: in.FilePath})
 	if err != nil {
-		return nil, SkillHubReadOutput{}, g.hubError(err, name)
+		return nil, SkillHubReadOutput{}, t.hubError(err, name)
 	}
 	out := SkillHubReadOutput{Content: resp.GetText(), Encoding: "utf-8", Truncated: resp.GetTruncated()}
 	if resp.GetBinary() {
@@ -266,17 +266,17 @@ func isAbsolute(p string) bool {
 	return len(p) >= 3 && p[1] == ':' && (p[2] == '/' || p[2] == '\\') && ((p[0] >= 'a' && p[0] <= 'z') || (p[0] >= 'A' && p[0] <= 'Z'))
 }
 
-// hubRun serves run_skill_command through the service's sandbox.
-func (g *gateway) hubRun(ctx context.Context, _ *mcp.CallToolRequest, in SkillHubRunInput) (*mcp.CallToolResult, SkillHubRunOutput, error) {
+// run serves run_skill_command through the service's sandbox.
+func (t *skillHubTools) run(ctx context.Context, _ *mcp.CallToolRequest, in SkillHubRunInput) (*mcp.CallToolResult, SkillHubRunOutput, error) {
 	name := strings.TrimSpace(in.SkillName)
 	if name == "" || strings.TrimSpace(in.Command) == "" {
 		return nil, SkillHubRunOutput{}, hubErr("INVALID_PARAMS", "skill_name and command are required.", nil)
 	}
-	ctx, cancel := context.WithTimeout(ctx, skillHubRunTimeout)
+	ctx, cancel := context.WithTimeout(ctx, core.RunTimeout)
 	defer cancel()
-	resp, err := g.scripts.RunCommand(ctx, &skillsv1.RunCommandRequest{SkillPath: name, Command: strings.TrimSpace(in.Command), Args: in.Args})
+	resp, err := t.Scripts.RunCommand(ctx, &skillsv1.RunCommandRequest{SkillPath: name, Command: strings.TrimSpace(in.Command), Args: in.Args})
 	if err != nil {
-		return nil, SkillHubRunOutput{}, g.hubError(err, name)
+		return nil, SkillHubRunOutput{}, t.hubError(err, name)
 	}
 	return nil, SkillHubRunOutput{
 		Stdout:    resp.GetStdout(),

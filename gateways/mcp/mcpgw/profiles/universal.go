@@ -1,4 +1,4 @@
-package mcpgw
+package profiles
 
 import (
 	"cmp"
@@ -13,6 +13,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/skillsd/skillsd/gateways/mcp/mcpgw/core"
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 )
 
@@ -43,9 +44,8 @@ type UniversalSkillInput struct {
 
 // universalTools serves the universal-skills profile.
 type universalTools struct {
-	*gateway
+	*core.Gateway
 	server *mcp.Server
-	usage  skillsv1.UsageServiceClient
 
 	mu sync.Mutex
 	// generation is the catalog generation the description was built for;
@@ -55,13 +55,13 @@ type universalTools struct {
 	description string
 }
 
-func (g *gateway) addUniversalTools(server *mcp.Server, usage skillsv1.UsageServiceClient) error {
-	t := &universalTools{gateway: g, server: server, usage: usage, generation: -1, description: universalDescription(nil, 0)}
+func addUniversalTools(server *mcp.Server, g *core.Gateway) error {
+	t := &universalTools{Gateway: g, server: server, generation: -1, description: universalDescription(nil, 0)}
 	mcp.AddTool(server, t.tool(t.description), t.skill)
 	// When the catalog changes, rebuild the description now (in the
 	// background: listeners return at once): re-adding the tool, when its
 	// description changed, tells clients that the tool list changed.
-	g.onCatalogChange(func(ctx context.Context, _ CatalogChange) { go t.refresh(ctx) })
+	g.OnCatalogChange(func(ctx context.Context, _ core.CatalogChange) { go t.refresh(ctx) })
 	// The description follows the catalog: each tools/list first checks the
 	// catalog's generation and rebuilds the description when it changed.
 	server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
@@ -77,7 +77,6 @@ func (g *gateway) addUniversalTools(server *mcp.Server, usage skillsv1.UsageServ
 
 // tool describes skill with the given description.
 func (t *universalTools) tool(description string) *mcp.Tool {
-	f := false
 	return &mcp.Tool{
 		Name:        universalToolName,
 		Description: description,
@@ -89,7 +88,7 @@ func (t *universalTools) tool(description string) *mcp.Tool {
 			Required:             []string{"name"},
 			AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
 		},
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &f},
+		Annotations: core.ReadOnly(),
 	}
 }
 
@@ -99,19 +98,19 @@ func (t *universalTools) tool(description string) *mcp.Tool {
 func (t *universalTools) refresh(ctx context.Context) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	ctx, cancel := context.WithTimeout(ctx, min(t.timeout, 10*time.Second))
+	ctx, cancel := context.WithTimeout(ctx, min(t.Timeout, 10*time.Second))
 	defer cancel()
-	st, err := t.catalog.GetCatalogStatus(ctx, &skillsv1.GetCatalogStatusRequest{})
+	st, err := t.Catalog.GetCatalogStatus(ctx, &skillsv1.GetCatalogStatusRequest{})
 	if err != nil {
-		t.log.Warn("universal-skills profile: catalog status", "error", err)
+		t.Log.Warn("universal-skills profile: catalog status", "error", err)
 		return
 	}
 	if st.GetGeneration() == t.generation {
 		return
 	}
-	skills, err := t.listAllSkills(ctx, &skillsv1.ListSkillsRequest{RoutableOnly: true})
+	skills, err := t.ListAllSkills(ctx, &skillsv1.ListSkillsRequest{RoutableOnly: true})
 	if err != nil {
-		t.log.Warn("universal-skills profile: listing skills", "error", err)
+		t.Log.Warn("universal-skills profile: listing skills", "error", err)
 		return
 	}
 	t.generation = st.GetGeneration()
@@ -125,8 +124,8 @@ func (t *universalTools) refresh(ctx context.Context) {
 // the most served (when the service keeps usage statistics), then catalog order.
 func (t *universalTools) bestKnown(ctx context.Context, skills []*skillsv1.Skill) []*skillsv1.Skill {
 	served := map[string]int64{}
-	if t.usage != nil {
-		if st, err := t.usage.GetUsageStats(ctx, &skillsv1.GetUsageStatsRequest{TopN: 1000}); err == nil {
+	if t.Usage != nil {
+		if st, err := t.Usage.GetUsageStats(ctx, &skillsv1.GetUsageStatsRequest{TopN: 1000}); err == nil {
 			for _, u := range st.GetSkills() {
 				served[u.GetSkillPath()] = u.GetServed()
 			}
@@ -176,38 +175,24 @@ func universalDescription(skills []*skillsv1.Skill, total int) string {
 	return b.String()
 }
 
-// shortDescription cuts s to at most n characters at a word boundary, on one line.
-func shortDescription(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	cut := string(r[:n])
-	if sp := strings.LastIndexByte(cut, ' '); sp > n/2 {
-		cut = cut[:sp]
-	}
-	return strings.TrimRight(cut, " ,;:.") + "…"
-}
-
 // skill serves the skill tool: seed 001's two answers, both plain text.
 func (t *universalTools) skill(ctx context.Context, _ *mcp.CallToolRequest, in UniversalSkillInput) (*mcp.CallToolResult, any, error) {
 	name := strings.TrimSpace(in.Name)
 	if name == "" {
-		return nil, nil, &toolError{msg: "Skill name cannot be empty"}
+		return nil, nil, core.Refuse("Skill name cannot be empty")
 	}
-	ctx, cancel := context.WithTimeout(ctx, t.timeout)
+	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
-	resp, err := t.catalog.GetSkill(ctx, &skillsv1.GetSkillRequest{SkillPath: name})
-	if isNotFound(err) {
+	resp, err := t.Catalog.GetSkill(ctx, &skillsv1.GetSkillRequest{SkillPath: name})
+	if core.IsNotFound(err) {
 		return t.notFound(ctx, name, err)
 	}
 	if err != nil {
-		return nil, nil, t.toolError(err, name)
+		return nil, nil, t.ToolError(err, name)
 	}
 	content := t.rawSkillFile(ctx, resp)
 	text := fmt.Sprintf("Loading: %s\nBase directory: %s\n\n%s", resp.GetSkill().GetName(), resp.GetDirectory(), content)
-	return textResult(capContent(text, resp.GetSkill().GetSkillPath(), t.has)), nil, nil
+	return core.TextResult(core.CapContent(text, resp.GetSkill().GetSkillPath(), t.Has)), nil, nil
 }
 
 // rawSkillFile is the skill's file as it is on disk, frontmatter included
@@ -217,11 +202,11 @@ func (t *universalTools) rawSkillFile(ctx context.Context, resp *skillsv1.GetSki
 	dir := strings.ReplaceAll(resp.GetDirectory(), `\`, "/")
 	if file != "" && dir != "" && strings.HasPrefix(file, dir+"/") {
 		rel := strings.TrimPrefix(file, dir+"/")
-		if _, data, cut, err := t.readWhole(ctx, resp.GetSkill().GetSkillPath(), rel, maxTextBytes, false); err == nil && !cut {
+		if _, data, cut, err := t.ReadWhole(ctx, resp.GetSkill().GetSkillPath(), rel, core.MaxTextBytes, false); err == nil && !cut {
 			return string(data)
 		}
 	} else if path.Base(file) == "SKILL.md" {
-		if _, data, cut, err := t.readWhole(ctx, resp.GetSkill().GetSkillPath(), "SKILL.md", maxTextBytes, false); err == nil && !cut {
+		if _, data, cut, err := t.ReadWhole(ctx, resp.GetSkill().GetSkillPath(), "SKILL.md", core.MaxTextBytes, false); err == nil && !cut {
 			return string(data)
 		}
 	}
@@ -231,13 +216,13 @@ func (t *universalTools) rawSkillFile(ctx context.Context, resp *skillsv1.GetSki
 // notFound is seed 001's not-found answer: the skills, with their
 // descriptions, closest names first, bounded.
 func (t *universalTools) notFound(ctx context.Context, name string, cause error) (*mcp.CallToolResult, any, error) {
-	skills, err := t.listAllSkills(ctx, &skillsv1.ListSkillsRequest{})
+	skills, err := t.ListAllSkills(ctx, &skillsv1.ListSkillsRequest{})
 	if err != nil {
-		return nil, nil, t.toolError(err, name)
+		return nil, nil, t.ToolError(err, name)
 	}
-	meta := classify(cause).meta
+	meta := core.Classify(cause).Meta
 	first := map[string]int{}
-	for i, s := range splitList(meta["suggestions"]) {
+	for i, s := range core.SplitList(meta["suggestions"]) {
 		first[strings.ToLower(s)] = i + 1
 	}
 	rank := func(s *skillsv1.Skill) int {
@@ -263,5 +248,5 @@ func (t *universalTools) notFound(ctx context.Context, name string, cause error)
 	if rest := len(skills) - listed; rest > 0 {
 		fmt.Fprintf(&b, "\n... and %d more (closest names first).", rest)
 	}
-	return textResult(b.String()), nil, nil
+	return core.TextResult(b.String()), nil, nil
 }

@@ -1,4 +1,4 @@
-package mcpgw
+package profiles
 
 import (
 	"fmt"
@@ -10,18 +10,18 @@ import (
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 )
 
-func TestParseProfile(t *testing.T) {
-	for in, want := range map[string]string{"": ProfileNative, " SkillHub ": ProfileSkillHub, "github-worker": ProfileGitHubWorker, "sk": ProfileSk} {
-		if got, err := ParseProfile(in); err != nil || got != want {
-			t.Errorf("ParseProfile(%q) = %q, %v; want %q", in, got, err, want)
+func TestParse(t *testing.T) {
+	for in, want := range map[string]string{"": Native, " SkillHub ": SkillHub, "github-worker": GitHubWorker, "sk": Sk} {
+		if got, err := Parse(in); err != nil || got != want {
+			t.Errorf("Parse(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	_, err := ParseProfile("skill-hub")
+	_, err := Parse("skill-hub")
 	if err == nil || !strings.Contains(err.Error(), "skillhub") || !strings.Contains(err.Error(), "universal-skills") {
-		t.Errorf("ParseProfile(skill-hub) error %v, want one listing the profiles", err)
+		t.Errorf("Parse(skill-hub) error %v, want one listing the profiles", err)
 	}
-	for _, p := range Profiles()[1:] {
-		if len(profileToolNames(p, Options{})) == 0 || profileInstructions(p) == "" {
+	for _, p := range Names()[1:] {
+		if len(ToolNames(p, false)) == 0 || Instructions(p) == "" {
 			t.Errorf("profile %s: no tools or no instructions", p)
 		}
 	}

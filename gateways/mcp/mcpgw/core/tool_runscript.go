@@ -1,24 +1,19 @@
-package mcpgw
+package core
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 )
 
-// toolRunScript is the name of run_script.
-const toolRunScript = "run_script"
-
-// runScriptTimeout bounds a run_script call to the service. The service
-// enforces each script's own time limit (at most 24 hours); this bound only
-// guards against a service that never answers.
-const runScriptTimeout = 25 * time.Hour
+// RunTimeout bounds a call that runs something in the service's sandbox (a
+// script, a command). The service ends each run at its own time limit (at
+// most 24 hours); this bound only guards against a service that never
+// answers.
+const RunTimeout = 25 * time.Hour
 
 // RunScriptInput is the input of run_script.
 type RunScriptInput struct {
@@ -42,41 +37,36 @@ type RunScriptOutput struct {
 	IsolationMissing []string `json:"isolation_missing"`
 }
 
-// runScriptTool describes run_script. Its schemas are terse and the output's
+// RunScriptTool describes run_script. Its schemas are terse and the output's
 // is written by hand: tools/list must stay under 8 KiB.
-func runScriptTool() (*mcp.Tool, error) {
-	in, err := jsonschema.For[RunScriptInput](nil)
-	if err != nil {
-		return nil, fmt.Errorf("run_script input schema: %w", err)
-	}
-	return &mcp.Tool{
-		Name:  toolRunScript,
+func RunScriptTool() (*mcp.Tool, error) {
+	return WithInputOf[RunScriptInput](&mcp.Tool{
+		Name:  ToolRunScript,
 		Title: "Run a skill script",
 		Description: "Run on the server a script a skill declares with execution server. " +
 			"For execution claude, read the script and run it yourself.",
-		InputSchema: in,
-		OutputSchema: objectSchema([]string{"success", "exit_code", "stdout", "stderr", "duration_ms", "script", "isolation_missing"}, map[string]string{
+		OutputSchema: ObjectSchema([]string{"success", "exit_code", "stdout", "stderr", "duration_ms", "script", "isolation_missing"}, map[string]string{
 			"success": "boolean", "exit_code": "integer", "stdout": "string", "stderr": "string", "duration_ms": "integer", "script": "string",
 			"isolation_missing": "array",
 		}),
 		// Not read-only, and not a closed world: a script may do anything.
 		Annotations: &mcp.ToolAnnotations{},
-	}, nil
+	})
 }
 
-// runScript serves run_script. A script that runs and fails is an answer
+// RunScript serves run_script. A script that runs and fails is an answer
 // (success false), not a tool error; a request the service refuses is a tool
 // error naming the failed check.
-func (g *gateway) runScript(ctx context.Context, _ *mcp.CallToolRequest, in RunScriptInput) (*mcp.CallToolResult, RunScriptOutput, error) {
-	skill := strings.TrimSpace(in.SkillPath)
-	if skill == "" || in.File == "" {
-		return nil, RunScriptOutput{}, &toolError{msg: "skill_path and file are required: the skill's path and the script's file as the skill declares it, such as \"scripts/check.sh\"."}
-	}
-	ctx, cancel := context.WithTimeout(ctx, runScriptTimeout)
-	defer cancel()
-	resp, err := g.scripts.RunScript(ctx, &skillsv1.RunScriptRequest{SkillPath: skill, File: in.File, Args: in.Args, Cwd: in.Cwd})
+func (g *Gateway) RunScript(ctx context.Context, _ *mcp.CallToolRequest, in RunScriptInput) (*mcp.CallToolResult, RunScriptOutput, error) {
+	skill, err := SkillFileArgs(in.SkillPath, in.File, "skill_path and file are required: the skill's path and the script's file as the skill declares it, such as \"scripts/check.sh\".")
 	if err != nil {
-		return nil, RunScriptOutput{}, g.toolError(err, skill)
+		return nil, RunScriptOutput{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, RunTimeout)
+	defer cancel()
+	resp, err := g.Scripts.RunScript(ctx, &skillsv1.RunScriptRequest{SkillPath: skill, File: in.File, Args: in.Args, Cwd: in.Cwd})
+	if err != nil {
+		return nil, RunScriptOutput{}, g.ToolError(err, skill)
 	}
 	return nil, RunScriptOutput{
 		Success:          resp.GetSuccess(),
