@@ -97,7 +97,6 @@ type gateway struct {
 	*core.Gateway
 	// watch follows catalog changes (nil: none are followed).
 	watch *CatalogWatch
-	searchNames
 }
 
 // newGateway returns the gateway of c, following watch's changes (watch
@@ -106,7 +105,7 @@ func newGateway(c *core.Gateway, watch *CatalogWatch) *gateway {
 	if watch != nil {
 		c.Changes = watch
 	}
-	return &gateway{Gateway: c, watch: watch, searchNames: namesForSearch(c)}
+	return &gateway{Gateway: c, watch: watch}
 }
 
 // New returns an MCP server whose tools call the skillsd services over conn.

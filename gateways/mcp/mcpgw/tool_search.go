@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/skillsd/skillsd/gateways/mcp/mcpgw/core"
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
 )
 
@@ -68,7 +68,7 @@ func searchSkillsTool() (*mcp.Tool, error) {
 		return nil, fmt.Errorf("search_skills input schema: %w", err)
 	}
 	in.Properties["mode"].Enum = []any{modeRanked, modeAllTerms}
-	arraysNotNull(in)
+	core.ArraysNotNull(in)
 	str := func() *jsonschema.Schema { return &jsonschema.Schema{Type: "string"} }
 	out := &jsonschema.Schema{
 		Type: "object",
@@ -86,13 +86,13 @@ func searchSkillsTool() (*mcp.Tool, error) {
 		},
 	}
 	return &mcp.Tool{
-		Name:  toolSearchSkills,
+		Name:  core.ToolSearchSkills,
 		Title: "Search skills",
 		Description: "Find skills for a task, best first; pass the skill_path of the one that fits to load_skill. " +
 			"No results: no skill applies, go on without one. Also pass restated.",
 		InputSchema:  in,
 		OutputSchema: out,
-		Annotations:  readOnly(),
+		Annotations:  core.ReadOnly(),
 	}, nil
 }
 
@@ -108,18 +108,18 @@ func (g *gateway) searchSkills(ctx context.Context, _ *mcp.CallToolRequest, in S
 	if !ok {
 		mode = skillsv1.SearchMode(-1) // not a mode: the service says so
 	}
-	ctx, cancel := context.WithTimeout(ctx, g.timeout)
+	ctx, cancel := context.WithTimeout(ctx, g.Timeout)
 	defer cancel()
-	resp, err := g.routing.SearchSkills(ctx, &skillsv1.SearchSkillsRequest{
+	resp, err := g.Routing.SearchSkills(ctx, &skillsv1.SearchSkillsRequest{
 		Query:    in.Query,
-		Restated: restatedList(in.Restated),
+		Restated: core.RestatedList(in.Restated),
 		Limit:    int32(min(max(in.Limit, math.MinInt32), math.MaxInt32)),
 		Mode:     mode,
 		Category: in.Category,
 		Tags:     in.Tags,
 	})
 	if err != nil {
-		return nil, nil, g.toolError(err, "")
+		return nil, nil, g.ToolError(err, "")
 	}
 	out := SearchSkillsOutput{Query: resp.GetQuery(), Results: make([]SearchHit, 0, len(resp.GetResults()))}
 	for _, h := range resp.GetResults() {
@@ -130,7 +130,7 @@ func (g *gateway) searchSkills(ctx context.Context, _ *mcp.CallToolRequest, in S
 			Category:        h.GetCategory(),
 			Score:           h.GetScore(),
 			Excerpt:         h.GetExcerpt(),
-			MatchedTerms:    nonNilList(h.GetMatchedTerms()),
+			MatchedTerms:    core.NonNilList(h.GetMatchedTerms()),
 			MatchedRestated: h.GetPhrasing() > 0,
 		})
 	}
@@ -152,21 +152,4 @@ func encodedOnce(v any) (*mcp.CallToolResult, error) {
 		Content:           []mcp.Content{&mcp.TextContent{Text: string(data)}},
 		StructuredContent: json.RawMessage(data),
 	}, nil
-}
-
-// restatedList is the restated argument as the RPC takes it: none when
-// blank (a model may send "" for an optional argument).
-func restatedList(restated string) []string {
-	if strings.TrimSpace(restated) == "" {
-		return nil
-	}
-	return []string{restated}
-}
-
-// nonNilList returns s, or an empty slice for nil, so that JSON holds [] and not null.
-func nonNilList[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }

@@ -202,7 +202,7 @@ func TestSearchSkillsRestated(t *testing.T) {
 		for _, h := range resp.GetResults() {
 			want = append(want, SearchHit{Name: h.GetName(), SkillPath: h.GetSkillPath(), Description: h.GetDescription(),
 				Category: h.GetCategory(), Score: h.GetScore(), Excerpt: h.GetExcerpt(),
-				MatchedTerms: nonNilList(h.GetMatchedTerms()), MatchedRestated: h.GetPhrasing() > 0})
+				MatchedTerms: core.NonNilList(h.GetMatchedTerms()), MatchedRestated: h.GetPhrasing() > 0})
 		}
 		if diff := cmp.Diff(want, mcpOut.Results); diff != "" {
 			t.Errorf("%q + %q: search_skills differs from SearchSkills (-grpc +mcp):\n%s", c.query, c.restated, diff)

@@ -107,6 +107,13 @@ func ReadOnly() *mcp.ToolAnnotations {
 	return &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &closed}
 }
 
+// AddReadOnly registers on server a tool that only reads the catalog
+// (ReadOnly), named name, described desc, with the output schema out (its
+// input schema inferred from In) and the handler h.
+func AddReadOnly[In, Out any](server *mcp.Server, name, desc string, out *jsonschema.Schema, h mcp.ToolHandlerFor[In, Out]) {
+	mcp.AddTool(server, &mcp.Tool{Name: name, Description: desc, OutputSchema: out, Annotations: ReadOnly()}, h)
+}
+
 // TextResult is a tool result holding text only.
 func TextResult(text string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}

@@ -111,32 +111,22 @@ func addSkillHubTools(server *mcp.Server, g *core.Gateway, runCommand bool) erro
 	// mcp.AddTool infers each input schema from the input type; that of
 	// run_skill_command is inferred below, to say its args are never null.
 	str := func() *jsonschema.Schema { return &jsonschema.Schema{Type: "string"} }
-	mcp.AddTool(server, &mcp.Tool{
-		Name:        core.ToolSearchSkills,
-		Description: "Find skills for what the user wants to do, from a natural-language query. Answers {skills: [{name, description, score}]}, best first (score 0..1).",
-		OutputSchema: &jsonschema.Schema{Type: "object", Required: []string{"skills"}, Properties: map[string]*jsonschema.Schema{
+	core.AddReadOnly(server, core.ToolSearchSkills,
+		"Find skills for what the user wants to do, from a natural-language query. Answers {skills: [{name, description, score}]}, best first (score 0..1).",
+		&jsonschema.Schema{Type: "object", Required: []string{"skills"}, Properties: map[string]*jsonschema.Schema{
 			"skills": {Type: "array", Items: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
 				"name": str(), "description": str(), "score": {Type: "number"},
 			}}},
 		}},
-		Annotations: core.ReadOnly(),
-	}, t.search)
-	mcp.AddTool(server, &mcp.Tool{
-		Name:        core.ToolLoadSkill,
-		Description: "Load a skill's instructions (SKILL.md without its frontmatter) and the absolute path of its folder, for resolving the relative paths the instructions use.",
-		OutputSchema: core.ObjectSchema([]string{"name", "instructions", "path"}, map[string]string{
-			"name": "string", "instructions": "string", "path": "string",
-		}),
-		Annotations: core.ReadOnly(),
-	}, t.load)
-	mcp.AddTool(server, &mcp.Tool{
-		Name:        core.ToolReadSkillFile,
-		Description: "Read a file of a skill's folder (templates, examples, references) by a path relative to the folder. Large files are cut (truncated: true).",
-		OutputSchema: core.ObjectSchema([]string{"content", "encoding", "truncated"}, map[string]string{
-			"content": "string", "encoding": "string", "truncated": "boolean",
-		}),
-		Annotations: core.ReadOnly(),
-	}, t.read)
+		t.search)
+	core.AddReadOnly(server, core.ToolLoadSkill,
+		"Load a skill's instructions (SKILL.md without its frontmatter) and the absolute path of its folder, for resolving the relative paths the instructions use.",
+		core.ObjectSchema([]string{"name", "instructions", "path"}, map[string]string{"name": "string", "instructions": "string", "path": "string"}),
+		t.load)
+	core.AddReadOnly(server, core.ToolReadSkillFile,
+		"Read a file of a skill's folder (templates, examples, references) by a path relative to the folder. Large files are cut (truncated: true).",
+		core.ObjectSchema([]string{"content", "encoding", "truncated"}, map[string]string{"content": "string", "encoding": "string", "truncated": "boolean"}),
+		t.read)
 	if runCommand {
 		runIn, err := jsonschema.For[SkillHubRunInput](nil)
 		if err != nil {

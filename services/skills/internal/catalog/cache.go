@@ -406,15 +406,10 @@ func appendSkill(b []byte, sk *Skill, notAfter time.Time) ([]byte, error) {
 	if err != nil {
 		return b, err
 	}
-	b = appendCount(b, len(sk.parseDiags), sk.parseDiags == nil)
-	for _, d := range sk.parseDiags {
-		b = appendString(b, d.Source)
-		b = appendString(b, d.File)
-		b = binary.AppendVarint(b, int64(d.Line))
-		b = binary.AppendUvarint(b, uint64(d.Severity))
-		b = appendString(b, d.Code)
-		b = appendString(b, d.Message)
-	}
+	b = appendList(b, sk.parseDiags, func(b []byte, d skill.Diagnostic) []byte {
+		b = binary.AppendVarint(appendString(appendString(b, d.Source), d.File), int64(d.Line))
+		return appendString(appendString(binary.AppendUvarint(b, uint64(d.Severity)), d.Code), d.Message)
+	})
 	n := 0
 	for _, f := range sk.Files {
 		if f.ModTime.Before(notAfter) {
@@ -463,29 +458,20 @@ func appendDocument(b []byte, doc *skill.Document) ([]byte, error) {
 	b = appendStrings(b, fm.Keywords)
 	b = binary.AppendVarint(b, int64(fm.Priority))
 	b = appendBool(b, fm.Inherit)
-	b = appendCount(b, len(fm.Assets), fm.Assets == nil)
-	for _, a := range fm.Assets {
-		b = appendString(b, a.File)
-		b = appendString(b, a.Description)
-		b = appendString(b, a.Type)
-	}
-	b = appendCount(b, len(fm.Scripts), fm.Scripts == nil)
-	for _, s := range fm.Scripts {
-		b = appendString(b, s.File)
-		b = appendString(b, s.Description)
-		b = appendString(b, s.Execution)
-		b = appendCount(b, len(s.Args), s.Args == nil)
-		for _, a := range s.Args {
-			b = appendString(b, a.Name)
-			b = appendString(b, a.Description)
-			b = appendBool(b, a.Required)
-			b = appendBool(b, a.Default != nil)
+	b = appendList(b, fm.Assets, func(b []byte, a skill.Asset) []byte {
+		return appendString(appendString(appendString(b, a.File), a.Description), a.Type)
+	})
+	b = appendList(b, fm.Scripts, func(b []byte, s skill.Script) []byte {
+		b = appendString(appendString(appendString(b, s.File), s.Description), s.Execution)
+		b = appendList(b, s.Args, func(b []byte, a skill.Arg) []byte {
+			b = appendBool(appendBool(appendString(appendString(b, a.Name), a.Description), a.Required), a.Default != nil)
 			if a.Default != nil {
 				b = appendString(b, *a.Default)
 			}
-		}
-		b = appendBool(b, s.Network)
-	}
+			return b
+		})
+		return appendBool(b, s.Network)
+	})
 	b = appendString(b, fm.Category)
 	b = appendStrings(b, fm.Tags)
 	b = appendBool(b, fm.DisableModelInvocation)
@@ -494,6 +480,16 @@ func appendDocument(b []byte, doc *skill.Document) ([]byte, error) {
 	b = appendBool(b, fm.AlwaysApply)
 	b = appendBool(b, fm.Network)
 	return b, nil
+}
+
+// appendList appends a list for decodeList: its count (a nil list kept
+// apart) and each element by one.
+func appendList[T any](b []byte, list []T, one func([]byte, T) []byte) []byte {
+	b = appendCount(b, len(list), list == nil)
+	for _, e := range list {
+		b = one(b, e)
+	}
+	return b
 }
 
 // The tags of a frontmatter value (skill.Frontmatter.Raw's types).
@@ -585,13 +581,7 @@ func appendCount(b []byte, n int, isNil bool) []byte {
 	return binary.AppendUvarint(b, uint64(n)+1)
 }
 
-func appendStrings(b []byte, ss []string) []byte {
-	b = appendCount(b, len(ss), ss == nil)
-	for _, s := range ss {
-		b = appendString(b, s)
-	}
-	return b
-}
+func appendStrings(b []byte, ss []string) []byte { return appendList(b, ss, appendString) }
 
 func appendBool(b []byte, v bool) []byte {
 	if v {
@@ -621,25 +611,23 @@ func (d *decoder) fail() {
 	d.b = nil
 }
 
-func (d *decoder) uvarint() uint64 {
-	v, n := binary.Uvarint(d.b)
+// advance moves past n bytes read.
+func (d *decoder) advance(n int) { d.b, d.off = d.b[n:], d.off+n }
+
+// readVarint reads one varint with read (binary.Uvarint or binary.Varint).
+func readVarint[T uint64 | int64](d *decoder, read func([]byte) (T, int)) T {
+	v, n := read(d.b)
 	if n <= 0 {
 		d.fail()
 		return 0
 	}
-	d.b, d.off = d.b[n:], d.off+n
+	d.advance(n)
 	return v
 }
 
-func (d *decoder) varint() int64 {
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.fail()
-		return 0
-	}
-	d.b, d.off = d.b[n:], d.off+n
-	return v
-}
+func (d *decoder) uvarint() uint64 { return readVarint(d, binary.Uvarint) }
+
+func (d *decoder) varint() int64 { return readVarint(d, binary.Varint) }
 
 // int reads a varint that must fit an int.
 func (d *decoder) int() int {
@@ -657,7 +645,7 @@ func (d *decoder) byte() byte {
 		return 0
 	}
 	c := d.b[0]
-	d.b, d.off = d.b[1:], d.off+1
+	d.advance(1)
 	return c
 }
 
@@ -680,7 +668,7 @@ func (d *decoder) bytes() []byte {
 		return nil
 	}
 	v := d.b[:n]
-	d.b, d.off = d.b[n:], d.off+int(n)
+	d.advance(int(n))
 	return v
 }
 
@@ -731,15 +719,7 @@ func (d *decoder) time() time.Time {
 }
 
 func (d *decoder) strings() []string {
-	n, isNil := d.count(1)
-	if isNil {
-		return nil
-	}
-	out := make([]string, n)
-	for i := range out {
-		out[i] = d.string()
-	}
-	return out
+	return decodeList(d, 1, func(s *string) { *s = d.string() })
 }
 
 // decodeSkills decodes a body into skills that hold what a build reuses.
@@ -778,26 +758,18 @@ func decodeSkills(body []byte) ([]*Skill, error) {
 		default:
 			d.fail()
 		}
-		sk.Size = d.varint()
-		sk.ModTime = d.time()
-		sk.LoadedAt = d.time()
-		sk.fileDigest = d.string()
-		sk.Dir = d.string()
-		sk.Doc = d.document()
-		if k, isNil := d.count(6); !isNil {
-			sk.parseDiags = make([]skill.Diagnostic, k)
-			for i := range sk.parseDiags {
-				p := &sk.parseDiags[i]
-				p.Source, p.File, p.Line = d.string(), d.string(), d.int()
-				switch sev := skill.Severity(d.uvarint()); sev {
-				case skill.SeverityInfo, skill.SeverityWarning, skill.SeverityError:
-					p.Severity = sev
-				default:
-					d.fail()
-				}
-				p.Code, p.Message = d.string(), d.string()
+		sk.Size, sk.ModTime, sk.LoadedAt = d.varint(), d.time(), d.time()
+		sk.fileDigest, sk.Dir, sk.Doc = d.string(), d.string(), d.document()
+		sk.parseDiags = decodeList(d, 6, func(p *skill.Diagnostic) {
+			p.Source, p.File, p.Line = d.string(), d.string(), d.int()
+			switch sev := skill.Severity(d.uvarint()); sev {
+			case skill.SeverityInfo, skill.SeverityWarning, skill.SeverityError:
+				p.Severity = sev
+			default:
+				d.fail()
 			}
-		}
+			p.Code, p.Message = d.string(), d.string()
+		})
 		if k := d.length(8); k > 0 {
 			sk.Files = make([]File, k)
 			for i := range sk.Files {
@@ -823,6 +795,20 @@ func decodeSkills(body []byte) ([]*Skill, error) {
 	return skills, nil
 }
 
+// decodeList reads a list written by appendCount, each element by one
+// (which takes at least size bytes): nil for a nil list.
+func decodeList[T any](d *decoder, size int, one func(*T)) []T {
+	n, isNil := d.count(size)
+	if isNil {
+		return nil
+	}
+	out := make([]T, n)
+	for i := range out {
+		one(&out[i])
+	}
+	return out
+}
+
 // document decodes appendDocument's record.
 func (d *decoder) document() *skill.Document {
 	doc := &skill.Document{HasFrontmatter: d.bool(), Body: d.string(), BodyLine: d.int()}
@@ -841,31 +827,20 @@ func (d *decoder) document() *skill.Document {
 	fm.Keywords = d.strings()
 	fm.Priority = d.int()
 	fm.Inherit = d.bool()
-	if n, isNil := d.count(3); !isNil {
-		fm.Assets = make([]skill.Asset, n)
-		for i := range fm.Assets {
-			fm.Assets[i] = skill.Asset{File: d.string(), Description: d.string(), Type: d.string()}
-		}
-	}
-	if n, isNil := d.count(5); !isNil {
-		fm.Scripts = make([]skill.Script, n)
-		for i := range fm.Scripts {
-			s := &fm.Scripts[i]
-			s.File, s.Description, s.Execution = d.string(), d.string(), d.string()
-			if k, isNil := d.count(4); !isNil {
-				s.Args = make([]skill.Arg, k)
-				for j := range s.Args {
-					a := &s.Args[j]
-					a.Name, a.Description, a.Required = d.string(), d.string(), d.bool()
-					if d.bool() {
-						v := d.string()
-						a.Default = &v
-					}
-				}
+	fm.Assets = decodeList(d, 3, func(a *skill.Asset) {
+		*a = skill.Asset{File: d.string(), Description: d.string(), Type: d.string()}
+	})
+	fm.Scripts = decodeList(d, 5, func(s *skill.Script) {
+		s.File, s.Description, s.Execution = d.string(), d.string(), d.string()
+		s.Args = decodeList(d, 4, func(a *skill.Arg) {
+			a.Name, a.Description, a.Required = d.string(), d.string(), d.bool()
+			if d.bool() {
+				v := d.string()
+				a.Default = &v
 			}
-			s.Network = d.bool()
-		}
-	}
+		})
+		s.Network = d.bool()
+	})
 	fm.Category = d.string()
 	fm.Tags = d.strings()
 	fm.DisableModelInvocation = d.bool()
@@ -911,7 +886,7 @@ func (d *decoder) value(depth int) any {
 			return nil
 		}
 		f := math.Float64frombits(binary.LittleEndian.Uint64(d.b))
-		d.b, d.off = d.b[8:], d.off+8
+		d.advance(8)
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			d.fail()
 			return nil
