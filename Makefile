@@ -248,11 +248,13 @@ bench-store: ## usage store: GetUsageStats for a 30-day window with 1,000,000 ev
 BENCH_SIZES ?= 387 3000 10000
 #: BENCH_RUNS  make bench-startup's rounds per size, medians reported (default 5)
 BENCH_RUNS ?= 5
+#: PEER  make bench-startup's Node peer: the start command of universal-skills built outside the repository (scripts/build-peer.sh DEST prints it; docs/peer.md); empty: no peer
+PEER ?=
 .PHONY: bench-startup
-bench-startup: build ## skills-mcp against a go-sdk floor (8 no-op tools), interleaved, cold and warm SKILLSD_HOME: start -> tools/list, -> first search, CPU, RSS, search p50/p99, at BENCH_SIZES skills (docs/performance.md)
+bench-startup: build ## skills-mcp against a go-sdk floor (8 no-op tools), interleaved, cold and warm SKILLSD_HOME: start -> tools/list, -> first search, CPU, RSS, search p50/p99, at BENCH_SIZES skills; with PEER, against universal-skills too (docs/performance.md, docs/peer.md)
 	@test -d "$(BENCH)/corpus" || { echo "bench-startup needs the benchmark corpus at $(BENCH)/corpus, a folder outside the repository (BENCH=DIR points at it)"; exit 1; }
 	go build -o $(BIN)/benchfloor ./gateways/mcp/internal/benchfloor
-	python3 scripts/bench-startup.py -n $(BENCH_RUNS) --skills-mcp $(BIN)/skills-mcp --floor $(BIN)/benchfloor --corpus "$(BENCH)/corpus" $(BENCH_SIZES)
+	python3 scripts/bench-startup.py -n $(BENCH_RUNS) --skills-mcp $(BIN)/skills-mcp --floor $(BIN)/benchfloor --corpus "$(BENCH)/corpus" $(if $(PEER),--peer '$(PEER)') $(BENCH_SIZES)
 
 .PHONY: bench-mcp
 bench-mcp: build ## skills-mcp at scale: start-up to tools/list, tools/list, skills/list, resources/list and prompts/list sizes, RSS; on BENCH/corpus and a 3,000-skill copy of it

@@ -20,10 +20,20 @@ floor's same figure, then issue 21's targets. Catalogs of N skills are written
 to a temporary folder by scripts/synth-catalog.py from CORPUS (N up to the
 corpus size is a plain copy of its first N skills). Linux only (reads /proc).
 
-usage: scripts/bench-startup.py [-n RUNS] [--calls CALLS] [--json FILE]
+With --peer CMD, each round also starts the Node peer universal-skills
+(docs/peer.md; CMD is its start command, from scripts/build-peer.sh, to which
+`--skill-dir CATALOG` is appended) on the same catalog, after the others, in
+an empty folder and HOME, and measures process start -> tools/list answered,
+start -> its first `skill` call answered (the peer has no search: the call
+loads the first skill its tool description lists), and its CPU time, VmRSS
+and VmHWM after that call. CMD must start node itself (no shell, no npx): the
+process measured is the one started. The table gains its row and the targets
+issue 21 sets against it.
+
+usage: scripts/bench-startup.py [-n RUNS] [--calls CALLS] [--json FILE] [--peer CMD]
            --skills-mcp BIN --floor BIN --corpus DIR N [N...]
 """
-import argparse, json, os, shutil, statistics, subprocess, sys, tempfile, threading, time
+import argparse, json, os, re, shlex, shutil, statistics, subprocess, sys, tempfile, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mcpstdio  # noqa: E402
@@ -85,6 +95,49 @@ def one_start(args, env, calls):
             "p50_ms": pct(lat, 0.50) if lat else 0, "p99_ms": pct(lat, 0.99) if lat else 0}
 
 
+def peer_start(args, env, cwd):
+    """Starts the peer (universal-skills) once; returns its figures (no
+    search, so no p50/p99)."""
+    t0 = time.perf_counter()
+    p, call, notify = mcpstdio.session(args, "bench-startup", env, cwd)
+    killer = threading.Timer(TIMEOUT, p.kill)
+    killer.start()
+    try:
+        call("initialize", mcpstdio.initialize_params("bench-startup"))
+        notify("notifications/initialized")
+        res, size = call("tools/list")
+        tools_ms = ms(t0)
+        tool = next((t for t in res["tools"] if t["name"] == "skill"), None)
+        if tool is None:
+            raise SystemExit(f"bench-startup: the peer {args[0]} has no skill tool")
+        names = re.findall(r"<skill>\s*<name>(.*?)</name>", tool.get("description", ""), re.S)
+        if not names:
+            raise SystemExit("bench-startup: the peer's skill tool lists no skill")
+        res, _ = call("tools/call", {"name": "skill", "arguments": {"command": names[0]}})
+        first_ms = ms(t0)
+        text = "".join(c.get("text", "") for c in res.get("content", []))
+        if res.get("isError") or not text.startswith("Loading: "):
+            raise SystemExit(f"bench-startup: the peer did not load skill {names[0]!r}: {text[:200]}")
+        cpu = cpu_ms(p.pid)
+        mem = mcpstdio.memory(p.pid)
+        with open(f"/proc/{p.pid}/comm") as fh:
+            comm = fh.read().strip()
+        if not comm.startswith("node"):
+            raise SystemExit(f"bench-startup: the peer's process is {comm!r}, not node: "
+                             "--peer must start node itself (no shell, no npx)")
+    finally:
+        killer.cancel()
+        p.stdin.close()
+        try:  # its 30 s rescan timer keeps it running after stdin closes
+            p.wait(timeout=1)
+        except subprocess.TimeoutExpired:
+            p.terminate()
+            p.wait()
+    return {"tools_list_ms": tools_ms, "first_search_ms": first_ms, "cpu_ms": cpu,
+            "rss_mb": mem.get("VmRSS", 0), "peak_rss_mb": mem.get("VmHWM", 0),
+            "p50_ms": 0, "p99_ms": 0, "skills_listed": len(names), "tools_list_bytes": size}
+
+
 def count_skills(root):
     n = 0
     for _, dirs, files in os.walk(root):
@@ -101,7 +154,9 @@ def median_of(runs):
     return {k: statistics.median(r[k] for r in runs) for k in KEYS}
 
 
-def fmt(v, k):
+def fmt(v, k, kind=""):
+    if kind == "peer" and k in ("p50_ms", "p99_ms"):
+        return "—"
     return f"{v:.1f}" if k in ("p50_ms", "p99_ms") else f"{v:.0f}"
 
 
@@ -113,9 +168,11 @@ def main():
     ap.add_argument("--skills-mcp", required=True)
     ap.add_argument("--floor", required=True)
     ap.add_argument("--corpus", required=True)
+    ap.add_argument("--peer", help="the start command of universal-skills (scripts/build-peer.sh prints it)")
     ap.add_argument("sizes", nargs="+", type=int)
     o = ap.parse_args()
     mcp_bin, floor_bin = os.path.abspath(o.skills_mcp), os.path.abspath(o.floor)
+    peer = shlex.split(o.peer) if o.peer else None
     synth = os.path.join(os.path.dirname(os.path.abspath(__file__)), "synth-catalog.py")
     load0 = os.getloadavg()
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
@@ -134,12 +191,22 @@ def main():
             one_start([floor_bin], base_env, 0)
             one_start([mcp_bin, "--skills-dir", cat], dict(base_env, SKILLSD_HOME=warm_home), 0)
             rows = {"floor": [], "cold": [], "warm": []}
+            if peer:
+                peer_cwd = os.path.join(tmp, "peer-cwd")  # empty: the peer also reads ./.agent/skills, ./.claude/skills
+                os.makedirs(peer_cwd, exist_ok=True)
+                peer_args = peer + ["--skill-dir", cat]
+                listed = peer_start(peer_args, base_env, peer_cwd)["skills_listed"]
+                if listed != have:
+                    print(f"bench-startup: the peer lists {listed} of the {have} skills", file=sys.stderr)
+                rows["peer"] = []
             for r in range(o.runs):
                 state = os.path.join(tmp, f"state-{n}-{r}")
                 env = dict(base_env, SKILLSD_HOME=state)
                 rows["floor"].append(one_start([floor_bin], base_env, o.calls))
                 rows["cold"].append(one_start([mcp_bin, "--skills-dir", cat], env, o.calls))
                 rows["warm"].append(one_start([mcp_bin, "--skills-dir", cat], env, o.calls))
+                if peer:
+                    rows["peer"].append(peer_start(peer_args, base_env, peer_cwd))
                 shutil.rmtree(state, ignore_errors=True)
                 print(f"bench-startup: {have} skills, round {r + 1}/{o.runs} done (load {os.getloadavg()[0]:.2f})", file=sys.stderr)
             results[n] = {"skills": have, "runs": rows, "median": {k: median_of(v) for k, v in rows.items()}}
@@ -149,7 +216,7 @@ def main():
     load1 = os.getloadavg()
 
     print(f"bench-startup: {started}, {os.cpu_count()} cores, medians of {o.runs} rounds "
-          f"(floor, cold, warm interleaved), {o.calls} searches a start; "
+          f"(floor, cold, warm{', universal-skills' if peer else ''} interleaved), {o.calls} searches a start; "
           f"load average {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f} at the start, "
           f"{load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f} at the end")
     print()
@@ -157,17 +224,26 @@ def main():
     print("|---:|---|" + "---:|" * len(HEADS))
     for n, res in results.items():
         fl = res["median"]["floor"]
-        for kind in ("floor", "cold", "warm"):
+        for kind in ("floor", "cold", "warm", "peer"):
+            if kind not in res["median"]:
+                continue
             m = res["median"][kind]
             cells = []
             for k in KEYS:
-                cell = fmt(m[k], k)
-                if kind != "floor" and fl[k] > 0:
+                cell = fmt(m[k], k, kind)
+                if kind != "floor" and fl[k] > 0 and cell != "—":
                     cell += f" ({m[k] / fl[k]:.1f}×)"
                 cells.append(cell)
-            name = "floor (go-sdk, 8 no-op tools)" if kind == "floor" else f"skills-mcp {kind}"
+            name = {"floor": "floor (go-sdk, 8 no-op tools)", "peer": "universal-skills (Node)"}.get(kind, f"skills-mcp {kind}")
             print(f"| {res['skills']:,} | {name} | " + " | ".join(cells) + " |")
     print()
+    if peer:
+        print("universal-skills has no search: its \"1st search\" is its first `skill` call (loading the first "
+              "skill its tool description lists), its CPU and RSS are taken after that call; no p50/p99.")
+        for n, res in results.items():
+            sizes = [r["tools_list_bytes"] for r in res["runs"]["peer"]]
+            print(f"  {res['skills']:>6,} skills: its tools/list answer is {statistics.median(sizes) / 1e6:.2f} MB")
+        print()
     print("issue 21 targets (ratios to the floor's median):")
     for n, res in results.items():
         fl, cold, warm = res["median"]["floor"], res["median"]["cold"], res["median"]["warm"]
@@ -176,10 +252,21 @@ def main():
             ("cold start -> tools/list vs floor start -> tools/list", cold["tools_list_ms"] / fl["tools_list_ms"], 4),
             ("search p50 (warm) vs floor no-op call p50", warm["p50_ms"] / fl["p50_ms"] if fl["p50_ms"] else 0, 2),
         ]
-        if res["skills"] >= 10000:
+        if res["skills"] >= 10000 and not peer:
             checks.append(("cold start -> tools/list vs floor (no Node peer)", cold["tools_list_ms"] / fl["tools_list_ms"], 25))
         for what, ratio, bound in checks:
             print(f"  {res['skills']:>6,} skills: {what}: {ratio:.1f}× (target ≤ {bound}×) {'met' if ratio <= bound else 'NOT met'}")
+        if peer:
+            pm = res["median"]["peer"]
+            # Issue 21 sets these at 10,000 skills; below that they are shown, not judged.
+            judged = res["skills"] >= 10000
+            for what, ratio, bound, ok in [
+                ("cold start -> tools/list vs universal-skills", cold["tools_list_ms"] / pm["tools_list_ms"], "≤ 0.2×", lambda r: r <= 0.2),
+                ("RSS (cold, after the first call) vs universal-skills", cold["rss_mb"] / pm["rss_mb"], "< 1×", lambda r: r < 1),
+            ]:
+                verdict = (" met" if ok(ratio) else " NOT met") if judged else ""
+                where = "" if judged else " at 10,000 skills"
+                print(f"  {res['skills']:>6,} skills: {what}: {ratio:.2f}× (target {bound}{where}){verdict}")
     if o.json:
         with open(o.json, "w") as fh:
             json.dump({"started": started, "load_start": load0, "load_end": load1, "runs": o.runs,

@@ -9,12 +9,13 @@ def initialize_params(client):
     return {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": client, "version": "0"}}
 
 
-def session(args, who, env=None):
-    """Starts the server args (in the environment env, default ours); returns
-    the process, call(method, params) -> (result, answer size in bytes), and
-    notify(method). Errors exit with a message prefixed by who."""
+def session(args, who, env=None, cwd=None):
+    """Starts the server args (in the environment env and the folder cwd,
+    default ours); returns the process, call(method, params) -> (result,
+    answer size in bytes), and notify(method). Errors exit with a message
+    prefixed by who."""
     p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                         stderr=subprocess.DEVNULL, text=True, bufsize=1, env=env)
+                         stderr=subprocess.DEVNULL, text=True, bufsize=1, env=env, cwd=cwd)
     state = {"id": 0}
 
     def call(method, params=None):
