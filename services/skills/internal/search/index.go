@@ -53,6 +53,11 @@ type Options struct {
 	// Workers is how many goroutines analyze skills in New; 0 means
 	// runtime.GOMAXPROCS(0).
 	Workers int
+	// Cache, when set, holds the analyses of skills indexed before: New
+	// reuses those of unchanged skills instead of analysing their text
+	// again, and keeps in it the analyses of this build's skills (see
+	// AnalysisCache). The index is the same with or without it.
+	Cache *AnalysisCache
 
 	// tune overrides the ranking parameters (tests and experiments); nil
 	// means defaultTuning.
@@ -153,7 +158,10 @@ type Index struct {
 	// surfaces maps each surface form (folded word) of the skills to its
 	// term, for typo tolerance and word splitting.
 	surfaces map[string]int32
-	typos    *typoIndex
+	// typos is the typo index, made on the first query that needs it
+	// (typoIndex).
+	typosOnce sync.Once
+	typos     *typoIndex
 	// langs has bit l set when some skill is written in language l; hasCJK
 	// is true when some skill is mostly written in CJK characters (Japanese,
 	// Chinese).
@@ -170,15 +178,13 @@ type Index struct {
 }
 
 // New indexes the routable skills (others are ignored). It analyzes skills
-// in parallel (Options.Workers).
+// in parallel (Options.Workers), reusing the analyses of Options.Cache.
 func New(skills []*catalog.Skill, opts Options) *Index {
 	ix := &Index{
 		tune:      defaultTuning,
 		threshold: opts.Threshold,
 		cutRatio:  opts.CutRatio,
 		stops:     newStopSet(opts.StopWords),
-		vocab:     map[string]int32{},
-		surfaces:  map[string]int32{},
 	}
 	if opts.tune != nil {
 		ix.tune = *opts.tune
@@ -189,19 +195,51 @@ func New(skills []*catalog.Skill, opts Options) *Index {
 	if ix.cutRatio == 0 {
 		ix.cutRatio = DefaultCutRatio
 	}
+	n := 0
+	for _, sk := range skills {
+		if sk != nil && sk.Routable {
+			n++
+		}
+	}
+	ix.docs = make([]doc, 0, n)
 	for _, sk := range skills {
 		if sk != nil && sk.Routable {
 			ix.docs = append(ix.docs, doc{skill: sk})
 		}
 	}
-	ix.build(opts.Workers)
-	n := len(ix.docs)
+	ix.build(opts.Workers, opts.Cache)
 	ix.qpool.New = func() any { return newScratch(n) }
 	return ix
 }
 
 // Len is the number of indexed skills.
 func (ix *Index) Len() int { return len(ix.docs) }
+
+// typoIndex returns the typo index, making it on first use; nil when
+// neither typo tolerance nor word splitting is on.
+func (ix *Index) typoIndex() *typoIndex {
+	if !ix.tune.typo && !ix.tune.split {
+		return nil
+	}
+	ix.typosOnce.Do(func() {
+		// Words worth correcting to: in a name, description, keywords or
+		// heading of some skill, or in two skills.
+		const head = 1<<fieldName | 1<<fieldDesc | 1<<fieldKeywords | 1<<fieldHeadings
+		ix.typos = newTypoIndex(ix.surfaces, func(t int32) bool {
+			ps := ix.terms[t].postings
+			if len(ps) >= 2 {
+				return true
+			}
+			for _, p := range ps {
+				if p.fields&head != 0 {
+					return true
+				}
+			}
+			return false
+		})
+	})
+	return ix.typos
+}
 
 // docTerm is a term's counts in one skill, by field, during the build.
 type docTerm struct {
@@ -215,13 +253,39 @@ type analyzedDoc struct {
 	length [numFields]int32
 }
 
+// docAnalysis is one skill's analysis in a form that does not depend on
+// the worker that made it (terms as text): what AnalysisCache keeps.
+// Replaying it into a worker (worker.replay) changes the worker and gives
+// the analyzedDoc exactly as analysing the skill again would.
+type docAnalysis struct {
+	lang lang
+	// cjk is true when the skill is mostly written in CJK characters.
+	cjk    bool
+	length [numFields]int32
+	// terms are the skill's terms in the order of their first occurrence,
+	// counts their counts by field.
+	terms  []string
+	counts [][numFields]uint16
+	// surfaces are the skill's indexed words (surface forms) in the order
+	// of their first occurrence, each with its term (an index in terms):
+	// the worker's first sight of a surface decides its term.
+	surfaces []surfaceTerm
+}
+
+// surfaceTerm is a surface form and its term.
+type surfaceTerm struct {
+	surface string
+	term    int32
+}
+
 // worker analyzes skills with its own analyzer and local vocabulary.
 type worker struct {
 	a    *analyzer
 	tune *tuning
-	// ids maps each word as written (lower-cased when ASCII) to its local
-	// term id, -1 for a word that is not indexed, per language.
-	ids [numLangs]map[string]int32
+	// ids maps each word as written (lower-cased when ASCII), per language,
+	// to its entry in words, -1 for a word that is not indexed.
+	ids   [numLangs]map[string]int32
+	words []wordEntry
 	// local and names are the worker's vocabulary (local term ids).
 	local map[string]int32
 	names []string
@@ -231,46 +295,119 @@ type worker struct {
 	// counts and touched count the current skill's terms.
 	counts  [][numFields]uint16
 	touched []int32
-	// cjk and words count the current skill's CJK runs and words.
-	cjk, words int
-	hasCJK     bool
-	buf        []byte
+	// cjk and nwords count the current skill's CJK runs and words.
+	cjk, nwords int
+	hasCJK      bool
+	buf, key    []byte
+	// record makes doc describe each skill as a docAnalysis too: stamp
+	// numbers the current skill, seen collects its surfaces (local terms),
+	// pos is scratch space indexed by local term.
+	record bool
+	stamp  int32
+	seen   []surfaceTerm
+	pos    []int32
 }
 
-func newWorker(stops stopSet, tune *tuning) *worker {
+// wordEntry is an indexed word: its local term and surface form, and the
+// last skill it was seen in (worker.stamp, when recording).
+type wordEntry struct {
+	term    int32
+	stamp   int32
+	surface string
+}
+
+// newWorker returns a worker for about words distinct words.
+func newWorker(stops stopSet, tune *tuning, record bool, words int) *worker {
+	terms := words * 3 / 2 // words' terms and bigrams
 	w := &worker{
 		a:        newAnalyzer(stops, tune.analysis),
 		tune:     tune,
-		local:    map[string]int32{},
-		pairs:    map[[2]int32]int32{},
-		surfaces: map[string]int32{},
+		words:    make([]wordEntry, 0, words),
+		local:    make(map[string]int32, terms),
+		names:    make([]string, 0, terms),
+		counts:   make([][numFields]uint16, 0, terms),
+		pairs:    make(map[[2]int32]int32, words*3/4),
+		surfaces: make(map[string]int32, words),
+		record:   record,
 	}
 	for l := range w.ids {
-		w.ids[l] = map[string]int32{}
+		size := 0
+		if lang(l) == langEnglish {
+			size = words
+		}
+		w.ids[l] = make(map[string]int32, size)
 	}
 	return w
 }
 
-func (ix *Index) build(workers int) {
+// distinctWords estimates how many distinct words a worker meets in text
+// bytes of skills (Heaps' law, fitted on the routing benchmark's corpus:
+// 0.8 MB of skills have about 9,000 distinct words, 3.6 MB about 18,000).
+func distinctWords(bytes int) int {
+	return min(int(12*math.Sqrt(float64(bytes))), 1<<20)
+}
+
+func (ix *Index) build(workers int, cache *AnalysisCache) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = max(1, min(workers, len(ix.docs)/64+1))
+	// What the cache knows, and what this build will leave in it.
+	var (
+		prev   map[cacheKey]*docAnalysis
+		config cacheKey
+		keys   []cacheKey
+		kept   []*docAnalysis
+	)
+	if cache != nil {
+		prev = cache.entries()
+		config = ix.configKey()
+		keys = make([]cacheKey, len(ix.docs))
+		kept = make([]*docAnalysis, len(ix.docs))
+	}
+	bytes := make([]int, workers)
+	for i := range ix.docs {
+		bytes[i%workers] += textBytes(ix.docs[i].skill)
+	}
 	out := make([]analyzedDoc, len(ix.docs))
 	ws := make([]*worker, workers)
 	var wg sync.WaitGroup
 	for w := range ws {
-		ws[w] = newWorker(ix.stops, &ix.tune)
 		wg.Go(func() {
+			ws[w] = newWorker(ix.stops, &ix.tune, cache != nil, distinctWords(bytes[w]))
 			// Interleaved so that long and short skills spread evenly.
 			for i := w; i < len(ix.docs); i += workers {
-				out[i] = ws[w].doc(&ix.docs[i])
+				d := &ix.docs[i]
+				if cache == nil {
+					out[i] = ws[w].doc(d, nil)
+					continue
+				}
+				keys[i] = docKey(&config, d.skill)
+				if da := prev[keys[i]]; da != nil {
+					out[i] = ws[w].replay(d, da)
+					kept[i] = da
+					continue
+				}
+				kept[i] = &docAnalysis{}
+				out[i] = ws[w].doc(d, kept[i])
 			}
 		})
 	}
 	wg.Wait()
+	if cache != nil {
+		cache.keep(keys, kept)
+	}
 
 	// Merge the workers' vocabularies into global term ids.
+	names, nsurf := 0, 0
+	for _, wk := range ws {
+		names += len(wk.names)
+		nsurf += len(wk.surfaces)
+	}
+	// At most the sum of the workers' (they share most words).
+	ix.vocab = make(map[string]int32, names)
+	ix.terms = make([]termEntry, 0, names)
+	ix.surfaces = make(map[string]int32, nsurf)
 	remap := make([][]int32, workers)
 	for w, wk := range ws {
 		m := make([]int32, len(wk.names))
@@ -292,7 +429,6 @@ func (ix *Index) build(workers int) {
 		ix.hasCJK = ix.hasCJK || wk.hasCJK
 	}
 	df := make([]int32, len(ix.terms))
-	inHead := make([]bool, len(ix.terms))
 	var total [numFields]float64
 	for i := range out {
 		m := remap[i%workers]
@@ -300,9 +436,6 @@ func (ix *Index) build(workers int) {
 			dt := &out[i].terms[j]
 			dt.term = m[dt.term]
 			df[dt.term]++
-			if dt.counts[fieldName]|dt.counts[fieldDesc]|dt.counts[fieldKeywords]|dt.counts[fieldHeadings] != 0 {
-				inHead[dt.term] = true
-			}
 		}
 		for f := range numFields {
 			total[f] += float64(out[i].length[f])
@@ -315,15 +448,6 @@ func (ix *Index) build(workers int) {
 		avg[f] = max(total[f]/max(n, 1), 1)
 	}
 	ix.unknownIDF = idf(0, n)
-
-	// The typo index (words worth correcting to: in a name, description,
-	// keywords or heading, or in two skills) is built meanwhile.
-	var typos sync.WaitGroup
-	if ix.tune.typo || ix.tune.split {
-		typos.Go(func() {
-			ix.typos = newTypoIndex(ix.surfaces, func(t int32) bool { return inHead[t] || df[t] >= 2 })
-		})
-	}
 
 	// Posting lists, allocated at their final size in one block.
 	all := make([]posting, 0, sumInt32(df))
@@ -350,7 +474,18 @@ func (ix *Index) build(workers int) {
 			e.postings = append(e.postings, posting{doc: int32(i), tf: float32(tf), fields: fields})
 		}
 	}
-	typos.Wait()
+}
+
+// textBytes is the size of the text of sk that doc analyzes.
+func textBytes(sk *catalog.Skill) int {
+	n := len(sk.Name) + len(sk.Description) + len(sk.Doc.Body) + len(sk.Doc.Frontmatter.Category)
+	for _, k := range sk.Doc.Frontmatter.Keywords {
+		n += len(k)
+	}
+	for _, t := range sk.Doc.Frontmatter.Tags {
+		n += len(t)
+	}
+	return n
 }
 
 func sumInt32(xs []int32) int {
@@ -366,11 +501,13 @@ func idf(df, n float64) float64 {
 	return math.Log(1 + (n-df+0.5)/(df+0.5))
 }
 
-// doc analyzes one skill.
-func (w *worker) doc(d *doc) analyzedDoc {
+// doc analyzes one skill; with rec, it also describes the analysis there
+// (the worker must be recording).
+func (w *worker) doc(d *doc, rec *docAnalysis) analyzedDoc {
 	sk := d.skill
 	body := sk.Doc.Body
 	d.lang = detectLang(sk.Description, body)
+	w.stamp++
 	var ad analyzedDoc
 	w.field(&ad, fieldName, sk.Name, d.lang)
 	w.field(&ad, fieldDesc, sk.Description, d.lang)
@@ -386,16 +523,61 @@ func (w *worker) doc(d *doc) analyzedDoc {
 
 	// A skill is CJK when its CJK runs outnumber a fifth of its words (a
 	// skill about CJK fonts that shows a few characters is not).
-	if w.cjk > 0 && w.cjk*5 > w.words {
-		w.hasCJK = true
-	}
-	w.cjk, w.words = 0, 0
+	cjk := w.cjk > 0 && w.cjk*5 > w.nwords
+	w.hasCJK = w.hasCJK || cjk
+	w.cjk, w.nwords = 0, 0
 	ad.terms = make([]docTerm, len(w.touched))
 	for i, lid := range w.touched {
 		ad.terms[i] = docTerm{term: lid, counts: w.counts[lid]}
 		w.counts[lid] = [numFields]uint16{}
 	}
 	w.touched = w.touched[:0]
+	if rec != nil {
+		w.describe(rec, d.lang, cjk, &ad)
+	}
+	return ad
+}
+
+// describe fills rec with the analysis ad of a skill of language l, and the
+// surfaces seen in it.
+func (w *worker) describe(rec *docAnalysis, l lang, cjk bool, ad *analyzedDoc) {
+	rec.lang, rec.cjk, rec.length = l, cjk, ad.length
+	rec.terms = make([]string, len(ad.terms))
+	rec.counts = make([][numFields]uint16, len(ad.terms))
+	if len(w.pos) < len(w.names) {
+		w.pos = make([]int32, len(w.names)+len(w.names)/2)
+	}
+	for i, dt := range ad.terms {
+		rec.terms[i] = w.names[dt.term]
+		rec.counts[i] = dt.counts
+		w.pos[dt.term] = int32(i)
+	}
+	rec.surfaces = make([]surfaceTerm, len(w.seen))
+	for i, s := range w.seen {
+		rec.surfaces[i] = surfaceTerm{surface: s.surface, term: w.pos[s.term]}
+	}
+	w.seen = w.seen[:0]
+}
+
+// replay takes a skill's analysis made before (by any worker) instead of
+// analysing it: the worker's vocabulary and surfaces change as doc would
+// have changed them, and the result is the one doc would return.
+func (w *worker) replay(d *doc, da *docAnalysis) analyzedDoc {
+	d.lang = da.lang
+	w.hasCJK = w.hasCJK || da.cjk
+	ad := analyzedDoc{terms: make([]docTerm, len(da.terms)), length: da.length}
+	for i, t := range da.terms {
+		id, ok := w.local[t]
+		if !ok {
+			id = w.add(t)
+		}
+		ad.terms[i] = docTerm{term: id, counts: da.counts[i]}
+	}
+	for _, s := range da.surfaces {
+		if _, ok := w.surfaces[s.surface]; !ok {
+			w.surfaces[s.surface] = ad.terms[s.term].term
+		}
+	}
 	return ad
 }
 
@@ -412,14 +594,20 @@ func (w *worker) field(ad *analyzedDoc, f field, text string, l lang) {
 		if kind == tokCJK {
 			w.cjk++
 			cjkBigrams(text[start:end], func(g string) {
-				w.count(ad, f, w.intern(g))
+				w.count(ad, f, w.intern(g, false))
 			})
 			continue
 		}
-		w.words++
-		id := w.termID(text[start:end], l)
-		if id < 0 {
+		w.nwords++
+		wi := w.word(text[start:end], l)
+		if wi < 0 {
 			continue
+		}
+		we := &w.words[wi]
+		id := we.term
+		if w.record && we.stamp != w.stamp {
+			we.stamp = w.stamp
+			w.seen = append(w.seen, surfaceTerm{surface: we.surface, term: id})
 		}
 		w.count(ad, f, id)
 		if pairs {
@@ -427,7 +615,7 @@ func (w *worker) field(ad *analyzedDoc, f field, text string, l lang) {
 				key := [2]int32{prev, id}
 				pid, ok := w.pairs[key]
 				if !ok {
-					pid = w.intern(bigramKey(w.names[prev], w.names[id]))
+					pid = w.bigram(prev, id)
 					w.pairs[key] = pid
 				}
 				w.count(ad, f, pid)
@@ -437,9 +625,9 @@ func (w *worker) field(ad *analyzedDoc, f field, text string, l lang) {
 	}
 }
 
-// termID returns the local term of a word token as written in a text of
-// language l, or -1 when the word is not indexed (a stop word, digits).
-func (w *worker) termID(raw string, l lang) int32 {
+// word returns the entry (in w.words) of a word token as written in a text
+// of language l, or -1 when the word is not indexed (a stop word, digits).
+func (w *worker) word(raw string, l lang) int32 {
 	ids := w.ids[l]
 	if isASCII(raw) {
 		if len(raw) > maxWordLen {
@@ -451,50 +639,75 @@ func (w *worker) termID(raw string, l lang) int32 {
 				w.buf[i] = c + 'a' - 'A'
 			}
 		}
-		if id, ok := ids[string(w.buf)]; ok {
-			return id
+		if wi, ok := ids[string(w.buf)]; ok {
+			return wi
 		}
 		key := string(w.buf)
-		id := w.newWord(key, key, l)
-		ids[key] = id
-		return id
+		// key is the worker's own copy: its term and surface need none.
+		wi := w.newWord(key, key, l, true)
+		ids[key] = wi
+		return wi
 	}
-	if id, ok := ids[raw]; ok {
-		return id
+	if wi, ok := ids[raw]; ok {
+		return wi
 	}
-	id := int32(-1)
+	wi := int32(-1)
 	if len(raw) <= 4*maxWordLen {
 		lower := strings.ToLower(norm.NFKC.String(raw))
-		id = w.newWord(lower, foldWord(lower), l)
+		wi = w.newWord(lower, foldWord(lower), l, false)
 	}
-	ids[strings.Clone(raw)] = id
-	return id
+	ids[strings.Clone(raw)] = wi
+	return wi
 }
 
 // newWord analyzes a word the worker has not seen (lower-cased, and its
-// surface form) and returns its local term, or -1.
-func (w *worker) newWord(lower, surface string, l lang) int32 {
+// surface form) and returns its entry in w.words, or -1. Unless owned,
+// lower and surface may share memory with a skill's text, and are copied
+// before they are kept.
+func (w *worker) newWord(lower, surface string, l lang, owned bool) int32 {
 	an := w.a.analyze(lower, surface, l)
 	if an.skip || an.stop {
 		return -1
 	}
-	id := w.intern(an.term)
-	if _, ok := w.surfaces[surface]; !ok {
-		w.surfaces[strings.Clone(surface)] = id
+	id := w.intern(an.term, owned)
+	if !owned {
+		surface = strings.Clone(surface)
 	}
-	return id
+	if _, ok := w.surfaces[surface]; !ok {
+		w.surfaces[surface] = id
+	}
+	w.words = append(w.words, wordEntry{term: id, surface: surface})
+	return int32(len(w.words) - 1)
 }
 
-// intern returns the local id of a term, adding it when new.
-func (w *worker) intern(term string) int32 {
-	id, ok := w.local[term]
-	if !ok {
-		id = int32(len(w.names))
-		term = strings.Clone(term)
-		w.local[term] = id
-		w.names = append(w.names, term)
-		w.counts = append(w.counts, [numFields]uint16{})
+// intern returns the local id of a term, adding it when new (a copy of it
+// unless owned: the term is the worker's own string, not part of a skill's
+// text).
+func (w *worker) intern(term string, owned bool) int32 {
+	if id, ok := w.local[term]; ok {
+		return id
 	}
+	if !owned {
+		term = strings.Clone(term)
+	}
+	return w.add(term)
+}
+
+// bigram returns the local id of the bigram of local terms a and b.
+func (w *worker) bigram(a, b int32) int32 {
+	w.key = append(append(append(append(w.key[:0], 0), w.names[a]...), ' '), w.names[b]...)
+	if id, ok := w.local[string(w.key)]; ok {
+		return id
+	}
+	return w.add(string(w.key))
+}
+
+// add adds a new term to the worker's vocabulary and returns its local id.
+func (w *worker) add(term string) int32 {
+	id := int32(len(w.names))
+	w.local[term] = id
+	w.names = append(w.names, term)
+	w.counts = append(w.counts, [numFields]uint16{})
 	return id
 }
 
