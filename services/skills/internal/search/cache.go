@@ -57,8 +57,10 @@ type AnalysisCache struct {
 	mu    sync.Mutex
 	m     map[cacheKey]*docAnalysis
 	dirty bool
-	// saveMu makes Save calls one at a time.
+	// saveMu makes Save calls one at a time; saving counts the saves
+	// started in the background.
 	saveMu sync.Mutex
+	saving sync.WaitGroup
 }
 
 // OpenAnalysisCache returns a cache backed by the file at path (created by
@@ -132,6 +134,29 @@ func (c *AnalysisCache) Save() error {
 		return fmt.Errorf("search cache: %w", err)
 	}
 	return nil
+}
+
+// saveLater saves the cache in the background, reporting an error to
+// failed; Close waits for it. Nothing happens on a nil cache.
+func (c *AnalysisCache) saveLater(failed func(error)) {
+	if c == nil || c.path == "" {
+		return
+	}
+	c.saving.Go(func() {
+		if err := c.Save(); err != nil {
+			failed(err)
+		}
+	})
+}
+
+// Close waits for the saves a Router started in the background, then saves
+// what they have not. The cache stays usable.
+func (c *AnalysisCache) Close() error {
+	if c == nil {
+		return nil
+	}
+	c.saving.Wait()
+	return c.Save()
 }
 
 // writeCacheFile replaces the file at path with data, atomically.

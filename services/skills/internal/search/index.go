@@ -316,9 +316,10 @@ type wordEntry struct {
 	surface string
 }
 
-// newWorker returns a worker for about words distinct words.
-func newWorker(stops stopSet, tune *tuning, record bool, words int) *worker {
-	terms := words * 3 / 2 // words' terms and bigrams
+// newWorker returns a worker for about words distinct words in the skills
+// it analyzes, and known in all (with those it replays).
+func newWorker(stops stopSet, tune *tuning, record bool, words, known int) *worker {
+	terms := known * 3 / 2 // words' terms and bigrams
 	w := &worker{
 		a:        newAnalyzer(stops, tune.analysis),
 		tune:     tune,
@@ -327,7 +328,7 @@ func newWorker(stops stopSet, tune *tuning, record bool, words int) *worker {
 		names:    make([]string, 0, terms),
 		counts:   make([][numFields]uint16, 0, terms),
 		pairs:    make(map[[2]int32]int32, words*3/4),
-		surfaces: make(map[string]int32, words),
+		surfaces: make(map[string]int32, known),
 		record:   record,
 	}
 	for l := range w.ids {
@@ -341,10 +342,12 @@ func newWorker(stops stopSet, tune *tuning, record bool, words int) *worker {
 }
 
 // distinctWords estimates how many distinct words a worker meets in text
-// bytes of skills (Heaps' law, fitted on the routing benchmark's corpus:
-// 0.8 MB of skills have about 9,000 distinct words, 3.6 MB about 18,000).
+// bytes of skills: Heaps' law, fitted on the routing benchmark's corpus
+// (0.8 MB of skills have about 9,000 distinct words, 3.6 MB about 18,000)
+// and a little under, so that a map sized so grows at most once, and one
+// of a catalog whose skills repeat each other is not oversized.
 func distinctWords(bytes int) int {
-	return min(int(12*math.Sqrt(float64(bytes))), 1<<20)
+	return min(int(8*math.Sqrt(float64(bytes))), 1<<20)
 }
 
 func (ix *Index) build(workers int, cache *AnalysisCache) {
@@ -365,31 +368,37 @@ func (ix *Index) build(workers int, cache *AnalysisCache) {
 		keys = make([]cacheKey, len(ix.docs))
 		kept = make([]*docAnalysis, len(ix.docs))
 	}
-	bytes := make([]int, workers)
-	for i := range ix.docs {
-		bytes[i%workers] += textBytes(ix.docs[i].skill)
-	}
 	out := make([]analyzedDoc, len(ix.docs))
 	ws := make([]*worker, workers)
 	var wg sync.WaitGroup
 	for w := range ws {
 		wg.Go(func() {
-			ws[w] = newWorker(ix.stops, &ix.tune, cache != nil, distinctWords(bytes[w]))
 			// Interleaved so that long and short skills spread evenly.
+			var bytes, known int // to analyze, and in all
+			for i := w; i < len(ix.docs); i += workers {
+				n := textBytes(ix.docs[i].skill)
+				known += n
+				if cache != nil {
+					keys[i] = docKey(&config, ix.docs[i].skill)
+					if kept[i] = prev[keys[i]]; kept[i] != nil {
+						continue
+					}
+				}
+				bytes += n
+			}
+			wk := newWorker(ix.stops, &ix.tune, cache != nil, distinctWords(bytes), distinctWords(known))
+			ws[w] = wk
 			for i := w; i < len(ix.docs); i += workers {
 				d := &ix.docs[i]
-				if cache == nil {
-					out[i] = ws[w].doc(d, nil)
-					continue
+				switch {
+				case cache == nil:
+					out[i] = wk.doc(d, nil)
+				case kept[i] != nil:
+					out[i] = wk.replay(d, kept[i])
+				default:
+					kept[i] = &docAnalysis{}
+					out[i] = wk.doc(d, kept[i])
 				}
-				keys[i] = docKey(&config, d.skill)
-				if da := prev[keys[i]]; da != nil {
-					out[i] = ws[w].replay(d, da)
-					kept[i] = da
-					continue
-				}
-				kept[i] = &docAnalysis{}
-				out[i] = ws[w].doc(d, kept[i])
 			}
 		})
 	}
