@@ -196,6 +196,8 @@ type Server struct {
 	sem *embed.Engine
 	// scanner scans every skill before it is served (security.*).
 	scanner *scan.Scanner
+	// searchCache keeps the search index's text analysis (searchcache.go).
+	searchCache *search.AnalysisCache
 
 	mu      sync.Mutex
 	conns   []*grpc.ClientConn
@@ -301,6 +303,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		}
 	}
 	run := processRunner(cfg, home, cwd, getenv, log)
+	s.searchCache = openSearchCache(cfg, getenv, home)
 	svc := server.New(server.Options{
 		Store:            s.store,
 		Refresher:        s.fresh,
@@ -317,6 +320,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		Semantic:         s.sem,
 		PrivateDirs:      privateDirs(cfg, cfgFile, getenv, home),
 		Scanner:          s.scanner,
+		SearchCache:      s.searchCache,
 		Config:           s.configState(),
 	})
 	unary, stream := svc.Interceptors(log, server.Policy{Check: s.checkCall, Hide: s.hideCall})
@@ -655,6 +659,7 @@ func (s *Server) Close() error {
 	}
 	s.stop()
 	s.closeParts()
+	s.closeSearchCache()
 	return nil
 }
 
