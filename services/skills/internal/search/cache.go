@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
 	"hash/crc32"
 	"io"
 	"io/fs"
@@ -227,32 +228,57 @@ func (ix *Index) configKey() cacheKey {
 
 // docKey hashes config and the text of sk that worker.doc reads.
 func docKey(config *cacheKey, sk *catalog.Skill) cacheKey {
-	h := sha256.New()
-	h.Write(config[:])
-	fm := &sk.Doc.Frontmatter
-	writeField(h, sk.Name)
-	writeField(h, sk.Description)
-	writeList(h, fm.Keywords)
-	writeList(h, fm.Tags)
-	writeField(h, fm.Category)
-	writeField(h, sk.Doc.Body)
-	return cacheKey(h.Sum(nil))
+	return newKeyHasher().key(config, sk)
 }
 
-// writeField writes s to w after its length, so that fields cannot run into
-// each other.
+// keyHasher makes docKeys without copying the skills' text but through
+// its buffer; it is not safe for concurrent use.
+type keyHasher struct {
+	h   hash.Hash
+	buf [8 << 10]byte
+}
+
+func newKeyHasher() *keyHasher { return &keyHasher{h: sha256.New()} }
+
+// key is docKey.
+func (k *keyHasher) key(config *cacheKey, sk *catalog.Skill) cacheKey {
+	k.h.Reset()
+	k.h.Write(config[:])
+	fm := &sk.Doc.Frontmatter
+	k.field(sk.Name)
+	k.field(sk.Description)
+	k.list(fm.Keywords)
+	k.list(fm.Tags)
+	k.field(fm.Category)
+	k.field(sk.Doc.Body)
+	var sum cacheKey
+	k.h.Sum(sum[:0])
+	return sum
+}
+
+// field writes s after its length, so that fields cannot run into each
+// other.
+func (k *keyHasher) field(s string) {
+	k.h.Write(binary.AppendUvarint(k.buf[:0], uint64(len(s))))
+	for len(s) > 0 {
+		n := copy(k.buf[:], s)
+		k.h.Write(k.buf[:n])
+		s = s[n:]
+	}
+}
+
+func (k *keyHasher) list(xs []string) {
+	k.h.Write(binary.AppendUvarint(k.buf[:0], uint64(len(xs))))
+	for _, x := range xs {
+		k.field(x)
+	}
+}
+
+// writeField writes s to w after its length.
 func writeField(w io.Writer, s string) {
 	var n [binary.MaxVarintLen64]byte
 	w.Write(n[:binary.PutUvarint(n[:], uint64(len(s)))])
 	io.WriteString(w, s)
-}
-
-func writeList(w io.Writer, xs []string) {
-	var n [binary.MaxVarintLen64]byte
-	w.Write(n[:binary.PutUvarint(n[:], uint64(len(xs)))])
-	for _, x := range xs {
-		writeField(w, x)
-	}
 }
 
 // The payload, after the header: a string table, then the analyses, all

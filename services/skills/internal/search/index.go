@@ -375,11 +375,15 @@ func (ix *Index) build(workers int, cache *AnalysisCache) {
 		wg.Go(func() {
 			// Interleaved so that long and short skills spread evenly.
 			var bytes, known int // to analyze, and in all
+			var kh *keyHasher
+			if cache != nil {
+				kh = newKeyHasher()
+			}
 			for i := w; i < len(ix.docs); i += workers {
 				n := textBytes(ix.docs[i].skill)
 				known += n
 				if cache != nil {
-					keys[i] = docKey(&config, ix.docs[i].skill)
+					keys[i] = kh.key(&config, ix.docs[i].skill)
 					if kept[i] = prev[keys[i]]; kept[i] != nil {
 						continue
 					}
