@@ -10,6 +10,7 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -284,7 +285,7 @@ func writeField(w io.Writer, s string) {
 // The payload, after the header: a string table, then the analyses, all
 // numbers unsigned varints.
 //
-//	strings: count, then each: length, bytes
+//	strings: count, then each (sorted, distinct): length, bytes
 //	analyses: count, then each:
 //	  key (32 bytes), language (1 byte), flags (1 byte: 1 = CJK)
 //	  length of each field
@@ -292,8 +293,8 @@ func writeField(w io.Writer, s string) {
 //	    each field in the mask (1..65535)
 //	  surfaces: count, then each: string, term (index in the terms)
 //
-// Analyses come in key order and strings in order of first use, so that the
-// same analyses always encode to the same bytes.
+// Analyses come in key order, so that the same analyses always encode to the
+// same bytes.
 
 // encodeCache returns the cache file's content for the analyses m.
 func encodeCache(m map[cacheKey]*docAnalysis) []byte {
@@ -302,18 +303,24 @@ func encodeCache(m map[cacheKey]*docAnalysis) []byte {
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, func(a, b cacheKey) int { return bytes.Compare(a[:], b[:]) })
+	// The strings, sorted (the decoder checks that they are distinct).
 	ids := map[string]uint64{}
-	var table, body []byte
-	str := func(s string) {
-		id, ok := ids[s]
-		if !ok {
-			id = uint64(len(ids))
-			ids[s] = id
-			table = binary.AppendUvarint(table, uint64(len(s)))
-			table = append(table, s...)
+	for _, da := range m {
+		for _, t := range da.terms {
+			ids[da.names[t]] = 0
 		}
-		body = binary.AppendUvarint(body, id)
+		for _, sf := range da.surfaces {
+			ids[da.surfs[sf.surface]] = 0
+		}
 	}
+	strs := slices.Sorted(maps.Keys(ids))
+	var table, body []byte
+	for i, s := range strs {
+		ids[s] = uint64(i)
+		table = binary.AppendUvarint(table, uint64(len(s)))
+		table = append(table, s...)
+	}
+	str := func(s string) { body = binary.AppendUvarint(body, ids[s]) }
 	body = binary.AppendUvarint(body, uint64(len(keys)))
 	for _, k := range keys {
 		da := m[k]
@@ -328,7 +335,7 @@ func encodeCache(m map[cacheKey]*docAnalysis) []byte {
 		}
 		body = binary.AppendUvarint(body, uint64(len(da.terms)))
 		for i, t := range da.terms {
-			str(t)
+			str(da.names[t])
 			var mask byte
 			for f, c := range da.counts[i] {
 				if c > 0 {
@@ -344,7 +351,7 @@ func encodeCache(m map[cacheKey]*docAnalysis) []byte {
 		}
 		body = binary.AppendUvarint(body, uint64(len(da.surfaces)))
 		for _, s := range da.surfaces {
-			str(s.surface)
+			str(da.surfs[s.surface])
 			body = binary.AppendUvarint(body, uint64(s.term))
 		}
 	}
@@ -444,6 +451,9 @@ func decodeCache(data []byte) (map[cacheKey]*docAnalysis, error) {
 	strs := make([]string, len(spans))
 	for i, sp := range spans {
 		strs[i] = all[sp[0]:sp[1]]
+		if i > 0 && strs[i-1] >= strs[i] {
+			return nil, errCache // not sorted, or twice
+		}
 	}
 
 	nent := r.uvarint(uint64(len(r.data)) / uint64(sha256.Size+2+int(numFields)+2))
@@ -452,7 +462,7 @@ func decodeCache(data []byte) (map[cacheKey]*docAnalysis, error) {
 	for e := range nent {
 		var k cacheKey
 		copy(k[:], r.bytes(len(k)))
-		da := &docAnalysis{}
+		da := &docAnalysis{names: strs, surfs: strs}
 		l, flags := r.byte(), r.byte()
 		if l >= byte(numLangs) || flags&^1 != 0 {
 			return nil, errCache
@@ -462,7 +472,7 @@ func decodeCache(data []byte) (map[cacheKey]*docAnalysis, error) {
 			da.length[f] = int32(r.uvarint(math.MaxInt32))
 		}
 		nterms := r.uvarint(uint64(len(r.data)) / 3)
-		da.terms = make([]string, nterms)
+		da.terms = make([]int32, nterms)
 		da.counts = make([][numFields]uint16, nterms)
 		var sum [numFields]int64
 		for i := range nterms {
@@ -472,7 +482,7 @@ func decodeCache(data []byte) (map[cacheKey]*docAnalysis, error) {
 				return nil, errCache
 			}
 			seen[s] = e + 1
-			da.terms[i] = strs[s]
+			da.terms[i] = int32(s)
 			for f := range numFields {
 				if mask&(1<<f) != 0 {
 					c := r.uvarint(math.MaxUint16)
@@ -490,14 +500,14 @@ func decodeCache(data []byte) (map[cacheKey]*docAnalysis, error) {
 			}
 		}
 		nsurf := r.uvarint(uint64(len(r.data)) / 2)
-		da.surfaces = make([]surfaceTerm, nsurf)
+		da.surfaces = make([]surfaceRef, nsurf)
 		for i := range nsurf {
 			s := r.index(len(strs))
 			t := r.index(int(nterms))
 			if r.err != nil {
 				return nil, errCache
 			}
-			da.surfaces[i] = surfaceTerm{surface: strs[s], term: int32(t)}
+			da.surfaces[i] = surfaceRef{surface: int32(s), term: int32(t)}
 		}
 		if _, dup := m[k]; dup || r.err != nil {
 			return nil, errCache

@@ -16,10 +16,15 @@ import (
 )
 
 // cacheFixture is rankFixture with skills in other languages and scripts,
-// words that fold to the same surface, a long word, and a skill with no
-// body: everything whose analysis the cache must keep exactly.
+// words that fold to the same surface, a word two languages stem apart, a
+// long word, and a skill with no body: everything whose analysis the cache
+// must keep exactly.
 func cacheFixture() []*catalog.Skill {
 	skills := rankFixture()
+	// "politiques" is stemmed one way here and another in French below:
+	// the first skill that has it decides its term.
+	en := rankSkill("policies-en", "Write the network policies for the cluster and check them.",
+		"# Policies\n\nThe politiques of the cluster are in the repository.\n")
 	fr := rankSkill("reseau-fr", "Isoler le réseau des conteneurs avec des politiques réseau.",
 		"# Réseau\n\nLe reseau et le Réseau sont isolés; on isole les conteneurs.\n")
 	fr.Doc.Frontmatter.Keywords = []string{"réseau", "Conteneurs"}
@@ -27,7 +32,7 @@ func cacheFixture() []*catalog.Skill {
 	de := rankSkill("strasse", "Die Straße und die Strasse für Straßenkarten.", "Karten über Straßen.\n")
 	long := rankSkill("digest", "Check a sha digest.", "digest "+string(slices.Repeat([]byte("ab"), 40))+" 12345 c++ c# f#\n")
 	empty := rankSkill("empty", "Nothing but a description of pdf forms.", "")
-	return append(skills, fr, ja, de, long, empty)
+	return append(skills, en, fr, ja, de, long, empty)
 }
 
 // cacheQueries are queries over cacheFixture: words, typos, split words,
@@ -276,6 +281,11 @@ func TestCacheFileNotTrusted(t *testing.T) {
 	good := encodeCache(c.entries())
 	if m, err := decodeCache(good); err != nil || len(m) != New(skills, Options{}).Len() {
 		t.Fatalf("the good file decodes to %d analyses, %v", len(m), err)
+	} else if !reflect.DeepEqual(resolved(m), resolved(c.entries())) {
+		t.Fatal("the good file decodes to other analyses")
+	}
+	if m, err := decodeCache(withHeader([]byte{1, 1, 'a', 0})); err != nil || len(m) != 0 {
+		t.Fatalf("a file with no analyses: %d, %v", len(m), err)
 	}
 	flip := func(i int) []byte {
 		b := slices.Clone(good)
@@ -305,6 +315,8 @@ func TestCacheFileNotTrusted(t *testing.T) {
 		"header only":  good[:cacheHeaderLen],
 		"trailing":     append(slices.Clone(good), 0),
 		"inconsistent": encodeCache(m),
+		"string twice": withHeader([]byte{2, 1, 'a', 1, 'a', 0}),
+		"not sorted":   withHeader([]byte{2, 1, 'b', 1, 'a', 0}),
 	}
 	dir := t.TempDir()
 	want := New(skills, Options{})
@@ -361,14 +373,19 @@ func FuzzDecodeCache(f *testing.F) {
 			if da.lang >= numLangs || len(da.counts) != len(da.terms) {
 				t.Fatalf("%x: accepted %+v", k, da)
 			}
+			for _, id := range da.terms {
+				if id < 0 || int(id) >= len(da.names) {
+					t.Fatalf("%x: term %d of %d strings", k, id, len(da.names))
+				}
+			}
 			for _, s := range da.surfaces {
-				if s.term < 0 || int(s.term) >= len(da.terms) {
-					t.Fatalf("%x: surface %q of term %d of %d", k, s.surface, s.term, len(da.terms))
+				if s.term < 0 || int(s.term) >= len(da.terms) || s.surface < 0 || int(s.surface) >= len(da.surfs) {
+					t.Fatalf("%x: surface %d of term %d of %d", k, s.surface, s.term, len(da.terms))
 				}
 			}
 		}
 		again, err := decodeCache(encodeCache(m))
-		if err != nil || !reflect.DeepEqual(again, m) {
+		if err != nil || !reflect.DeepEqual(resolved(again), resolved(m)) {
 			t.Fatalf("re-encoded: %v", err)
 		}
 	})
@@ -381,4 +398,32 @@ func withHeader(payload []byte) []byte {
 	binary.LittleEndian.PutUint64(out[len(cacheFormat)+4:], uint64(len(payload)))
 	binary.LittleEndian.PutUint32(out[len(cacheFormat)+12:], crc32.Checksum(payload, castagnoli))
 	return append(out, payload...)
+}
+
+// resolvedAnalysis is a docAnalysis with its strings instead of their
+// indexes, to compare analyses whatever their string tables.
+type resolvedAnalysis struct {
+	lang     lang
+	cjk      bool
+	length   [numFields]int32
+	terms    []string
+	counts   [][numFields]uint16
+	surfaces []string
+	of       []int32 // the term of each surface
+}
+
+func resolved(m map[cacheKey]*docAnalysis) map[cacheKey]resolvedAnalysis {
+	out := make(map[cacheKey]resolvedAnalysis, len(m))
+	for k, da := range m {
+		r := resolvedAnalysis{lang: da.lang, cjk: da.cjk, length: da.length, counts: da.counts}
+		for _, t := range da.terms {
+			r.terms = append(r.terms, da.names[t])
+		}
+		for _, s := range da.surfaces {
+			r.surfaces = append(r.surfaces, da.surfs[s.surface])
+			r.of = append(r.of, s.term)
+		}
+		out[k] = r
+	}
+	return out
 }

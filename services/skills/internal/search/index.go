@@ -262,20 +262,25 @@ type docAnalysis struct {
 	// cjk is true when the skill is mostly written in CJK characters.
 	cjk    bool
 	length [numFields]int32
-	// terms are the skill's terms in the order of their first occurrence,
-	// counts their counts by field.
-	terms  []string
+	// names and surfs are the string tables that terms and surfaces index,
+	// shared by many analyses (a worker's vocabulary and surface forms, or
+	// a cache file's strings) and never changed below their length.
+	names, surfs []string
+	// terms are the skill's terms (in names) in the order of their first
+	// occurrence, counts their counts by field.
+	terms  []int32
 	counts [][numFields]uint16
 	// surfaces are the skill's indexed words (surface forms) in the order
-	// of their first occurrence, each with its term (an index in terms):
-	// the worker's first sight of a surface decides its term.
-	surfaces []surfaceTerm
+	// of their first occurrence, each with its term: the worker's first
+	// sight of a surface decides its term.
+	surfaces []surfaceRef
 }
 
-// surfaceTerm is a surface form and its term.
-type surfaceTerm struct {
-	surface string
-	term    int32
+// surfaceRef is a surface form (in docAnalysis.surfs, or while a worker
+// analyzes, in worker.words) and its term (an index in docAnalysis.terms,
+// or a local term).
+type surfaceRef struct {
+	surface, term int32
 }
 
 // worker analyzes skills with its own analyzer and local vocabulary.
@@ -286,6 +291,8 @@ type worker struct {
 	// to its entry in words, -1 for a word that is not indexed.
 	ids   [numLangs]map[string]int32
 	words []wordEntry
+	// surfs is the surface form of each entry of words.
+	surfs []string
 	// local and names are the worker's vocabulary (local term ids).
 	local map[string]int32
 	names []string
@@ -300,20 +307,24 @@ type worker struct {
 	hasCJK      bool
 	buf, key    []byte
 	// record makes doc describe each skill as a docAnalysis too: stamp
-	// numbers the current skill, seen collects its surfaces (local terms),
-	// pos is scratch space indexed by local term.
+	// numbers the current skill, seen collects its surfaces (words, local
+	// terms), pos is scratch space indexed by local term.
 	record bool
 	stamp  int32
-	seen   []surfaceTerm
+	seen   []surfaceRef
 	pos    []int32
+	// termMemo and surfMemo remember, by string table (its first
+	// element), the local term + 1 of each term replayed, and the surfaces
+	// replayed, so that replay looks each string up once.
+	termMemo map[*string][]int32
+	surfMemo map[*string][]bool
 }
 
-// wordEntry is an indexed word: its local term and surface form, and the
-// last skill it was seen in (worker.stamp, when recording).
+// wordEntry is an indexed word: its local term, and the last skill it was
+// seen in (worker.stamp, when recording).
 type wordEntry struct {
-	term    int32
-	stamp   int32
-	surface string
+	term  int32
+	stamp int32
 }
 
 // newWorker returns a worker for about words distinct words in the skills
@@ -324,12 +335,15 @@ func newWorker(stops stopSet, tune *tuning, record bool, words, known int) *work
 		a:        newAnalyzer(stops, tune.analysis),
 		tune:     tune,
 		words:    make([]wordEntry, 0, words),
+		surfs:    make([]string, 0, words),
 		local:    make(map[string]int32, terms),
 		names:    make([]string, 0, terms),
 		counts:   make([][numFields]uint16, 0, terms),
 		pairs:    make(map[[2]int32]int32, words*3/4),
 		surfaces: make(map[string]int32, known),
 		record:   record,
+		termMemo: map[*string][]int32{},
+		surfMemo: map[*string][]bool{},
 	}
 	for l := range w.ids {
 		size := 0
@@ -555,19 +569,21 @@ func (w *worker) doc(d *doc, rec *docAnalysis) analyzedDoc {
 // surfaces seen in it.
 func (w *worker) describe(rec *docAnalysis, l lang, cjk bool, ad *analyzedDoc) {
 	rec.lang, rec.cjk, rec.length = l, cjk, ad.length
-	rec.terms = make([]string, len(ad.terms))
+	rec.names = w.names[:len(w.names):len(w.names)]
+	rec.surfs = w.surfs[:len(w.surfs):len(w.surfs)]
+	rec.terms = make([]int32, len(ad.terms))
 	rec.counts = make([][numFields]uint16, len(ad.terms))
 	if len(w.pos) < len(w.names) {
 		w.pos = make([]int32, len(w.names)+len(w.names)/2)
 	}
 	for i, dt := range ad.terms {
-		rec.terms[i] = w.names[dt.term]
+		rec.terms[i] = dt.term
 		rec.counts[i] = dt.counts
 		w.pos[dt.term] = int32(i)
 	}
-	rec.surfaces = make([]surfaceTerm, len(w.seen))
+	rec.surfaces = make([]surfaceRef, len(w.seen))
 	for i, s := range w.seen {
-		rec.surfaces[i] = surfaceTerm{surface: s.surface, term: w.pos[s.term]}
+		rec.surfaces[i] = surfaceRef{surface: s.surface, term: w.pos[s.term]}
 	}
 	w.seen = w.seen[:0]
 }
@@ -579,16 +595,39 @@ func (w *worker) replay(d *doc, da *docAnalysis) analyzedDoc {
 	d.lang = da.lang
 	w.hasCJK = w.hasCJK || da.cjk
 	ad := analyzedDoc{terms: make([]docTerm, len(da.terms)), length: da.length}
-	for i, t := range da.terms {
-		id, ok := w.local[t]
-		if !ok {
-			id = w.add(t)
+	if len(da.terms) > 0 {
+		memo := w.termMemo[&da.names[0]]
+		if len(memo) < len(da.names) {
+			memo = append(memo, make([]int32, len(da.names)-len(memo))...)
+			w.termMemo[&da.names[0]] = memo
 		}
-		ad.terms[i] = docTerm{term: id, counts: da.counts[i]}
+		for i, t := range da.terms {
+			id := memo[t] - 1
+			if id < 0 {
+				var ok bool
+				if id, ok = w.local[da.names[t]]; !ok {
+					id = w.add(da.names[t])
+				}
+				memo[t] = id + 1
+			}
+			ad.terms[i] = docTerm{term: id, counts: da.counts[i]}
+		}
 	}
-	for _, s := range da.surfaces {
-		if _, ok := w.surfaces[s.surface]; !ok {
-			w.surfaces[s.surface] = ad.terms[s.term].term
+	if len(da.surfaces) > 0 {
+		// Only a surface's first sight counts: one replayed before is done.
+		done := w.surfMemo[&da.surfs[0]]
+		if len(done) < len(da.surfs) {
+			done = append(done, make([]bool, len(da.surfs)-len(done))...)
+			w.surfMemo[&da.surfs[0]] = done
+		}
+		for _, s := range da.surfaces {
+			if done[s.surface] {
+				continue
+			}
+			done[s.surface] = true
+			if _, ok := w.surfaces[da.surfs[s.surface]]; !ok {
+				w.surfaces[da.surfs[s.surface]] = ad.terms[s.term].term
+			}
 		}
 	}
 	return ad
@@ -620,7 +659,7 @@ func (w *worker) field(ad *analyzedDoc, f field, text string, l lang) {
 		id := we.term
 		if w.record && we.stamp != w.stamp {
 			we.stamp = w.stamp
-			w.seen = append(w.seen, surfaceTerm{surface: we.surface, term: id})
+			w.seen = append(w.seen, surfaceRef{surface: wi, term: id})
 		}
 		w.count(ad, f, id)
 		if pairs {
@@ -689,7 +728,8 @@ func (w *worker) newWord(lower, surface string, l lang, owned bool) int32 {
 	if _, ok := w.surfaces[surface]; !ok {
 		w.surfaces[surface] = id
 	}
-	w.words = append(w.words, wordEntry{term: id, surface: surface})
+	w.words = append(w.words, wordEntry{term: id})
+	w.surfs = append(w.surfs, surface)
 	return int32(len(w.words) - 1)
 }
 
