@@ -80,6 +80,9 @@ func OpenAnalysisCache(path string) *AnalysisCache {
 
 // Len is the number of skill analyses the cache holds.
 func (c *AnalysisCache) Len() int {
+	if c == nil {
+		return 0
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.m)
@@ -186,8 +189,12 @@ func writeCacheFile(path string, data []byte) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// readCacheFile reads and decodes the cache file at path.
+// readCacheFile reads and decodes the cache file at path: a regular file,
+// not a link (nor a FIFO, whose opening would block).
 func readCacheFile(path string) (map[cacheKey]*docAnalysis, error) {
+	if st, err := os.Lstat(path); err != nil || !st.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

@@ -346,6 +346,20 @@ func TestCacheFileNotTrusted(t *testing.T) {
 	if n := OpenAnalysisCache(dir).Len(); n != 0 {
 		t.Errorf("a folder: %d analyses trusted", n)
 	}
+	good1 := filepath.Join(dir, "good")
+	if err := os.WriteFile(good1, good, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if n := OpenAnalysisCache(good1).Len(); n == 0 {
+		t.Fatal("the good file is not read")
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(good1, link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	if n := OpenAnalysisCache(link).Len(); n != 0 {
+		t.Errorf("a link: %d analyses trusted", n)
+	}
 }
 
 // FuzzDecodeCache feeds arbitrary bytes to the cache file's decoder, with
