@@ -217,6 +217,8 @@ type Server struct {
 	// held keeps what the builds parsed and hashed for the first build of
 	// the next start (catalog.Cache); nil without a state folder.
 	held *catalog.Cache
+	// searchCache keeps the search index's text analysis (searchcache.go).
+	searchCache *search.AnalysisCache
 
 	mu      sync.Mutex
 	conns   []*grpc.ClientConn
@@ -326,6 +328,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		}
 	}
 	run := processRunner(cfg, home, cwd, getenv, log)
+	s.searchCache = openSearchCache(cfg, getenv, home)
 	svc := server.New(server.Options{
 		Store:            s.store,
 		Refresher:        s.fresh,
@@ -342,6 +345,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		Semantic:         s.sem,
 		PrivateDirs:      privateDirs(cfg, cfgFile, getenv, home),
 		Scanner:          s.scanner,
+		SearchCache:      s.searchCache,
 		Config:           s.configState(),
 	})
 	unary, stream := svc.Interceptors(log, server.Policy{Check: s.checkCall, Hide: s.hideCall})
@@ -701,6 +705,7 @@ func (s *Server) Close() error {
 	}
 	s.stop()
 	s.closeParts()
+	s.closeSearchCache()
 	return nil
 }
 

@@ -2,6 +2,8 @@ package search
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -49,8 +51,61 @@ func benchCatalogs(tb testing.TB) []struct {
 func BenchmarkIndexBuild(b *testing.B) {
 	for _, c := range benchCatalogs(b) {
 		b.Run(c.name, func(b *testing.B) {
+			defer reportCPU(b)()
 			for b.Loop() {
 				New(c.skills, Options{})
+			}
+		})
+	}
+}
+
+// reportCPU reports the CPU time per operation (every thread, GC included)
+// from its call to the call of the function it returns: on a busy machine,
+// steadier than ns/op.
+func reportCPU(b *testing.B) func() {
+	start := cpuTime(b)
+	return func() {
+		if cpu := cpuTime(b) - start; cpu > 0 && b.N > 0 {
+			b.ReportMetric(float64(cpu.Microseconds())/1e3/float64(b.N), "cpu-ms/op")
+		}
+	}
+}
+
+// BenchmarkIndexBuildCached is BenchmarkIndexBuild with an analysis cache:
+// "fill" starts each build with an empty cache (a first start: the cost of
+// keeping the analyses), "warm" with one that has every skill's, "file"
+// also reads it from its file first (a second start).
+func BenchmarkIndexBuildCached(b *testing.B) {
+	for _, c := range benchCatalogs(b) {
+		path := filepath.Join(b.TempDir(), CacheFileName())
+		warm := OpenAnalysisCache(path)
+		New(c.skills, Options{Cache: warm})
+		if err := warm.Save(); err != nil {
+			b.Fatal(err)
+		}
+		if st, err := os.Stat(path); err == nil {
+			b.Logf("%s: cache file %d bytes", c.name, st.Size())
+		}
+		b.Run(c.name+"/fill", func(b *testing.B) {
+			defer reportCPU(b)()
+			for b.Loop() {
+				New(c.skills, Options{Cache: OpenAnalysisCache("")})
+			}
+		})
+		b.Run(c.name+"/warm", func(b *testing.B) {
+			defer reportCPU(b)()
+			for b.Loop() {
+				New(c.skills, Options{Cache: warm})
+			}
+		})
+		b.Run(c.name+"/file", func(b *testing.B) {
+			defer reportCPU(b)()
+			for b.Loop() {
+				cache := OpenAnalysisCache(path)
+				if cache.Len() == 0 {
+					b.Fatal("the cache file was not read")
+				}
+				New(c.skills, Options{Cache: cache})
 			}
 		})
 	}

@@ -18,7 +18,11 @@
 // A Router (router.go) keeps the index and matcher of the catalog being
 // served, over the skills a server routes (enabled, served, routable), and
 // builds them once per snapshot (New takes about 120 ms for 400 skills,
-// 360 ms for 3,000). The package does not load or parse skills (packages
+// 360 ms for 3,000). An AnalysisCache (cache.go), kept in the state folder,
+// holds each skill's analysed text so that a build, or the next process,
+// analyses only the skills that changed, giving the same index (reading
+// the file and building take about a third of the CPU time of analysing
+// the benchmark's 387 skills). The package does not load or parse skills (packages
 // catalog and skill hand it an immutable snapshot) or talk to clients
 // (package server). Nothing is fetched at run
 // time: stemmers and stop words are compiled in.

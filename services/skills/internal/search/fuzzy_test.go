@@ -60,7 +60,7 @@ func TestTypoNear(t *testing.T) {
 		{"réseau", "", 0}, // only ASCII words are corrected
 	}
 	for _, tt := range tests {
-		got := ix.typos.near(ix, tt.word, 3)
+		got := ix.typoIndex().near(ix, tt.word, 3)
 		switch {
 		case tt.want == "" && len(got) != 0:
 			t.Errorf("near(%q) = %+v, want nothing", tt.word, got)
@@ -72,11 +72,11 @@ func TestTypoNear(t *testing.T) {
 
 func TestTypoSplit(t *testing.T) {
 	ix := New([]*catalog.Skill{rankSkill("scanpy", "scRNA-seq analysis and more analysis.", "scRNA seq data")}, Options{})
-	l, r, ok := ix.typos.split(ix, "scrnaseq")
+	l, r, ok := ix.typoIndex().split(ix, "scrnaseq")
 	if !ok || l != "scrna" || r != "seq" {
 		t.Errorf("split(scrnaseq) = %q %q %v, want scrna seq", l, r, ok)
 	}
-	if _, _, ok := ix.typos.split(ix, "zzzzzzzz"); ok {
+	if _, _, ok := ix.typoIndex().split(ix, "zzzzzzzz"); ok {
 		t.Error("split(zzzzzzzz) found a cut")
 	}
 }

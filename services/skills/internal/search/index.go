@@ -53,6 +53,11 @@ type Options struct {
 	// Workers is how many goroutines analyze skills in New; 0 means
 	// runtime.GOMAXPROCS(0).
 	Workers int
+	// Cache, when set, holds the analyses of skills indexed before: New
+	// reuses those of unchanged skills instead of analysing their text
+	// again, and keeps in it the analyses of this build's skills (see
+	// AnalysisCache). The index is the same with or without it.
+	Cache *AnalysisCache
 
 	// tune overrides the ranking parameters (tests and experiments); nil
 	// means defaultTuning.
@@ -153,7 +158,10 @@ type Index struct {
 	// surfaces maps each surface form (folded word) of the skills to its
 	// term, for typo tolerance and word splitting.
 	surfaces map[string]int32
-	typos    *typoIndex
+	// typos is the typo index, made on the first query that needs it
+	// (typoIndex).
+	typosOnce sync.Once
+	typos     *typoIndex
 	// langs has bit l set when some skill is written in language l; hasCJK
 	// is true when some skill is mostly written in CJK characters (Japanese,
 	// Chinese).
@@ -172,15 +180,13 @@ type Index struct {
 }
 
 // New indexes the routable skills (others are ignored). It analyzes skills
-// in parallel (Options.Workers).
+// in parallel (Options.Workers), reusing the analyses of Options.Cache.
 func New(skills []*catalog.Skill, opts Options) *Index {
 	ix := &Index{
 		tune:      defaultTuning,
 		threshold: opts.Threshold,
 		cutRatio:  opts.CutRatio,
 		stops:     newStopSet(opts.StopWords),
-		vocab:     map[string]int32{},
-		surfaces:  map[string]int32{},
 	}
 	if opts.tune != nil {
 		ix.tune = *opts.tune
@@ -191,19 +197,51 @@ func New(skills []*catalog.Skill, opts Options) *Index {
 	if ix.cutRatio == 0 {
 		ix.cutRatio = DefaultCutRatio
 	}
+	n := 0
+	for _, sk := range skills {
+		if sk != nil && sk.Routable {
+			n++
+		}
+	}
+	ix.docs = make([]doc, 0, n)
 	for _, sk := range skills {
 		if sk != nil && sk.Routable {
 			ix.docs = append(ix.docs, doc{skill: sk})
 		}
 	}
-	ix.build(opts.Workers)
-	n := len(ix.docs)
+	ix.build(opts.Workers, opts.Cache)
 	ix.qpool.New = func() any { return newScratch(n) }
 	return ix
 }
 
 // Len is the number of indexed skills.
 func (ix *Index) Len() int { return len(ix.docs) }
+
+// typoIndex returns the typo index, making it on first use; nil when
+// neither typo tolerance nor word splitting is on.
+func (ix *Index) typoIndex() *typoIndex {
+	if !ix.tune.typo && !ix.tune.split {
+		return nil
+	}
+	ix.typosOnce.Do(func() {
+		// Words worth correcting to: in a name, description, keywords or
+		// heading of some skill, or in two skills.
+		const head = 1<<fieldName | 1<<fieldDesc | 1<<fieldKeywords | 1<<fieldHeadings
+		ix.typos = newTypoIndex(ix.surfaces, func(t int32) bool {
+			ps := ix.terms[t].postings
+			if len(ps) >= 2 {
+				return true
+			}
+			for _, p := range ps {
+				if p.fields&head != 0 {
+					return true
+				}
+			}
+			return false
+		})
+	})
+	return ix.typos
+}
 
 // docTerm is a term's counts in one skill, by field, during the build.
 type docTerm struct {
@@ -217,13 +255,46 @@ type analyzedDoc struct {
 	length [numFields]int32
 }
 
+// docAnalysis is one skill's analysis in a form that does not depend on
+// the worker that made it (terms as text): what AnalysisCache keeps.
+// Replaying it into a worker (worker.replay) changes the worker and gives
+// the analyzedDoc exactly as analysing the skill again would.
+type docAnalysis struct {
+	lang lang
+	// cjk is true when the skill is mostly written in CJK characters.
+	cjk    bool
+	length [numFields]int32
+	// names and surfs are the string tables that terms and surfaces index,
+	// shared by many analyses (a worker's vocabulary and surface forms, or
+	// a cache file's strings) and never changed below their length.
+	names, surfs []string
+	// terms are the skill's terms (in names) in the order of their first
+	// occurrence, counts their counts by field.
+	terms  []int32
+	counts [][numFields]uint16
+	// surfaces are the skill's indexed words (surface forms) in the order
+	// of their first occurrence, each with its term: the worker's first
+	// sight of a surface decides its term.
+	surfaces []surfaceRef
+}
+
+// surfaceRef is a surface form (in docAnalysis.surfs, or while a worker
+// analyzes, in worker.words) and its term (an index in docAnalysis.terms,
+// or a local term).
+type surfaceRef struct {
+	surface, term int32
+}
+
 // worker analyzes skills with its own analyzer and local vocabulary.
 type worker struct {
 	a    *analyzer
 	tune *tuning
-	// ids maps each word as written (lower-cased when ASCII) to its local
-	// term id, -1 for a word that is not indexed, per language.
-	ids [numLangs]map[string]int32
+	// ids maps each word as written (lower-cased when ASCII), per language,
+	// to its entry in words, -1 for a word that is not indexed.
+	ids   [numLangs]map[string]int32
+	words []wordEntry
+	// surfs is the surface form of each entry of words.
+	surfs []string
 	// local and names are the worker's vocabulary (local term ids).
 	local map[string]int32
 	names []string
@@ -233,46 +304,139 @@ type worker struct {
 	// counts and touched count the current skill's terms.
 	counts  [][numFields]uint16
 	touched []int32
-	// cjk and words count the current skill's CJK runs and words.
-	cjk, words int
-	hasCJK     bool
-	buf        []byte
+	// cjk and nwords count the current skill's CJK runs and words.
+	cjk, nwords int
+	hasCJK      bool
+	buf, key    []byte
+	// record makes doc describe each skill as a docAnalysis too: stamp
+	// numbers the current skill, seen collects its surfaces (words, local
+	// terms), pos is scratch space indexed by local term.
+	record bool
+	stamp  int32
+	seen   []surfaceRef
+	pos    []int32
+	// termMemo and surfMemo remember, by string table (its first
+	// element), the local term + 1 of each term replayed, and the surfaces
+	// replayed, so that replay looks each string up once.
+	termMemo map[*string][]int32
+	surfMemo map[*string][]bool
 }
 
-func newWorker(stops stopSet, tune *tuning) *worker {
+// wordEntry is an indexed word: its local term, and the last skill it was
+// seen in (worker.stamp, when recording).
+type wordEntry struct {
+	term  int32
+	stamp int32
+}
+
+// newWorker returns a worker for about words distinct words in the skills
+// it analyzes, and known in all (with those it replays).
+func newWorker(stops stopSet, tune *tuning, record bool, words, known int) *worker {
+	terms := known * 3 / 2 // words' terms and bigrams
 	w := &worker{
 		a:        newAnalyzer(stops, tune.analysis),
 		tune:     tune,
-		local:    map[string]int32{},
-		pairs:    map[[2]int32]int32{},
-		surfaces: map[string]int32{},
+		words:    make([]wordEntry, 0, words),
+		surfs:    make([]string, 0, words),
+		local:    make(map[string]int32, terms),
+		names:    make([]string, 0, terms),
+		counts:   make([][numFields]uint16, 0, terms),
+		pairs:    make(map[[2]int32]int32, words*3/4),
+		surfaces: make(map[string]int32, known),
+		record:   record,
+		termMemo: map[*string][]int32{},
+		surfMemo: map[*string][]bool{},
 	}
 	for l := range w.ids {
-		w.ids[l] = map[string]int32{}
+		size := 0
+		if lang(l) == langEnglish {
+			size = words
+		}
+		w.ids[l] = make(map[string]int32, size)
 	}
 	return w
 }
 
-func (ix *Index) build(workers int) {
+// distinctWords estimates how many distinct words a worker meets in text
+// bytes of skills: Heaps' law, fitted on the routing benchmark's corpus
+// (0.8 MB of skills have about 9,000 distinct words, 3.6 MB about 18,000)
+// and a little under, so that a map sized so grows at most once, and one
+// of a catalog whose skills repeat each other is not oversized.
+func distinctWords(bytes int) int {
+	return min(int(8*math.Sqrt(float64(bytes))), 1<<20)
+}
+
+func (ix *Index) build(workers int, cache *AnalysisCache) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = max(1, min(workers, len(ix.docs)/64+1))
+	// What the cache knows, and what this build will leave in it.
+	var (
+		prev   map[cacheKey]*docAnalysis
+		config cacheKey
+		keys   []cacheKey
+		kept   []*docAnalysis
+	)
+	if cache != nil {
+		prev = cache.entries()
+		config = ix.configKey()
+		keys = make([]cacheKey, len(ix.docs))
+		kept = make([]*docAnalysis, len(ix.docs))
+	}
 	out := make([]analyzedDoc, len(ix.docs))
 	ws := make([]*worker, workers)
 	var wg sync.WaitGroup
 	for w := range ws {
-		ws[w] = newWorker(ix.stops, &ix.tune)
 		wg.Go(func() {
 			// Interleaved so that long and short skills spread evenly.
+			var bytes, known int // to analyze, and in all
+			var kh *keyHasher
+			if cache != nil {
+				kh = newKeyHasher()
+			}
 			for i := w; i < len(ix.docs); i += workers {
-				out[i] = ws[w].doc(&ix.docs[i])
+				n := textBytes(ix.docs[i].skill)
+				known += n
+				if cache != nil {
+					keys[i] = kh.key(&config, ix.docs[i].skill)
+					if kept[i] = prev[keys[i]]; kept[i] != nil {
+						continue
+					}
+				}
+				bytes += n
+			}
+			wk := newWorker(ix.stops, &ix.tune, cache != nil, distinctWords(bytes), distinctWords(known))
+			ws[w] = wk
+			for i := w; i < len(ix.docs); i += workers {
+				d := &ix.docs[i]
+				switch {
+				case cache == nil:
+					out[i] = wk.doc(d, nil)
+				case kept[i] != nil:
+					out[i] = wk.replay(d, kept[i])
+				default:
+					kept[i] = &docAnalysis{}
+					out[i] = wk.doc(d, kept[i])
+				}
 			}
 		})
 	}
 	wg.Wait()
+	if cache != nil {
+		cache.keep(keys, kept)
+	}
 
 	// Merge the workers' vocabularies into global term ids.
+	names, nsurf := 0, 0
+	for _, wk := range ws {
+		names += len(wk.names)
+		nsurf += len(wk.surfaces)
+	}
+	// At most the sum of the workers' (they share most words).
+	ix.vocab = make(map[string]int32, names)
+	ix.terms = make([]termEntry, 0, names)
+	ix.surfaces = make(map[string]int32, nsurf)
 	remap := make([][]int32, workers)
 	for w, wk := range ws {
 		m := make([]int32, len(wk.names))
@@ -294,7 +458,6 @@ func (ix *Index) build(workers int) {
 		ix.hasCJK = ix.hasCJK || wk.hasCJK
 	}
 	df := make([]int32, len(ix.terms))
-	inHead := make([]bool, len(ix.terms))
 	var total [numFields]float64
 	for i := range out {
 		m := remap[i%workers]
@@ -302,9 +465,6 @@ func (ix *Index) build(workers int) {
 			dt := &out[i].terms[j]
 			dt.term = m[dt.term]
 			df[dt.term]++
-			if dt.counts[fieldName]|dt.counts[fieldDesc]|dt.counts[fieldKeywords]|dt.counts[fieldHeadings] != 0 {
-				inHead[dt.term] = true
-			}
 		}
 		for f := range numFields {
 			total[f] += float64(out[i].length[f])
@@ -317,15 +477,6 @@ func (ix *Index) build(workers int) {
 		avg[f] = max(total[f]/max(n, 1), 1)
 	}
 	ix.unknownIDF = idf(0, n)
-
-	// The typo index (words worth correcting to: in a name, description,
-	// keywords or heading, or in two skills) is built meanwhile.
-	var typos sync.WaitGroup
-	if ix.tune.typo || ix.tune.split {
-		typos.Go(func() {
-			ix.typos = newTypoIndex(ix.surfaces, func(t int32) bool { return inHead[t] || df[t] >= 2 })
-		})
-	}
 
 	// Posting lists, allocated at their final size in one block.
 	all := make([]posting, 0, sumInt32(df))
@@ -352,7 +503,18 @@ func (ix *Index) build(workers int) {
 			e.postings = append(e.postings, posting{doc: int32(i), tf: float32(tf), fields: fields})
 		}
 	}
-	typos.Wait()
+}
+
+// textBytes is the size of the text of sk that doc analyzes.
+func textBytes(sk *catalog.Skill) int {
+	n := len(sk.Name) + len(sk.Description) + len(sk.Doc.Body) + len(sk.Doc.Frontmatter.Category)
+	for _, k := range sk.Doc.Frontmatter.Keywords {
+		n += len(k)
+	}
+	for _, t := range sk.Doc.Frontmatter.Tags {
+		n += len(t)
+	}
+	return n
 }
 
 func sumInt32(xs []int32) int {
@@ -368,11 +530,13 @@ func idf(df, n float64) float64 {
 	return math.Log(1 + (n-df+0.5)/(df+0.5))
 }
 
-// doc analyzes one skill.
-func (w *worker) doc(d *doc) analyzedDoc {
+// doc analyzes one skill; with rec, it also describes the analysis there
+// (the worker must be recording).
+func (w *worker) doc(d *doc, rec *docAnalysis) analyzedDoc {
 	sk := d.skill
 	body := sk.Doc.Body
 	d.lang = detectLang(sk.Description, body)
+	w.stamp++
 	var ad analyzedDoc
 	w.field(&ad, fieldName, sk.Name, d.lang)
 	w.field(&ad, fieldDesc, sk.Description, d.lang)
@@ -388,16 +552,86 @@ func (w *worker) doc(d *doc) analyzedDoc {
 
 	// A skill is CJK when its CJK runs outnumber a fifth of its words (a
 	// skill about CJK fonts that shows a few characters is not).
-	if w.cjk > 0 && w.cjk*5 > w.words {
-		w.hasCJK = true
-	}
-	w.cjk, w.words = 0, 0
+	cjk := w.cjk > 0 && w.cjk*5 > w.nwords
+	w.hasCJK = w.hasCJK || cjk
+	w.cjk, w.nwords = 0, 0
 	ad.terms = make([]docTerm, len(w.touched))
 	for i, lid := range w.touched {
 		ad.terms[i] = docTerm{term: lid, counts: w.counts[lid]}
 		w.counts[lid] = [numFields]uint16{}
 	}
 	w.touched = w.touched[:0]
+	if rec != nil {
+		w.describe(rec, d.lang, cjk, &ad)
+	}
+	return ad
+}
+
+// describe fills rec with the analysis ad of a skill of language l, and the
+// surfaces seen in it.
+func (w *worker) describe(rec *docAnalysis, l lang, cjk bool, ad *analyzedDoc) {
+	rec.lang, rec.cjk, rec.length = l, cjk, ad.length
+	rec.names = w.names[:len(w.names):len(w.names)]
+	rec.surfs = w.surfs[:len(w.surfs):len(w.surfs)]
+	rec.terms = make([]int32, len(ad.terms))
+	rec.counts = make([][numFields]uint16, len(ad.terms))
+	if len(w.pos) < len(w.names) {
+		w.pos = make([]int32, len(w.names)+len(w.names)/2)
+	}
+	for i, dt := range ad.terms {
+		rec.terms[i] = dt.term
+		rec.counts[i] = dt.counts
+		w.pos[dt.term] = int32(i)
+	}
+	rec.surfaces = make([]surfaceRef, len(w.seen))
+	for i, s := range w.seen {
+		rec.surfaces[i] = surfaceRef{surface: s.surface, term: w.pos[s.term]}
+	}
+	w.seen = w.seen[:0]
+}
+
+// replay takes a skill's analysis made before (by any worker) instead of
+// analysing it: the worker's vocabulary and surfaces change as doc would
+// have changed them, and the result is the one doc would return.
+func (w *worker) replay(d *doc, da *docAnalysis) analyzedDoc {
+	d.lang = da.lang
+	w.hasCJK = w.hasCJK || da.cjk
+	ad := analyzedDoc{terms: make([]docTerm, len(da.terms)), length: da.length}
+	if len(da.terms) > 0 {
+		memo := w.termMemo[&da.names[0]]
+		if len(memo) < len(da.names) {
+			memo = append(memo, make([]int32, len(da.names)-len(memo))...)
+			w.termMemo[&da.names[0]] = memo
+		}
+		for i, t := range da.terms {
+			id := memo[t] - 1
+			if id < 0 {
+				var ok bool
+				if id, ok = w.local[da.names[t]]; !ok {
+					id = w.add(da.names[t])
+				}
+				memo[t] = id + 1
+			}
+			ad.terms[i] = docTerm{term: id, counts: da.counts[i]}
+		}
+	}
+	if len(da.surfaces) > 0 {
+		// Only a surface's first sight counts: one replayed before is done.
+		done := w.surfMemo[&da.surfs[0]]
+		if len(done) < len(da.surfs) {
+			done = append(done, make([]bool, len(da.surfs)-len(done))...)
+			w.surfMemo[&da.surfs[0]] = done
+		}
+		for _, s := range da.surfaces {
+			if done[s.surface] {
+				continue
+			}
+			done[s.surface] = true
+			if _, ok := w.surfaces[da.surfs[s.surface]]; !ok {
+				w.surfaces[da.surfs[s.surface]] = ad.terms[s.term].term
+			}
+		}
+	}
 	return ad
 }
 
@@ -414,14 +648,20 @@ func (w *worker) field(ad *analyzedDoc, f field, text string, l lang) {
 		if kind == tokCJK {
 			w.cjk++
 			cjkBigrams(text[start:end], func(g string) {
-				w.count(ad, f, w.intern(g))
+				w.count(ad, f, w.intern(g, false))
 			})
 			continue
 		}
-		w.words++
-		id := w.termID(text[start:end], l)
-		if id < 0 {
+		w.nwords++
+		wi := w.word(text[start:end], l)
+		if wi < 0 {
 			continue
+		}
+		we := &w.words[wi]
+		id := we.term
+		if w.record && we.stamp != w.stamp {
+			we.stamp = w.stamp
+			w.seen = append(w.seen, surfaceRef{surface: wi, term: id})
 		}
 		w.count(ad, f, id)
 		if pairs {
@@ -429,7 +669,7 @@ func (w *worker) field(ad *analyzedDoc, f field, text string, l lang) {
 				key := [2]int32{prev, id}
 				pid, ok := w.pairs[key]
 				if !ok {
-					pid = w.intern(bigramKey(w.names[prev], w.names[id]))
+					pid = w.bigram(prev, id)
 					w.pairs[key] = pid
 				}
 				w.count(ad, f, pid)
@@ -439,9 +679,9 @@ func (w *worker) field(ad *analyzedDoc, f field, text string, l lang) {
 	}
 }
 
-// termID returns the local term of a word token as written in a text of
-// language l, or -1 when the word is not indexed (a stop word, digits).
-func (w *worker) termID(raw string, l lang) int32 {
+// word returns the entry (in w.words) of a word token as written in a text
+// of language l, or -1 when the word is not indexed (a stop word, digits).
+func (w *worker) word(raw string, l lang) int32 {
 	ids := w.ids[l]
 	if isASCII(raw) {
 		if len(raw) > maxWordLen {
@@ -453,50 +693,76 @@ func (w *worker) termID(raw string, l lang) int32 {
 				w.buf[i] = c + 'a' - 'A'
 			}
 		}
-		if id, ok := ids[string(w.buf)]; ok {
-			return id
+		if wi, ok := ids[string(w.buf)]; ok {
+			return wi
 		}
 		key := string(w.buf)
-		id := w.newWord(key, key, l)
-		ids[key] = id
-		return id
+		// key is the worker's own copy: its term and surface need none.
+		wi := w.newWord(key, key, l, true)
+		ids[key] = wi
+		return wi
 	}
-	if id, ok := ids[raw]; ok {
-		return id
+	if wi, ok := ids[raw]; ok {
+		return wi
 	}
-	id := int32(-1)
+	wi := int32(-1)
 	if len(raw) <= 4*maxWordLen {
 		lower := strings.ToLower(norm.NFKC.String(raw))
-		id = w.newWord(lower, foldWord(lower), l)
+		wi = w.newWord(lower, foldWord(lower), l, false)
 	}
-	ids[strings.Clone(raw)] = id
-	return id
+	ids[strings.Clone(raw)] = wi
+	return wi
 }
 
 // newWord analyzes a word the worker has not seen (lower-cased, and its
-// surface form) and returns its local term, or -1.
-func (w *worker) newWord(lower, surface string, l lang) int32 {
+// surface form) and returns its entry in w.words, or -1. Unless owned,
+// lower and surface may share memory with a skill's text, and are copied
+// before they are kept.
+func (w *worker) newWord(lower, surface string, l lang, owned bool) int32 {
 	an := w.a.analyze(lower, surface, l)
 	if an.skip || an.stop {
 		return -1
 	}
-	id := w.intern(an.term)
-	if _, ok := w.surfaces[surface]; !ok {
-		w.surfaces[strings.Clone(surface)] = id
+	id := w.intern(an.term, owned)
+	if !owned {
+		surface = strings.Clone(surface)
 	}
-	return id
+	if _, ok := w.surfaces[surface]; !ok {
+		w.surfaces[surface] = id
+	}
+	w.words = append(w.words, wordEntry{term: id})
+	w.surfs = append(w.surfs, surface)
+	return int32(len(w.words) - 1)
 }
 
-// intern returns the local id of a term, adding it when new.
-func (w *worker) intern(term string) int32 {
-	id, ok := w.local[term]
-	if !ok {
-		id = int32(len(w.names))
-		term = strings.Clone(term)
-		w.local[term] = id
-		w.names = append(w.names, term)
-		w.counts = append(w.counts, [numFields]uint16{})
+// intern returns the local id of a term, adding it when new (a copy of it
+// unless owned: the term is the worker's own string, not part of a skill's
+// text).
+func (w *worker) intern(term string, owned bool) int32 {
+	if id, ok := w.local[term]; ok {
+		return id
 	}
+	if !owned {
+		term = strings.Clone(term)
+	}
+	return w.add(term)
+}
+
+// bigram returns the local id of the bigram of local terms a and b.
+func (w *worker) bigram(a, b int32) int32 {
+	w.key = append(append(append(append(w.key[:0], 0), w.names[a]...), ' '), w.names[b]...)
+	if id, ok := w.local[string(w.key)]; ok {
+		return id
+	}
+	return w.add(string(w.key))
+}
+
+// add adds a new term to the worker's vocabulary and returns its local id.
+func (w *worker) add(term string) int32 {
+	id := int32(len(w.names))
+	w.local[term] = id
+	w.names = append(w.names, term)
+	w.counts = append(w.counts, [numFields]uint16{})
 	return id
 }
 

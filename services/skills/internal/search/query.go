@@ -109,12 +109,12 @@ func (ix *Index) analyzeQuery(text string, s *scratch) []qgroup {
 		// A word no skill has: a typo of one that some skill has, or two
 		// words written as one.
 		if len(g.alts) == 0 && ix.tune.typo {
-			for _, m := range ix.typos.near(ix, surface, 3) {
+			for _, m := range ix.typoIndex().near(ix, surface, 3) {
 				add(m.term, ix.tune.typoWeight[m.dist], m.surface)
 			}
 		}
 		if len(g.alts) == 0 && ix.tune.split && len(surface) >= 6 {
-			if l, r, ok := ix.typos.split(ix, surface); ok {
+			if l, r, ok := ix.typoIndex().split(ix, surface); ok {
 				// Two half-weight words, one share of the attainable score.
 				for _, part := range []string{l, r} {
 					t := ix.surfaces[part]

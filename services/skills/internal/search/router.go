@@ -39,6 +39,10 @@ type RouterOptions struct {
 	// snapshot; what it returns ranks searches and ranked matches of that
 	// snapshot. Nil ranks lexically only.
 	Fuse func(skills []*catalog.Skill) Fusion
+	// Cache, when set, keeps the skills' text analysis between builds
+	// (Options.Cache): each build reuses the analyses of unchanged skills,
+	// then saves the cache in the background (AnalysisCache.Close waits).
+	Cache *AnalysisCache
 	// Logger receives a debug line per index built; nil discards it.
 	Logger *slog.Logger
 }
@@ -91,7 +95,7 @@ func (r *Router) Routes(ctx context.Context) *Routes {
 	}
 	start := time.Now()
 	skills := r.Skills(snap)
-	idx := New(skills, Options{StopWords: r.opts.StopWords, CutRatio: r.opts.CutRatio})
+	idx := New(skills, Options{StopWords: r.opts.StopWords, CutRatio: r.opts.CutRatio, Cache: r.opts.Cache})
 	rt := &Routes{
 		Snapshot: snap,
 		Index:    idx,
@@ -109,6 +113,9 @@ func (r *Router) Routes(ctx context.Context) *Routes {
 	r.cur.Store(rt)
 	r.log.DebugContext(ctx, "search index built", "generation", snap.Generation(), "skills", len(skills),
 		"strategy", rt.Matcher.Strategy(), "duration", time.Since(start))
+	r.opts.Cache.saveLater(func(err error) {
+		r.log.Warn("could not keep the search analyses for the next start", "error", err)
+	})
 	return rt
 }
 

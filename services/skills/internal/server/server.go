@@ -70,6 +70,10 @@ type Options struct {
 	// SearchSkills (ranked mode) and the ranked match strategy; nil means
 	// lexical search only (embedding.provider none).
 	Semantic *embed.Engine
+	// SearchCache keeps the skills' text analysis for the search index
+	// between builds and processes (search.RouterOptions.Cache); nil
+	// analyses every skill at each build.
+	SearchCache *search.AnalysisCache
 	// Config reports the state of the configuration file the server loaded
 	// (GetCatalogStatus.config, and ListDiagnostics while a change to it is
 	// refused or waits for a restart); nil means the server runs without
@@ -136,6 +140,7 @@ func New(opts Options) *Service {
 		Thresholds: cfg.Match,
 		StopWords:  cfg.StopWords,
 		CutRatio:   cfg.SearchThreshold,
+		Cache:      opts.SearchCache,
 		Logger:     log,
 	}
 	if sem := opts.Semantic; sem != nil {

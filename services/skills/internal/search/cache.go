@@ -1,0 +1,528 @@
+package search
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/skillsd/skillsd/services/skills/internal/catalog"
+)
+
+// analysisVersion changes whenever the analysis makes other terms, counts or
+// surfaces from the same text (tokenizer, stemmers, stop lists, folding,
+// bigrams, what worker.doc reads) or the cache file's layout changes, so that
+// analyses kept by an older version are never reused.
+const analysisVersion = 1
+
+// cacheFormat names the cache file's layout; it opens the file.
+const cacheFormat = "skillsd-search-analysis\n"
+
+// cacheHeaderLen is the header's size: the format, the analysis version
+// (uint32), the payload's length (uint64) and its CRC-32C (uint32), little
+// endian.
+const cacheHeaderLen = len(cacheFormat) + 4 + 8 + 4
+
+// maxCacheFile bounds what is read back from the cache file.
+const maxCacheFile = 256 << 20
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// CacheFileName is the file name of the analysis cache under a state folder.
+func CacheFileName() string { return "search-cache-" + strconv.Itoa(analysisVersion) + ".bin" }
+
+// cacheKey identifies one skill's analysis: a SHA-256 of everything the
+// analysis reads (configKey, then the skill's indexed text).
+type cacheKey [sha256.Size]byte
+
+// AnalysisCache keeps the text analysis of skills (their terms and counts
+// by field) between builds of the index, and between processes in a file:
+// New (Options.Cache) analyses only the skills whose text or analysis
+// settings changed. A missing, foreign, damaged or oversized file is
+// ignored: everything is analysed again. It is safe for concurrent use.
+type AnalysisCache struct {
+	path string
+	// mu guards m and dirty. m is never changed once set: each build
+	// replaces it with the analyses of its own skills.
+	mu    sync.Mutex
+	m     map[cacheKey]*docAnalysis
+	dirty bool
+	// saveMu makes Save calls one at a time; saving counts the saves
+	// started in the background.
+	saveMu sync.Mutex
+	saving sync.WaitGroup
+}
+
+// OpenAnalysisCache returns a cache backed by the file at path (created by
+// Save); an empty path keeps analyses in memory only. The file is read now;
+// when it is missing or cannot be trusted (another format or analysis
+// version, a wrong checksum, truncated, oversized, inconsistent) the cache
+// starts empty.
+func OpenAnalysisCache(path string) *AnalysisCache {
+	c := &AnalysisCache{path: path}
+	if path != "" {
+		c.m, _ = readCacheFile(path)
+	}
+	return c
+}
+
+// Len is the number of skill analyses the cache holds.
+func (c *AnalysisCache) Len() int {
+	if c == nil {
+		return 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.m)
+}
+
+// entries returns the analyses held; the caller must not change the map.
+func (c *AnalysisCache) entries() map[cacheKey]*docAnalysis {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m
+}
+
+// keep replaces the analyses held with those of a build: das[i] is the
+// analysis of the skill whose key is keys[i].
+func (c *AnalysisCache) keep(keys []cacheKey, das []*docAnalysis) {
+	m := make(map[cacheKey]*docAnalysis, len(keys))
+	for i, k := range keys {
+		m[k] = das[i]
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	changed := len(m) != len(c.m)
+	for k, da := range m {
+		if changed {
+			break
+		}
+		changed = c.m[k] != da
+	}
+	c.m = m
+	c.dirty = c.dirty || changed
+}
+
+// Save writes the analyses of the last build to the cache file, so that the
+// next process does not analyse unchanged skills again. It does nothing
+// without a file or when nothing changed since the file was read or last
+// saved. The file is replaced atomically and readable by its owner only.
+func (c *AnalysisCache) Save() error {
+	if c == nil || c.path == "" {
+		return nil
+	}
+	c.saveMu.Lock()
+	defer c.saveMu.Unlock()
+	c.mu.Lock()
+	m, dirty := c.m, c.dirty
+	c.dirty = false
+	c.mu.Unlock()
+	if !dirty {
+		return nil
+	}
+	if err := writeCacheFile(c.path, encodeCache(m)); err != nil {
+		c.mu.Lock()
+		c.dirty = true // try again on the next Save
+		c.mu.Unlock()
+		return fmt.Errorf("search cache: %w", err)
+	}
+	return nil
+}
+
+// saveLater saves the cache in the background, reporting an error to
+// failed; Close waits for it. Nothing happens on a nil cache.
+func (c *AnalysisCache) saveLater(failed func(error)) {
+	if c == nil || c.path == "" {
+		return
+	}
+	c.saving.Go(func() {
+		if err := c.Save(); err != nil {
+			failed(err)
+		}
+	})
+}
+
+// Close waits for the saves a Router started in the background, then saves
+// what they have not. The cache stays usable.
+func (c *AnalysisCache) Close() error {
+	if c == nil {
+		return nil
+	}
+	c.saving.Wait()
+	return c.Save()
+}
+
+// writeCacheFile replaces the file at path with data, atomically.
+func writeCacheFile(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o600); err != nil && !errors.Is(err, fs.ErrPermission) {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// readCacheFile reads and decodes the cache file at path: a regular file,
+// not a link (nor a FIFO, whose opening would block).
+func readCacheFile(path string) (map[cacheKey]*docAnalysis, error) {
+	if st, err := os.Lstat(path); err != nil || !st.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() || st.Size() > maxCacheFile {
+		return nil, errors.New("not a regular file of at most maxCacheFile bytes")
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxCacheFile+1))
+	if err != nil {
+		return nil, err
+	}
+	return decodeCache(data)
+}
+
+// configKey hashes the settings the analysis depends on besides a skill's
+// text: the analysis version, the analysis switches, bigrams, and every
+// language's stop words.
+func (ix *Index) configKey() cacheKey {
+	h := sha256.New()
+	a := ix.tune.analysis
+	fmt.Fprintf(h, "%s%d stop=%t stem=%t irregular=%t bigrams=%t\n", cacheFormat, analysisVersion,
+		a.stopWords, a.stem, a.irregular, ix.tune.bigramWeight > 0)
+	for l, set := range ix.stops {
+		words := make([]string, 0, len(set))
+		for w, stop := range set {
+			if stop {
+				words = append(words, w)
+			}
+		}
+		slices.Sort(words)
+		fmt.Fprintf(h, "%d %d\n", l, len(words))
+		for _, w := range words {
+			writeField(h, w)
+		}
+	}
+	return cacheKey(h.Sum(nil))
+}
+
+// docKey hashes config and the text of sk that worker.doc reads.
+func docKey(config *cacheKey, sk *catalog.Skill) cacheKey {
+	return newKeyHasher().key(config, sk)
+}
+
+// keyHasher makes docKeys without copying the skills' text but through
+// its buffer; it is not safe for concurrent use.
+type keyHasher struct {
+	h   hash.Hash
+	buf [8 << 10]byte
+}
+
+func newKeyHasher() *keyHasher { return &keyHasher{h: sha256.New()} }
+
+// key is docKey.
+func (k *keyHasher) key(config *cacheKey, sk *catalog.Skill) cacheKey {
+	k.h.Reset()
+	k.h.Write(config[:])
+	fm := &sk.Doc.Frontmatter
+	k.field(sk.Name)
+	k.field(sk.Description)
+	k.list(fm.Keywords)
+	k.list(fm.Tags)
+	k.field(fm.Category)
+	k.field(sk.Doc.Body)
+	var sum cacheKey
+	k.h.Sum(sum[:0])
+	return sum
+}
+
+// field writes s after its length, so that fields cannot run into each
+// other.
+func (k *keyHasher) field(s string) {
+	k.h.Write(binary.AppendUvarint(k.buf[:0], uint64(len(s))))
+	for len(s) > 0 {
+		n := copy(k.buf[:], s)
+		k.h.Write(k.buf[:n])
+		s = s[n:]
+	}
+}
+
+func (k *keyHasher) list(xs []string) {
+	k.h.Write(binary.AppendUvarint(k.buf[:0], uint64(len(xs))))
+	for _, x := range xs {
+		k.field(x)
+	}
+}
+
+// writeField writes s to w after its length.
+func writeField(w io.Writer, s string) {
+	var n [binary.MaxVarintLen64]byte
+	w.Write(n[:binary.PutUvarint(n[:], uint64(len(s)))])
+	io.WriteString(w, s)
+}
+
+// The payload, after the header: a string table, then the analyses, all
+// numbers unsigned varints.
+//
+//	strings: count, then each (sorted, distinct): length, bytes
+//	analyses: count, then each:
+//	  key (32 bytes), language (1 byte), flags (1 byte: 1 = CJK)
+//	  length of each field
+//	  terms: count, then each: string, field mask (1 byte), the count of
+//	    each field in the mask (1..65535)
+//	  surfaces: count, then each: string, term (index in the terms)
+//
+// Analyses come in key order, so that the same analyses always encode to the
+// same bytes.
+
+// encodeCache returns the cache file's content for the analyses m.
+func encodeCache(m map[cacheKey]*docAnalysis) []byte {
+	keys := make([]cacheKey, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b cacheKey) int { return bytes.Compare(a[:], b[:]) })
+	// The strings, sorted (the decoder checks that they are distinct).
+	ids := map[string]uint64{}
+	for _, da := range m {
+		for _, t := range da.terms {
+			ids[da.names[t]] = 0
+		}
+		for _, sf := range da.surfaces {
+			ids[da.surfs[sf.surface]] = 0
+		}
+	}
+	strs := slices.Sorted(maps.Keys(ids))
+	var table, body []byte
+	for i, s := range strs {
+		ids[s] = uint64(i)
+		table = binary.AppendUvarint(table, uint64(len(s)))
+		table = append(table, s...)
+	}
+	str := func(s string) { body = binary.AppendUvarint(body, ids[s]) }
+	body = binary.AppendUvarint(body, uint64(len(keys)))
+	for _, k := range keys {
+		da := m[k]
+		body = append(body, k[:]...)
+		var flags byte
+		if da.cjk {
+			flags |= 1
+		}
+		body = append(body, byte(da.lang), flags)
+		for _, n := range da.length {
+			body = binary.AppendUvarint(body, uint64(n))
+		}
+		body = binary.AppendUvarint(body, uint64(len(da.terms)))
+		for i, t := range da.terms {
+			str(da.names[t])
+			var mask byte
+			for f, c := range da.counts[i] {
+				if c > 0 {
+					mask |= 1 << f
+				}
+			}
+			body = append(body, mask)
+			for _, c := range da.counts[i] {
+				if c > 0 {
+					body = binary.AppendUvarint(body, uint64(c))
+				}
+			}
+		}
+		body = binary.AppendUvarint(body, uint64(len(da.surfaces)))
+		for _, s := range da.surfaces {
+			str(da.surfs[s.surface])
+			body = binary.AppendUvarint(body, uint64(s.term))
+		}
+	}
+	payload := binary.AppendUvarint(make([]byte, 0, len(table)+len(body)+binary.MaxVarintLen64), uint64(len(ids)))
+	payload = append(append(payload, table...), body...)
+
+	out := make([]byte, 0, cacheHeaderLen+len(payload))
+	out = append(out, cacheFormat...)
+	out = binary.LittleEndian.AppendUint32(out, analysisVersion)
+	out = binary.LittleEndian.AppendUint64(out, uint64(len(payload)))
+	out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(payload, castagnoli))
+	return append(out, payload...)
+}
+
+// errCache is the one answer to a cache file that cannot be trusted.
+var errCache = errors.New("search cache: foreign or damaged file")
+
+// cacheReader reads the payload; after the first error it reads zeros.
+type cacheReader struct {
+	data []byte
+	err  error
+}
+
+func (r *cacheReader) uvarint(most uint64) uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.data)
+	if n <= 0 || v > most {
+		r.err = errCache
+		return 0
+	}
+	r.data = r.data[n:]
+	return v
+}
+
+// index reads a number below n.
+func (r *cacheReader) index(n int) int {
+	if n == 0 {
+		r.err = errCache
+		return 0
+	}
+	return int(r.uvarint(uint64(n - 1)))
+}
+
+func (r *cacheReader) bytes(n int) []byte {
+	if r.err != nil {
+		return nil
+	}
+	if n > len(r.data) {
+		r.err = errCache
+		return nil
+	}
+	b := r.data[:n]
+	r.data = r.data[n:]
+	return b
+}
+
+func (r *cacheReader) byte() byte {
+	if b := r.bytes(1); b != nil {
+		return b[0]
+	}
+	return 0
+}
+
+// decodeCache decodes a cache file's content, checking everything: the
+// format, the version, the checksum, every number's range, and that each
+// analysis is consistent (distinct terms, counts within the field lengths).
+// Anything else is errCache.
+func decodeCache(data []byte) (map[cacheKey]*docAnalysis, error) {
+	if len(data) < cacheHeaderLen || string(data[:len(cacheFormat)]) != cacheFormat {
+		return nil, errCache
+	}
+	h := data[len(cacheFormat):cacheHeaderLen]
+	payload := data[cacheHeaderLen:]
+	if binary.LittleEndian.Uint32(h) != analysisVersion ||
+		binary.LittleEndian.Uint64(h[4:]) != uint64(len(payload)) ||
+		binary.LittleEndian.Uint32(h[12:]) != crc32.Checksum(payload, castagnoli) {
+		return nil, errCache
+	}
+	r := &cacheReader{data: payload}
+
+	// The string table: one string for all, the strings slices of it.
+	nstr := r.uvarint(uint64(len(r.data)))
+	start := r.data
+	spans := make([][2]int, 0, nstr)
+	for range nstr {
+		n := int(r.uvarint(uint64(len(r.data))))
+		off := len(start) - len(r.data)
+		r.bytes(n)
+		spans = append(spans, [2]int{off, off + n})
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	all := string(start[:len(start)-len(r.data)])
+	strs := make([]string, len(spans))
+	for i, sp := range spans {
+		strs[i] = all[sp[0]:sp[1]]
+		if i > 0 && strs[i-1] >= strs[i] {
+			return nil, errCache // not sorted, or twice
+		}
+	}
+
+	nent := r.uvarint(uint64(len(r.data)) / uint64(sha256.Size+2+int(numFields)+2))
+	m := make(map[cacheKey]*docAnalysis, nent)
+	seen := make([]uint64, len(strs)) // entry number + 1 that used the string as a term
+	for e := range nent {
+		var k cacheKey
+		copy(k[:], r.bytes(len(k)))
+		da := &docAnalysis{names: strs, surfs: strs}
+		l, flags := r.byte(), r.byte()
+		if l >= byte(numLangs) || flags&^1 != 0 {
+			return nil, errCache
+		}
+		da.lang, da.cjk = lang(l), flags&1 != 0
+		for f := range da.length {
+			da.length[f] = int32(r.uvarint(math.MaxInt32))
+		}
+		nterms := r.uvarint(uint64(len(r.data)) / 3)
+		da.terms = make([]int32, nterms)
+		da.counts = make([][numFields]uint16, nterms)
+		var sum [numFields]int64
+		for i := range nterms {
+			s := r.index(len(strs))
+			mask := r.byte()
+			if r.err != nil || mask == 0 || mask >= 1<<numFields || seen[s] == e+1 {
+				return nil, errCache
+			}
+			seen[s] = e + 1
+			da.terms[i] = int32(s)
+			for f := range numFields {
+				if mask&(1<<f) != 0 {
+					c := r.uvarint(math.MaxUint16)
+					if c == 0 {
+						return nil, errCache
+					}
+					da.counts[i][f] = uint16(c)
+					sum[f] += int64(c)
+				}
+			}
+		}
+		for f, n := range da.length {
+			if sum[f] > int64(n) {
+				return nil, errCache
+			}
+		}
+		nsurf := r.uvarint(uint64(len(r.data)) / 2)
+		da.surfaces = make([]surfaceRef, nsurf)
+		for i := range nsurf {
+			s := r.index(len(strs))
+			t := r.index(int(nterms))
+			if r.err != nil {
+				return nil, errCache
+			}
+			da.surfaces[i] = surfaceRef{surface: int32(s), term: int32(t)}
+		}
+		if _, dup := m[k]; dup || r.err != nil {
+			return nil, errCache
+		}
+		m[k] = da
+	}
+	if r.err != nil || len(r.data) != 0 {
+		return nil, errCache
+	}
+	return m, nil
+}

@@ -1,0 +1,61 @@
+package search
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/skillsd/skillsd/services/skills/internal/catalog"
+	"github.com/skillsd/skillsd/services/skills/internal/source"
+)
+
+// TestRouterKeepsTheCache checks that a Router with a cache saves it after
+// building (Close waits for the save), and that a Router of the next start
+// reads it back and answers alike.
+func TestRouterKeepsTheCache(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"pdf/SKILL.md":    "---\nname: pdf\ndescription: Fill PDF forms and extract tables from PDF files.\n---\n\n# PDF\n\nUse pypdf.\n",
+		"deploy/SKILL.md": "---\nname: k8s-deploy\ndescription: Deploy services to Kubernetes clusters.\n---\n\n# Deploy\n\nkubectl apply.\n",
+		"notes/SKILL.md":  "---\nname: release-notes\ndescription: Write release notes from a changelog.\n---\n\n# Release notes\n",
+	}
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap, err := catalog.Build(t.Context(), []*source.Root{{Name: "skills", Dir: dir, Kind: source.KindLocal, Trusted: true}}, catalog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := &catalog.Store{}
+	store.Swap(snap)
+	path := filepath.Join(t.TempDir(), "state", CacheFileName())
+
+	first := OpenAnalysisCache(path)
+	q := Query{Text: "fill a pdf form"}
+	want := NewRouter(RouterOptions{Store: store, Cache: first}).Routes(t.Context()).Search(t.Context(), q)
+	if len(want) == 0 {
+		t.Fatal("no hits")
+	}
+	first.saving.Wait() // the Router's own save, in the background
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("the Router did not save the cache: %v", err)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	next := OpenAnalysisCache(path)
+	if n := next.Len(); n != len(files) {
+		t.Fatalf("the saved cache has %d analyses, want %d", n, len(files))
+	}
+	got := NewRouter(RouterOptions{Store: store, Cache: next}).Routes(t.Context()).Search(t.Context(), q)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("with the saved cache: %s, want %s", hitsString(got), hitsString(want))
+	}
+}
