@@ -150,6 +150,24 @@ func (s *Server) setLoaded() {
 	s.setReady(s.isLoaded && s.isScanned)
 }
 
+// WaitLoaded waits until a first catalog New left to load in the
+// background (LoadInBackground) is loaded, or its load failed; at once
+// otherwise. It returns ctx's error when ctx ends first, and an error when
+// the server is closed.
+func (s *Server) WaitLoaded(ctx context.Context) error {
+	if s.loadDone == nil {
+		return nil
+	}
+	select {
+	case <-s.loadDone:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-s.closeCh:
+		return errors.New("skillsd: server is closed")
+	}
+}
+
 // WaitScanned waits until the first background security scan is done (at
 // once when there is none), ctx ends (its error), or the server is closed.
 // It returns at once while the first catalog still loads after a first
@@ -160,14 +178,8 @@ func (s *Server) setLoaded() {
 // it rather than answer without the skills that are still loading or wait
 // for their scan.
 func (s *Server) WaitScanned(ctx context.Context) error {
-	if s.loadDone != nil {
-		select {
-		case <-s.loadDone:
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-s.closeCh:
-			return errors.New("skillsd: server is closed")
-		}
+	if err := s.WaitLoaded(ctx); err != nil {
+		return err
 	}
 	select {
 	case <-s.ready:

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -50,11 +51,32 @@ func TestHandshake(t *testing.T) {
 	call(h, "tools/list", nil) // again: no second close
 
 	h = newHandshake(time.Hour)
+	var waited []string
+	h.ready = func(ctx context.Context) error {
+		waited = append(waited, "ready")
+		return nil
+	}
+	for _, m := range []string{"initialize", "notifications/initialized", "ping", "tools/list", "notifications/cancelled"} {
+		call(h, m, nil)
+	}
+	if len(waited) != 0 {
+		t.Errorf("waited for the catalog before %d requests that need none", len(waited))
+	}
 	call(h, "tools/call", func() {
 		if !isOpen(h) {
 			t.Error("a tool call ran before the load could start")
 		}
+		if len(waited) != 1 {
+			t.Error("a tool call ran before the catalog was ready")
+		}
 	})
+	h.ready = func(context.Context) error { return errors.New("closed") }
+	if _, err := h.middleware(func(context.Context, string, mcp.Request) (mcp.Result, error) {
+		t.Error("resources/list ran although the catalog never came")
+		return nil, nil
+	})(t.Context(), "resources/list", nil); err == nil {
+		t.Error("resources/list: no error when the catalog never came")
+	}
 
 	h = newHandshake(10 * time.Millisecond)
 	select {

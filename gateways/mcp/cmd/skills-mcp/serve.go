@@ -43,7 +43,8 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, ge
 	}
 	defer svc.close()
 	// What waits for the embedded catalog (it loads in the background) ends
-	// with the session, loaded or not.
+	// with the session, loaded or not. The memory limit follows the live
+	// heap from the load on (memlimit.go), through the first scan.
 	bg, stopBG := context.WithCancel(ctx)
 	var bgDone sync.WaitGroup
 	defer func() { stopBG(); bgDone.Wait() }()
@@ -71,7 +72,7 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, ge
 	// wait for it (GetCatalogStatus probes the kernel's script isolation).
 	start := time.Now()
 	bgDone.Go(func() {
-		if svc.waitLoaded(bg) != nil {
+		if svc.waitScanned(bg) != nil {
 			return
 		}
 		logStatus(bg, conn, log, svc.remote, append(svc.ready, "took", time.Since(start).Round(time.Millisecond))...)
@@ -94,6 +95,7 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, ge
 	if err != nil {
 		return err
 	}
+	o.handshake.ready = svc.waitScanned
 	server.AddReceivingMiddleware(o.handshake.middleware)
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	watchDone := make(chan struct{})
@@ -128,6 +130,11 @@ type handshake struct {
 	done  chan struct{}
 	once  sync.Once
 	timer *time.Timer
+	// ready, when set, waits for the catalog (loaded and scanned): a
+	// request that needs it waits here, before its tool or handler starts
+	// the time it has for its calls (a first scan of a large catalog can
+	// take longer than one call may).
+	ready func(ctx context.Context) error
 }
 
 func newHandshake(wait time.Duration) *handshake {
@@ -145,12 +152,12 @@ func (h *handshake) open() {
 }
 
 // middleware opens the handshake after answering tools/list, and before
-// any other request but initialize (a tool call waits for the catalog,
-// which must then be loading).
+// any other request but initialize; a request other than those and ping
+// then waits for the catalog (ready), which must be loading.
 func (h *handshake) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
-		case "initialize", "notifications/initialized":
+		case "initialize", "notifications/initialized", "ping":
 			return next(ctx, method, req)
 		case "tools/list":
 			res, err := next(ctx, method, req)
@@ -158,6 +165,11 @@ func (h *handshake) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			return res, err
 		}
 		h.open()
+		if h.ready != nil && !strings.HasPrefix(method, "notifications/") {
+			if err := h.ready(ctx); err != nil {
+				return nil, err
+			}
+		}
 		return next(ctx, method, req)
 	}
 }
@@ -181,8 +193,8 @@ type service struct {
 	// close stops the service when it is embedded.
 	close func()
 	// waitLoaded waits until an embedded service's first catalog is loaded
-	// and scanned; nil at once for a remote one.
-	waitLoaded func(ctx context.Context) error
+	// (waitScanned: and scanned); nil at once for a remote one.
+	waitLoaded, waitScanned func(ctx context.Context) error
 	// setClientRoots hands the MCP client's roots to the embedded service's
 	// default discovery (it does nothing when folders are configured); nil for
 	// a remote service, whose folders are its own. With several HTTP sessions,
@@ -257,7 +269,8 @@ func startEmbedded(ctx context.Context, o options, getenv func(string) string, l
 		},
 		ready:          []any{"embedded skills service ready"},
 		close:          func() { _ = srv.Close() },
-		waitLoaded:     srv.WaitScanned,
+		waitLoaded:     srv.WaitLoaded,
+		waitScanned:    srv.WaitScanned,
 		setClientRoots: srv.SetClientRoots,
 		settings:       new(srv.MCPSettings()),
 		guard:          srv.Guard,
@@ -321,12 +334,13 @@ func dialRemote(o options, getenv func(string) string, log *slog.Logger) (servic
 			}
 			return conn, nil
 		},
-		ready:      []any{"connected to skillsd", "server", o.server},
-		remote:     true,
-		close:      func() {},
-		waitLoaded: func(context.Context) error { return nil },
-		guard:      func() (*edge.Guard, error) { return remoteGuard(o, getenv, log) },
-		http:       func() (skillsd.MCPHTTPSettings, error) { return skillsd.MCPHTTPFromEnv(getenv) },
+		ready:       []any{"connected to skillsd", "server", o.server},
+		remote:      true,
+		close:       func() {},
+		waitLoaded:  func(context.Context) error { return nil },
+		waitScanned: func(context.Context) error { return nil },
+		guard:       func() (*edge.Guard, error) { return remoteGuard(o, getenv, log) },
+		http:        func() (skillsd.MCPHTTPSettings, error) { return skillsd.MCPHTTPFromEnv(getenv) },
 	}, nil
 }
 

@@ -116,6 +116,9 @@ func (r *Router) Routes(ctx context.Context) *Routes {
 	r.opts.Cache.saveLater(func(err error) {
 		r.log.Warn("could not keep the search analyses for the next start", "error", err)
 	})
+	// The typo index is made on the first query that needs it; make it now,
+	// beside the answers, so that the first misspelt query does not wait.
+	go idx.typoIndex()
 	return rt
 }
 
