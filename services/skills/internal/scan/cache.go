@@ -60,6 +60,13 @@ type cachedEntry struct {
 	Message  string `json:"message"`
 }
 
+// cacheLoaded reads the cache file, once (Options.CacheFile).
+func (s *Scanner) cacheLoaded() {
+	if s.cacheFile != "" {
+		s.cacheOnce.Do(s.loadCache)
+	}
+}
+
 // loadCache reads the scans kept by an earlier process with the same engine
 // and rules. A missing, foreign or damaged file is ignored (everything is
 // scanned again).
@@ -109,6 +116,7 @@ func (s *Scanner) Flush() error {
 	if s.cacheFile == "" {
 		return nil
 	}
+	s.cacheLoaded()
 	s.flushMu.Lock()
 	defer s.flushMu.Unlock()
 	c := &s.cache

@@ -164,6 +164,10 @@ type Scanner struct {
 	cacheFile  string
 	rulesPrint string
 	flushMu    sync.Mutex
+	// cacheOnce reads the cache file on first use (cacheLoaded), not in
+	// New: a server makes its scanner when it starts and looks up its
+	// first scans later, in the background.
+	cacheOnce sync.Once
 }
 
 // engine is a set of rules in its compiled form, never changed once built:
@@ -238,9 +242,6 @@ func New(opts Options) (*Scanner, error) {
 		return nil, err
 	}
 	s.rulesPrint = s.fingerprint(s.sources)
-	if s.cacheFile != "" {
-		s.loadCache()
-	}
 	return s, nil
 }
 
@@ -377,6 +378,7 @@ func readLimited(open func(string) (io.ReadCloser, error), name string, limit in
 func (s *Scanner) Scan(ctx context.Context, sk *Skill) []Finding {
 	key := cacheKey(sk)
 	if key != "" {
+		s.cacheLoaded()
 		if f, ok := s.cache.get(key); ok {
 			return slices.Clone(f)
 		}
@@ -412,6 +414,7 @@ func (s *Scanner) Cached(sk *Skill) (Verdict, bool) {
 	if key == "" {
 		return Verdict{}, false
 	}
+	s.cacheLoaded()
 	f, ok := s.cache.get(key)
 	if !ok {
 		return Verdict{}, false

@@ -59,6 +59,10 @@ type AnalysisCache struct {
 	mu    sync.Mutex
 	m     map[cacheKey]*docAnalysis
 	dirty bool
+	// loadOnce reads the file on first use (load), not in
+	// OpenAnalysisCache: a server opens its cache when it starts and builds
+	// its first index later, in the background.
+	loadOnce sync.Once
 	// saveMu makes Save calls one at a time; saving counts the saves
 	// started in the background.
 	saveMu sync.Mutex
@@ -66,16 +70,25 @@ type AnalysisCache struct {
 }
 
 // OpenAnalysisCache returns a cache backed by the file at path (created by
-// Save); an empty path keeps analyses in memory only. The file is read now;
-// when it is missing or cannot be trusted (another format or analysis
-// version, a wrong checksum, truncated, oversized, inconsistent) the cache
-// starts empty.
+// Save); an empty path keeps analyses in memory only. The file is read on
+// first use; when it is missing or cannot be trusted (another format or
+// analysis version, a wrong checksum, truncated, oversized, inconsistent)
+// the cache starts empty.
 func OpenAnalysisCache(path string) *AnalysisCache {
-	c := &AnalysisCache{path: path}
-	if path != "" {
-		c.m, _ = readCacheFile(path)
-	}
-	return c
+	return &AnalysisCache{path: path}
+}
+
+// load reads the file, once.
+func (c *AnalysisCache) load() {
+	c.loadOnce.Do(func() {
+		if c.path == "" {
+			return
+		}
+		m, _ := readCacheFile(c.path)
+		c.mu.Lock()
+		c.m = m
+		c.mu.Unlock()
+	})
 }
 
 // Len is the number of skill analyses the cache holds.
@@ -83,6 +96,7 @@ func (c *AnalysisCache) Len() int {
 	if c == nil {
 		return 0
 	}
+	c.load()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.m)
@@ -90,6 +104,7 @@ func (c *AnalysisCache) Len() int {
 
 // entries returns the analyses held; the caller must not change the map.
 func (c *AnalysisCache) entries() map[cacheKey]*docAnalysis {
+	c.load()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.m
@@ -98,6 +113,7 @@ func (c *AnalysisCache) entries() map[cacheKey]*docAnalysis {
 // keep replaces the analyses held with those of a build: das[i] is the
 // analysis of the skill whose key is keys[i].
 func (c *AnalysisCache) keep(keys []cacheKey, das []*docAnalysis) {
+	c.load()
 	m := make(map[cacheKey]*docAnalysis, len(keys))
 	for i, k := range keys {
 		m[k] = das[i]
