@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
 )
@@ -67,6 +68,11 @@ type AnalysisCache struct {
 	// started in the background.
 	saveMu sync.Mutex
 	saving sync.WaitGroup
+	// laterMu guards later and lastSave: saveLater's pending save and when
+	// the last one started.
+	laterMu  sync.Mutex
+	later    *time.Timer
+	lastSave time.Time
 }
 
 // OpenAnalysisCache returns a cache backed by the file at path (created by
@@ -163,12 +169,26 @@ func (c *AnalysisCache) saveLater(failed func(error)) {
 	if c == nil || c.path == "" {
 		return
 	}
-	c.saving.Go(func() {
+	c.laterMu.Lock()
+	defer c.laterMu.Unlock()
+	if c.later != nil {
+		return // a save is due: it will write this build's analyses
+	}
+	c.saving.Add(1)
+	c.later = time.AfterFunc(max(saveEvery-time.Since(c.lastSave), 0), func() {
+		defer c.saving.Done()
+		c.laterMu.Lock()
+		c.later, c.lastSave = nil, time.Now()
+		c.laterMu.Unlock()
 		if err := c.Save(); err != nil {
 			failed(err)
 		}
 	})
 }
+
+// saveEvery is the least time between two saves saveLater starts: a burst
+// of rebuilds (edits a second apart) writes the file once, not once each.
+const saveEvery = 5 * time.Second
 
 // Close waits for the saves a Router started in the background, then saves
 // what they have not. The cache stays usable.
@@ -176,6 +196,12 @@ func (c *AnalysisCache) Close() error {
 	if c == nil {
 		return nil
 	}
+	c.laterMu.Lock()
+	if c.later != nil && c.later.Stop() {
+		c.later = nil
+		c.saving.Done() // the save it would have made is made here
+	}
+	c.laterMu.Unlock()
 	c.saving.Wait()
 	return c.Save()
 }

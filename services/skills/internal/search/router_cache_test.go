@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
 	"github.com/skillsd/skillsd/services/skills/internal/source"
@@ -57,5 +58,46 @@ func TestRouterKeepsTheCache(t *testing.T) {
 	got := NewRouter(RouterOptions{Store: store, Cache: next}).Routes(t.Context()).Search(t.Context(), q)
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("with the saved cache: %s, want %s", hitsString(got), hitsString(want))
+	}
+}
+
+// TestCacheSavesLaterAtMostEverySaveEvery: a burst of builds writes the
+// cache once at first, then once more saveEvery later, not once a build;
+// Close makes the pending save at once instead of waiting for it.
+func TestCacheSavesLaterAtMostEverySaveEvery(t *testing.T) {
+	path := filepath.Join(t.TempDir(), CacheFileName())
+	c := OpenAnalysisCache(path)
+	skills := cacheFixture()
+	New(skills, Options{Cache: c})
+	c.saveLater(func(err error) { t.Error(err) })
+	c.saving.Wait() // the first save is not delayed
+	first, err := os.Stat(path)
+	if err != nil {
+		t.Fatalf("the first save did not happen: %v", err)
+	}
+	for range 3 {
+		New(skills[:len(skills)-1], Options{Cache: c}) // another build, other analyses
+		c.saveLater(func(err error) { t.Error(err) })
+	}
+	c.laterMu.Lock()
+	pending := c.later != nil
+	c.laterMu.Unlock()
+	if !pending {
+		t.Fatal("no save pending after a burst of builds")
+	}
+	if again, err := os.Stat(path); err != nil || !again.ModTime().Equal(first.ModTime()) {
+		t.Fatalf("the burst rewrote the file at once (%v)", err)
+	}
+	start := time.Now()
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > saveEvery/2 {
+		t.Errorf("Close waited %v for the pending save", d)
+	}
+	last := OpenAnalysisCache("")
+	New(skills[:len(skills)-1], Options{Cache: last})
+	if n, want := OpenAnalysisCache(path).Len(), last.Len(); n != want || want == 0 {
+		t.Errorf("after Close the file holds %d analyses, want the last build's %d", n, want)
 	}
 }
