@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -17,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/skillsd/skillsd/services/skills/internal/skill"
 )
@@ -48,7 +50,7 @@ import (
 // cacheFormat is the version of the layout, in the file's name and header:
 // change it whenever what is written changes (a field of skill.Document,
 // File or skill.Diagnostic included).
-const cacheFormat = 1
+const cacheFormat = 2
 
 // cacheMagic opens every cache file.
 var cacheMagic = "skillsd-catalog-cache/" + strconv.Itoa(cacheFormat) + "\n"
@@ -72,7 +74,20 @@ const racyWindow = 2 * time.Second
 const cacheEvery = 5 * time.Second
 
 // CacheFileName is the file name of the catalog cache under a state folder.
-func CacheFileName() string { return "catalog-cache-" + strconv.Itoa(cacheFormat) + ".bin" }
+func CacheFileName() string { return cacheFileName(cacheFormat) }
+
+func cacheFileName(format int) string { return "catalog-cache-" + strconv.Itoa(format) + ".bin" }
+
+// removeOlderFormats removes, beside file, the caches of earlier formats
+// (a format change renames the file; an upgrade would leave the old one).
+func removeOlderFormats(file string) {
+	if filepath.Base(file) != CacheFileName() {
+		return // a file named by its caller: its neighbours are not ours
+	}
+	for f := 1; f < cacheFormat; f++ {
+		_ = os.Remove(filepath.Join(filepath.Dir(file), cacheFileName(f)))
+	}
+}
 
 // Cache is the file that keeps a catalog's parsed skill files and hashed
 // companion files for the first build of a later process (Options.Cache).
@@ -204,27 +219,40 @@ func (c *Cache) Save(s *Snapshot) error {
 	}
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
-	body := encodeSkills(s.skills, s.started.Add(-racyWindow))
-	sum := checksum(body)
-	if c.known && sum == c.sum {
-		return nil
-	}
-	header := appendHeader(nil, c.version, body, sum)
-	if size := len(header) + len(body); size > maxCacheFile {
-		c.log.Debug("catalog cache not written: too large", "file", c.file, "bytes", size, "limit", maxCacheFile)
-		return nil
-	}
-	if err := writeAtomic(c.file, header, body); err != nil {
+	notAfter := s.started.Add(-racyWindow)
+	// A first pass only sums the body: no copy of a large catalog is made
+	// in memory, and an unchanged one is not written.
+	sum := crc32.New(castagnoli)
+	size, err := encodeSkillsTo(sum, s.skills, notAfter)
+	if err != nil {
 		return fmt.Errorf("catalog cache: %w", err)
 	}
-	c.sum, c.known = sum, true
-	c.log.Debug("catalog cache written", "file", c.file, "skills", len(s.skills), "bytes", len(header)+len(body))
+	if c.known && sum.Sum32() == c.sum {
+		return nil
+	}
+	header := appendHeader(nil, c.version, size, sum.Sum32())
+	if total := int64(len(header)) + size; total > maxCacheFile {
+		c.log.Debug("catalog cache not written: too large", "file", c.file, "bytes", total, "limit", maxCacheFile)
+		return nil
+	}
+	if err := writeAtomic(c.file, func(w io.Writer) error {
+		if _, err := w.Write(header); err != nil {
+			return err
+		}
+		_, err := encodeSkillsTo(w, s.skills, notAfter)
+		return err
+	}); err != nil {
+		return fmt.Errorf("catalog cache: %w", err)
+	}
+	c.sum, c.known = sum.Sum32(), true
+	removeOlderFormats(c.file)
+	c.log.Debug("catalog cache written", "file", c.file, "skills", len(s.skills), "bytes", int64(len(header))+size)
 	return nil
 }
 
-// writeAtomic replaces file with the parts of data, one after the other: a
-// temporary file beside it, renamed.
-func writeAtomic(file string, data ...[]byte) error {
+// writeAtomic replaces file with what write writes: a temporary file beside
+// it, through a buffer, renamed.
+func writeAtomic(file string, write func(io.Writer) error) error {
 	dir := filepath.Dir(file)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
@@ -234,11 +262,14 @@ func writeAtomic(file string, data ...[]byte) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	for _, d := range data {
-		if _, err := tmp.Write(d); err != nil {
-			tmp.Close()
-			return err
-		}
+	w := bufio.NewWriterSize(tmp, 256<<10)
+	if err := write(w); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		tmp.Close()
+		return err
 	}
 	if err := tmp.Chmod(0o600); err != nil && !errors.Is(err, fs.ErrPermission) {
 		tmp.Close()
@@ -313,10 +344,10 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 func checksum(body []byte) uint32 { return crc32.Checksum(body, castagnoli) }
 
 // appendHeader appends the file's header for body to b.
-func appendHeader(b []byte, version string, body []byte, sum uint32) []byte {
+func appendHeader(b []byte, version string, size int64, sum uint32) []byte {
 	b = append(b, cacheMagic...)
 	b = appendString(b, version)
-	b = binary.AppendUvarint(b, uint64(len(body)))
+	b = binary.BigEndian.AppendUint64(b, uint64(size))
 	return binary.BigEndian.AppendUint32(b, sum)
 }
 
@@ -338,18 +369,18 @@ func decodeCache(data []byte, version string) ([]*Skill, uint32, error) {
 	}
 	d := &decoder{b: rest}
 	v := d.bytes()
-	n := d.uvarint()
-	if d.err != nil {
+	if d.err != nil || len(d.b) < 12 {
 		return nil, sum, errCacheCorrupt
 	}
 	if string(v) != version {
 		return nil, sum, fmt.Errorf("%w (%q, not %q)", errCacheVersion, v, version)
 	}
-	if len(d.b) < 4 || uint64(len(d.b)-4) != n {
+	n := binary.BigEndian.Uint64(d.b)
+	if uint64(len(d.b)-12) != n {
 		return nil, sum, fmt.Errorf("%w: the body is not %d bytes long", errCacheCorrupt, n)
 	}
-	sum = binary.BigEndian.Uint32(d.b)
-	body := d.b[4:]
+	sum = binary.BigEndian.Uint32(d.b[8:])
+	body := d.b[12:]
 	if checksum(body) != sum {
 		return nil, sum, errCacheChecksum
 	}
@@ -366,29 +397,36 @@ func decodeCache(data []byte, version string) ([]*Skill, uint32, error) {
 // hashed again). A skill kept at its last good version, without the digest
 // of its skill file, or whose document cannot be written, is left out.
 func encodeSkills(skills []*Skill, notAfter time.Time) []byte {
-	est := 4
-	for _, sk := range skills {
-		if sk.Doc != nil {
-			est += len(sk.Doc.Body) + 1024 + 128*len(sk.Files)
-		}
-	}
-	// The number of skills, then their records.
-	recs := make([]byte, 4, est)
-	n := 0
+	var b bytes.Buffer
+	_, _ = encodeSkillsTo(&b, skills, notAfter) // a Buffer does not fail
+	return b.Bytes()
+}
+
+// encodeSkillsTo writes encodeSkills's body to w, one record at a time
+// (a catalog's cache is never whole in memory): the records, then their
+// number (4 bytes). It returns the body's size.
+func encodeSkillsTo(w io.Writer, skills []*Skill, notAfter time.Time) (int64, error) {
+	var (
+		rec  []byte
+		size int64
+		n    uint32
+	)
 	for _, sk := range skills {
 		if sk.Doc == nil || sk.keptLastGood || !strings.HasPrefix(sk.fileDigest, "sha256:") || !sk.ModTime.Before(notAfter) {
 			continue
 		}
-		mark := len(recs)
 		var err error
-		if recs, err = appendSkill(recs, sk, notAfter); err != nil {
-			recs = recs[:mark]
-			continue
+		if rec, err = appendSkill(rec[:0], sk, notAfter); err != nil {
+			continue // a document the cache cannot hold: read it again next time
 		}
+		if _, err := w.Write(rec); err != nil {
+			return size, err
+		}
+		size += int64(len(rec))
 		n++
 	}
-	binary.BigEndian.PutUint32(recs, uint32(n))
-	return recs
+	_, err := w.Write(binary.BigEndian.AppendUint32(nil, n))
+	return size + 4, err
 }
 
 // appendSkill appends one skill's record.
@@ -726,11 +764,15 @@ func (d *decoder) strings() []string {
 // Any inconsistency, or bytes left over, is an error: nothing of the body
 // is used then.
 func decodeSkills(body []byte) ([]*Skill, error) {
-	d := &decoder{b: body, s: string(body)}
+	d := &decoder{b: body}
 	var n int
-	if len(d.b) >= 4 {
-		n = int(binary.BigEndian.Uint32(d.b))
-		d.b, d.off = d.b[4:], 4
+	if len(body) >= 4 {
+		n = int(binary.BigEndian.Uint32(body[len(body)-4:]))
+		d.b = body[:len(body)-4]
+		// Decoded strings share body's memory instead of copying a large
+		// catalog's once more: body is the decoder's own (read from the
+		// file, or encoded for it) and nothing writes to it after this.
+		d.s = unsafe.String(unsafe.SliceData(body), len(body)-4)
 	} else {
 		d.fail()
 	}

@@ -3,6 +3,7 @@ package catalog
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"io/fs"
 	"log/slog"
 	"math"
@@ -360,7 +361,7 @@ func snapBodyLen(t *testing.T, file []byte) int {
 
 // fakeFile is a cache file with a good header and checksum around body.
 func fakeFile(version string, body []byte) []byte {
-	return append(appendHeader(nil, version, body, checksum(body)), body...)
+	return append(appendHeader(nil, version, int64(len(body)), checksum(body)), body...)
 }
 
 // TestCacheRacyFiles: files changed in the seconds before a build are not
@@ -773,5 +774,46 @@ func TestCacheOnlyWithoutPrevious(t *testing.T) {
 	}
 	if n := buildCached(t, roots, c).Stats().Reused; n != snap.Len() {
 		t.Errorf("without one, the cache gave %d skills, want %d", n, snap.Len())
+	}
+}
+
+// TestCacheRemovesOlderFormats: writing the cache removes the files of
+// earlier formats beside it (a format change renames the file), and only
+// when the file has the package's own name.
+func TestCacheRemovesOlderFormats(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(dir, cacheFileName(cacheFormat-1))
+	if err := os.WriteFile(old, []byte("an older cache"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "pdf"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "pdf", "SKILL.md"), []byte("---\nname: pdf\ndescription: PDF forms\n---\nbody\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old2 := time.Now().Add(-time.Hour)
+	_ = os.Chtimes(filepath.Join(root, "pdf", "SKILL.md"), old2, old2)
+	snap, err := Build(t.Context(), []*source.Root{{Name: "r", Dir: root, Kind: source.KindLocal, Trusted: true}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := NewCache(filepath.Join(dir, "mine.bin"), "v", nil)
+	if err := named.Save(snap); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(old); err != nil {
+		t.Fatalf("a cache with a name of its own removed its neighbour: %v", err)
+	}
+	c := NewCache(filepath.Join(dir, CacheFileName()), "v", nil)
+	if err := c.Save(snap); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, CacheFileName())); err != nil {
+		t.Fatalf("not written: %v", err)
+	}
+	if _, err := os.Stat(old); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the older format's file is still there (%v)", err)
 	}
 }
