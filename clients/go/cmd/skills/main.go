@@ -29,7 +29,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -60,7 +59,7 @@ func exit(err error, stderr io.Writer) int {
 
 // usagef is a mistake in the command line (exit status 2).
 func usagef(format string, args ...any) error {
-	return skillsd.UsageError{Err: errors.New(fmt.Sprintf(format, args...))}
+	return skillsd.UsageError{Err: fmt.Errorf(format, args...)}
 }
 
 // run executes one command line (without the program name), writing results
