@@ -127,9 +127,11 @@ const handshakeWait = 200 * time.Millisecond
 // machine its load does not compete with the host's first requests, which
 // need no catalog.
 type handshake struct {
-	done  chan struct{}
-	once  sync.Once
-	timer *time.Timer
+	done chan struct{}
+	// mu guards opened and timer (the timer's own goroutine opens it too).
+	mu     sync.Mutex
+	opened bool
+	timer  *time.Timer
 	// ready, when set, waits for the catalog (loaded and scanned): a
 	// request that needs it waits here, before its tool or handler starts
 	// the time it has for its calls (a first scan of a large catalog can
@@ -139,16 +141,22 @@ type handshake struct {
 
 func newHandshake(wait time.Duration) *handshake {
 	h := &handshake{done: make(chan struct{})}
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	h.timer = time.AfterFunc(wait, h.open)
 	return h
 }
 
 // open lets the load start; it may be called any number of times.
 func (h *handshake) open() {
-	h.once.Do(func() {
-		h.timer.Stop()
-		close(h.done)
-	})
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.opened {
+		return
+	}
+	h.opened = true
+	h.timer.Stop()
+	close(h.done)
 }
 
 // middleware opens the handshake after answering tools/list, and before
