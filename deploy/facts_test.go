@@ -75,10 +75,17 @@ func sourceFacts(repo string) (facts, error) {
 							for _, el := range lit.Elts {
 								switch el := el.(type) {
 								case *ast.CallExpr:
-									if s, ok := stringLit(el.Args[0]); ok {
-										f.env[s] = true
-										fromEnvVars++
-									}
+									// text("NAME", …), or wrapped:
+									// enables("section", …, text("NAME", …)).
+									ast.Inspect(el, func(n ast.Node) bool {
+										if call, ok := n.(*ast.CallExpr); ok && len(call.Args) > 0 {
+											if s, ok := stringLit(call.Args[0]); ok && envNameRe.MatchString(s) {
+												f.env[s] = true
+												fromEnvVars++
+											}
+										}
+										return true
+									})
 								case *ast.CompositeLit:
 									for _, kv := range el.Elts {
 										if kv, ok := kv.(*ast.KeyValueExpr); ok && fmt.Sprint(kv.Key) == "Name" {
