@@ -309,6 +309,13 @@ func (c *Cache) load() *Snapshot {
 
 // readCacheFile reads the cache file, up to maxCacheFile bytes.
 func readCacheFile(file string) ([]byte, error) {
+	// A regular file only: opening a FIFO put in its place would block the
+	// load for good (the file is checked again once open).
+	if info, err := os.Lstat(file); err != nil {
+		return nil, err
+	} else if !info.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, err

@@ -71,11 +71,19 @@ func (s *Scanner) cacheLoaded() {
 // and rules. A missing, foreign or damaged file is ignored (everything is
 // scanned again).
 func (s *Scanner) loadCache() {
+	// A regular file only: opening a FIFO put in its place would block the
+	// scanner for good (the file is checked again once open).
+	if info, err := os.Lstat(s.cacheFile); err != nil || !info.Mode().IsRegular() {
+		return
+	}
 	f, err := os.Open(s.cacheFile)
 	if err != nil {
 		return
 	}
 	defer f.Close()
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		return
+	}
 	r := bufio.NewReader(io.LimitReader(f, maxCacheFile))
 	dec := json.NewDecoder(r)
 	var h cacheHeader
