@@ -32,17 +32,15 @@ rule "net.Listen / tls.Listen / ListenAndServe only in services/skills/edge (and
 #   internal/config/parse.go  the configuration file (config loading)
 #   internal/usage/           the analytics spool (the service's own state)
 #   internal/gitsync/         the git cache's lock file (the service's own state)
-#   internal/embed/cache.go   the embeddings cache (the service's own state)
-#   internal/scan/cache.go    the security scan cache (the service's own state)
-#   internal/catalog/cache.go the catalog cache (the service's own state)
-#   internal/search/cache.go  the search analysis cache (the service's own state)
+#   internal/statefile/       the caches in the state folder (scans, catalog,
+#                             search analyses, embeddings: the service's own state)
 #   internal/testfs/          trees made for tests (test support)
 #   internal/routingbench/    the routing benchmark's files (test support)
 #   edge/tls.go               TLS certificates, keys and CAs (the service's own configuration)
 #   skillstest/               test support (certificates made for tests)
 rule "open served content only through services/skills/internal/confine (os.Open, os.ReadFile, os.OpenFile, os.OpenRoot, os.ReadDir, syscall.Open)" \
   "$(nontest | grep '^services/skills/' \
-      | grep -vE '^services/skills/internal/(confine/|config/parse\.go$|usage/|gitsync/|embed/cache\.go$|scan/cache\.go$|catalog/cache\.go$|search/cache\.go$|testfs/|routingbench/)' \
+      | grep -vE '^services/skills/internal/(confine/|config/parse\.go$|usage/|gitsync/|statefile/|testfs/|routingbench/)' \
       | grep -vE '^services/skills/(edge/tls\.go|skillstest/)' \
       | xargs -r grep -nE 'os\.(Open|ReadFile|OpenFile|OpenRoot|OpenInRoot|ReadDir)\(|syscall\.Open\(|ioutil\.ReadFile\(|\.OpenRoot\(' || true)"
 

@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -21,6 +20,7 @@ import (
 	"unsafe"
 
 	"github.com/skillsd/skillsd/services/skills/internal/skill"
+	"github.com/skillsd/skillsd/services/skills/internal/statefile"
 )
 
 // The catalog cache keeps, across process starts, what a build parsed and
@@ -235,7 +235,7 @@ func (c *Cache) Save(s *Snapshot) error {
 		c.log.Debug("catalog cache not written: too large", "file", c.file, "bytes", total, "limit", maxCacheFile)
 		return nil
 	}
-	if err := writeAtomic(c.file, func(w io.Writer) error {
+	if err := statefile.Write(c.file, func(w io.Writer) error {
 		if _, err := w.Write(header); err != nil {
 			return err
 		}
@@ -250,37 +250,6 @@ func (c *Cache) Save(s *Snapshot) error {
 	return nil
 }
 
-// writeAtomic replaces file with what write writes: a temporary file beside
-// it, through a buffer, renamed.
-func writeAtomic(file string, write func(io.Writer) error) error {
-	dir := filepath.Dir(file)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, filepath.Base(file)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	w := bufio.NewWriterSize(tmp, 256<<10)
-	if err := write(w); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := w.Flush(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o600); err != nil && !errors.Is(err, fs.ErrPermission) {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), file)
-}
-
 // load reads the file into a snapshot that holds only what a build reuses
 // (skills with their file, source name, layout, size and time, document,
 // parse diagnostics, digest and companion files); nil when there is no
@@ -289,7 +258,7 @@ func (c *Cache) load() *Snapshot {
 	if c == nil {
 		return nil
 	}
-	data, err := readCacheFile(c.file)
+	data, err := statefile.Read(c.file, maxCacheFile)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			c.log.Debug("catalog cache ignored", "file", c.file, "error", err)
@@ -305,42 +274,6 @@ func (c *Cache) load() *Snapshot {
 	c.sum, c.known = sum, true
 	c.writeMu.Unlock()
 	return &Snapshot{skills: skills}
-}
-
-// readCacheFile reads the cache file, up to maxCacheFile bytes.
-func readCacheFile(file string) ([]byte, error) {
-	// A regular file only: opening a FIFO put in its place would block the
-	// load for good (the file is checked again once open).
-	if info, err := os.Lstat(file); err != nil {
-		return nil, err
-	} else if !info.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
-	}
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
-	}
-	if info.Size() > maxCacheFile {
-		return nil, fmt.Errorf("%d bytes, over the limit of %d", info.Size(), maxCacheFile)
-	}
-	// One byte more than the size, to see the file grow meanwhile.
-	data := make([]byte, info.Size()+1)
-	n, err := io.ReadFull(f, data)
-	if err == nil {
-		return nil, errors.New("the file grew while it was read")
-	}
-	if !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	return data[:n], nil
 }
 
 // castagnoli is the CRC-32C table (computed with the CPU's instruction

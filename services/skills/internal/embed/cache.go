@@ -5,9 +5,13 @@ import (
 	"crypto/sha256"
 	"encoding/gob"
 	"encoding/hex"
+	"errors"
 	"fmt"
-	"os"
+	"io"
+	"io/fs"
 	"path/filepath"
+
+	"github.com/skillsd/skillsd/services/skills/internal/statefile"
 )
 
 // The disk cache holds one file per model under the state folder:
@@ -20,15 +24,19 @@ type cacheFile struct {
 	Vectors map[string][]float32
 }
 
+// maxCacheFile bounds the file read back: 1 GiB holds about 170,000 vectors
+// of 1,536 dimensions.
+const maxCacheFile = 1 << 30
+
 func cachePath(dir, model string) string {
 	sum := sha256.Sum256([]byte(model))
 	return filepath.Join(dir, hex.EncodeToString(sum[:8])+".gob")
 }
 
 func loadCache(dir, model string) (map[string][]float32, error) {
-	data, err := os.ReadFile(cachePath(dir, model))
+	data, err := statefile.Read(cachePath(dir, model), maxCacheFile)
 	if err != nil {
-		if os.IsNotExist(err) {
+		if errors.Is(err, fs.ErrNotExist) {
 			return map[string][]float32{}, nil
 		}
 		return map[string][]float32{}, err
@@ -43,31 +51,9 @@ func loadCache(dir, model string) (map[string][]float32, error) {
 	return f.Vectors, nil
 }
 
-// saveCache writes vectors atomically (temporary file, then rename).
+// saveCache writes vectors atomically (statefile.Write).
 func saveCache(dir, model string, vectors map[string][]float32) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(cacheFile{Model: model, Vectors: vectors}); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, ".embeddings-*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
-		_ = tmp.Close()
-		_ = os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		_ = os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), cachePath(dir, model)); err != nil {
-		_ = os.Remove(tmp.Name())
-		return err
-	}
-	return nil
+	return statefile.Write(cachePath(dir, model), func(w io.Writer) error {
+		return gob.NewEncoder(w).Encode(cacheFile{Model: model, Vectors: vectors})
+	})
 }

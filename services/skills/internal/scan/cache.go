@@ -1,17 +1,16 @@
 package scan
 
 import (
-	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strconv"
+
+	"github.com/skillsd/skillsd/services/skills/internal/statefile"
 )
 
 // engineVersion changes whenever the scanner's code finds differently (new
@@ -71,21 +70,11 @@ func (s *Scanner) cacheLoaded() {
 // and rules. A missing, foreign or damaged file is ignored (everything is
 // scanned again).
 func (s *Scanner) loadCache() {
-	// A regular file only: opening a FIFO put in its place would block the
-	// scanner for good (the file is checked again once open).
-	if info, err := os.Lstat(s.cacheFile); err != nil || !info.Mode().IsRegular() {
-		return
-	}
-	f, err := os.Open(s.cacheFile)
+	data, err := statefile.Read(s.cacheFile, maxCacheFile)
 	if err != nil {
 		return
 	}
-	defer f.Close()
-	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
-		return
-	}
-	r := bufio.NewReader(io.LimitReader(f, maxCacheFile))
-	dec := json.NewDecoder(r)
+	dec := json.NewDecoder(bytes.NewReader(data))
 	var h cacheHeader
 	if err := dec.Decode(&h); err != nil || h.Format != cacheFormat || h.Rules != s.rulesPrint {
 		return
@@ -143,42 +132,23 @@ func (s *Scanner) Flush() error {
 	c.dirty = false
 	c.mu.Unlock()
 
-	if err := os.MkdirAll(filepath.Dir(s.cacheFile), 0o700); err != nil {
-		return fmt.Errorf("scan cache: %w", err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(s.cacheFile), filepath.Base(s.cacheFile)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("scan cache: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	w := bufio.NewWriter(tmp)
-	enc := json.NewEncoder(w)
-	if err := enc.Encode(cacheHeader{Format: cacheFormat, Rules: s.rulesPrint}); err != nil {
-		tmp.Close()
-		return err
-	}
-	for k, v := range entries {
-		e := cacheEntry{Key: k, Findings: make([]cachedEntry, 0, len(v))}
-		for _, f := range v {
-			e.Findings = append(e.Findings, cachedEntry{Rule: f.Rule, Severity: f.Severity.String(), File: f.File, Line: f.Line, Message: f.Message})
-		}
-		if err := enc.Encode(e); err != nil {
-			tmp.Close()
+	err := statefile.Write(s.cacheFile, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		if err := enc.Encode(cacheHeader{Format: cacheFormat, Rules: s.rulesPrint}); err != nil {
 			return err
 		}
-	}
-	if err := w.Flush(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("scan cache: %w", err)
-	}
-	if err := tmp.Chmod(0o600); err != nil && !errors.Is(err, fs.ErrPermission) {
-		tmp.Close()
-		return fmt.Errorf("scan cache: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("scan cache: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), s.cacheFile); err != nil {
+		for k, v := range entries {
+			e := cacheEntry{Key: k, Findings: make([]cachedEntry, 0, len(v))}
+			for _, f := range v {
+				e.Findings = append(e.Findings, cachedEntry{Rule: f.Rule, Severity: f.Severity.String(), File: f.File, Line: f.Line, Message: f.Message})
+			}
+			if err := enc.Encode(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("scan cache: %w", err)
 	}
 	return nil

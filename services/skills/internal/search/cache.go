@@ -9,17 +9,15 @@ import (
 	"hash"
 	"hash/crc32"
 	"io"
-	"io/fs"
 	"maps"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
+	"github.com/skillsd/skillsd/services/skills/internal/statefile"
 )
 
 // analysisVersion changes whenever the analysis makes other terms, counts or
@@ -154,7 +152,7 @@ func (c *AnalysisCache) Save() error {
 	if !dirty {
 		return nil
 	}
-	if err := writeCacheFile(c.path, encodeCache(m)); err != nil {
+	if err := statefile.Write(c.path, func(w io.Writer) error { _, err := w.Write(encodeCache(m)); return err }); err != nil {
 		c.mu.Lock()
 		c.dirty = true // try again on the next Save
 		c.mu.Unlock()
@@ -206,46 +204,10 @@ func (c *AnalysisCache) Close() error {
 	return c.Save()
 }
 
-// writeCacheFile replaces the file at path with data, atomically.
-func writeCacheFile(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o600); err != nil && !errors.Is(err, fs.ErrPermission) {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
-
 // readCacheFile reads and decodes the cache file at path: a regular file,
 // not a link (nor a FIFO, whose opening would block).
 func readCacheFile(path string) (map[cacheKey]*docAnalysis, error) {
-	if st, err := os.Lstat(path); err != nil || !st.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() || st.Size() > maxCacheFile {
-		return nil, errors.New("not a regular file of at most maxCacheFile bytes")
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxCacheFile+1))
+	data, err := statefile.Read(path, maxCacheFile)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,95 @@
+// Package statefile reads and writes the service's own files in its state
+// folder: the caches of security scans, catalogs, search analyses and
+// embeddings. A read opens only a regular file — never a link, a FIFO (whose
+// opening would block) or a device — and bounds its size; a write replaces
+// the file atomically, readable by its owner only, so that a reader never
+// sees half of it. Served content (skills, assets, agents, docs) is read
+// through package confine instead; this package reads only what the service
+// wrote itself, and each caller still checks what it reads.
+package statefile
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// ErrNotRegular is Read's error for a path that is not a regular file.
+var ErrNotRegular = errors.New("not a regular file")
+
+// Read returns the content of the file at path, which must be a regular
+// file (not a link) of at most limit bytes. A missing file is an error
+// matching fs.ErrNotExist.
+func Read(path string, limit int64) ([]byte, error) {
+	// Checked before the open (a FIFO's would block), and again after it
+	// (the path may have been replaced meanwhile).
+	if info, err := os.Lstat(path); err != nil {
+		return nil, err
+	} else if !info.Mode().IsRegular() {
+		return nil, ErrNotRegular
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, ErrNotRegular
+	}
+	if info.Size() > limit {
+		return nil, fmt.Errorf("%d bytes, over the limit of %d", info.Size(), limit)
+	}
+	// One byte more than the size, to see the file grow meanwhile.
+	data := make([]byte, info.Size()+1)
+	n, err := io.ReadFull(f, data)
+	if err == nil {
+		return nil, errors.New("the file grew while it was read")
+	}
+	if !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	return data[:n], nil
+}
+
+// Write replaces the file at path with what write writes (through a
+// buffer): a temporary file beside it, mode 0600, renamed over path once
+// complete. The folder is made (mode 0700) when missing. When write or any
+// step fails, path is left as it was and the temporary file is removed.
+func Write(path string, write func(w io.Writer) error) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // after the rename, there is nothing to remove
+	w := bufio.NewWriterSize(tmp, 256<<10)
+	if err := write(w); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		tmp.Close()
+		return err
+	}
+	// CreateTemp makes it 0600 already; a file system that refuses modes
+	// keeps its own.
+	if err := tmp.Chmod(0o600); err != nil && !errors.Is(err, fs.ErrPermission) {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
