@@ -15,6 +15,7 @@ import (
 
 	"github.com/skillsd/skillsd/services/skills/edge"
 	"github.com/skillsd/skillsd/services/skills/internal/config"
+	"github.com/skillsd/skillsd/services/skills/internal/inproc"
 )
 
 // EdgeOptions say how the command's listener is guarded (package edge):
@@ -178,6 +179,57 @@ func (s *Server) serveListener(lis net.Listener) (net.Listener, error) {
 // is closed by Close.
 func (s *Server) DialTrusted(ctx context.Context, opts ...grpc.DialOption) (*grpc.ClientConn, error) {
 	return s.dialMemory(&s.trusted, func(a net.Addr) net.Addr { return trustedAddr{a} }, opts...)
+}
+
+// TrustedConn is a connection to the server from its own process whose
+// calls skip authentication, as DialTrusted's (ConnectTrusted).
+type TrustedConn struct {
+	*inproc.Conn
+	streams *grpc.ClientConn
+}
+
+// Close closes the connection of its streams.
+func (c *TrustedConn) Close() error { return c.streams.Close() }
+
+// inprocAddr is the address of both ends of ConnectTrusted's calls.
+type inprocAddr struct{}
+
+func (inprocAddr) Network() string { return "inproc" }
+func (inprocAddr) String() string  { return "in-process" }
+
+// ConnectTrusted connects to the server from its own process, as a trusted
+// caller (see DialTrusted): its unary calls run the services' handlers
+// directly, behind the interceptors every call runs through (metrics, access
+// log, recovery, policy, readiness), with the messages copied instead of
+// encoded and no transport between; its streaming calls go over a
+// DialTrusted connection made with opts. unary wraps the unary calls, as
+// grpc.WithChainUnaryInterceptor would (opts' interceptors wrap only the
+// streams). Answers are those of DialTrusted's connection, byte for byte.
+func (s *Server) ConnectTrusted(ctx context.Context, unary []grpc.UnaryClientInterceptor, opts ...grpc.DialOption) (*TrustedConn, error) {
+	streams, err := s.DialTrusted(ctx, opts...)
+	if err != nil {
+		return nil, err
+	}
+	// A closed server answers no more calls, as its connections do not.
+	open := func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		select {
+		case <-s.closeCh:
+			return status.Error(codes.Unavailable, "skillsd: server is closed")
+		default:
+		}
+		return invoker(ctx, method, req, reply, cc, opts...)
+	}
+	conn, err := s.calls.Conn(inproc.Options{
+		Interceptors:       s.unary,
+		ClientInterceptors: append([]grpc.UnaryClientInterceptor{open}, unary...),
+		Peer:               &peer.Peer{Addr: inprocAddr{}, LocalAddr: trustedAddr{inprocAddr{}}},
+		Fallback:           streams,
+	})
+	if err != nil {
+		_ = streams.Close()
+		return nil, err
+	}
+	return &TrustedConn{Conn: conn, streams: streams}, nil
 }
 
 // MCPHTTPSettings bound the sessions of MCP over HTTP (mcp.http.*).

@@ -33,6 +33,7 @@ import (
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
 	"github.com/skillsd/skillsd/services/skills/internal/config"
 	"github.com/skillsd/skillsd/services/skills/internal/embed"
+	"github.com/skillsd/skillsd/services/skills/internal/inproc"
 	"github.com/skillsd/skillsd/services/skills/internal/refresh"
 	"github.com/skillsd/skillsd/services/skills/internal/scan"
 	"github.com/skillsd/skillsd/services/skills/internal/search"
@@ -220,6 +221,11 @@ type Server struct {
 	// searchCache keeps the search index's text analysis (searchcache.go).
 	searchCache *search.AnalysisCache
 
+	// calls and unary answer ConnectTrusted's unary calls in process: the
+	// services' handlers, and the interceptors every call runs through.
+	calls *inproc.Registrar
+	unary []grpc.UnaryServerInterceptor
+
 	mu      sync.Mutex
 	conns   []*grpc.ClientConn
 	inproc  *bufconn.Listener
@@ -363,14 +369,15 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		unary, stream = append(mu, unary...), append(ms, stream...)
 	}
 	s.grpc = grpc.NewServer(grpc.ChainUnaryInterceptor(unary...), grpc.ChainStreamInterceptor(stream...))
-	skillsv1.RegisterCatalogServiceServer(s.grpc, svc)
-	skillsv1.RegisterRoutingServiceServer(s.grpc, svc)
-	skillsv1.RegisterFileServiceServer(s.grpc, svc)
-	skillsv1.RegisterScriptServiceServer(s.grpc, svc)
-	skillsv1.RegisterUsageServiceServer(s.grpc, svc)
-	skillsv1.RegisterContentServiceServer(s.grpc, svc)
+	s.calls, s.unary = inproc.NewRegistrar(s.grpc), unary
+	skillsv1.RegisterCatalogServiceServer(s.calls, svc)
+	skillsv1.RegisterRoutingServiceServer(s.calls, svc)
+	skillsv1.RegisterFileServiceServer(s.calls, svc)
+	skillsv1.RegisterScriptServiceServer(s.calls, svc)
+	skillsv1.RegisterUsageServiceServer(s.calls, svc)
+	skillsv1.RegisterContentServiceServer(s.calls, svc)
 	s.hs = health.NewServer()
-	healthpb.RegisterHealthServer(s.grpc, s.hs)
+	healthpb.RegisterHealthServer(s.calls, s.hs)
 	reflection.Register(s.grpc)
 	// Liveness: SERVING for as long as the server serves; readiness (""
 	// and every skills.v1 service) once the catalog is loaded (setReady).

@@ -62,20 +62,33 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, ge
 		}
 		defer web.lis.Close()
 	}
-	conn, err := svc.dial(web.dialOptions()...)
+	var conn gatewayConn
+	if web == nil && svc.connectLocal != nil {
+		conn, err = svc.connectLocal()
+	} else {
+		conn, err = svc.dial(web.dialOptions()...)
+	}
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
 	// The status line (skills, errors, version) is only logged: it is read
-	// beside serving, not before it, so the host's first requests do not
-	// wait for it (GetCatalogStatus probes the kernel's script isolation).
+	// beside serving, not before it, and statusDelay after the catalog is
+	// ready, so that neither the host's first requests nor the first answers
+	// wait for it (GetCatalogStatus probes the kernel's script isolation,
+	// starting processes).
 	start := time.Now()
 	bgDone.Go(func() {
 		if svc.waitScanned(bg) != nil {
 			return
 		}
-		logStatus(bg, conn, log, svc.remote, append(svc.ready, "took", time.Since(start).Round(time.Millisecond))...)
+		took := time.Since(start).Round(time.Millisecond)
+		select {
+		case <-bg.Done():
+			return
+		case <-time.After(statusDelay):
+		}
+		logStatus(bg, conn, log, svc.remote, append(svc.ready, "took", took)...)
 	})
 	mopts := mcpgw.Options{Logger: log, Version: buildVersion()}
 	if err := applyProfile(&mopts, o, svc, getenv, log); err != nil {
@@ -116,6 +129,10 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, ge
 	}
 	return err
 }
+
+// statusDelay is how long after the catalog is ready its status line is
+// read and logged.
+const statusDelay = time.Second
 
 // handshakeWait is how long the embedded catalog's load waits for the MCP
 // host to list the tools before it starts anyway.
@@ -189,10 +206,21 @@ type logVars struct {
 	format *logging.FormatVar
 }
 
+// gatewayConn is the MCP server's connection to the service.
+type gatewayConn interface {
+	grpc.ClientConnInterface
+	Close() error
+}
+
 // service is the skills service the MCP server talks to.
 type service struct {
 	// dial connects to it (the options mark calls whose answers hide paths).
 	dial func(opts ...grpc.DialOption) (*grpc.ClientConn, error)
+	// connectLocal, set for an embedded service, connects to it in process
+	// (skillsd.Server.ConnectTrusted: unary calls run its handlers behind
+	// its interceptors, without encoding or transport); over stdio it is
+	// used instead of dial, whose answers it gives.
+	connectLocal func() (gatewayConn, error)
 	// ready is what logStatus says once connected.
 	ready []any
 	// remote says the service is a skillsd elsewhere (--server): its empty
@@ -274,6 +302,10 @@ func startEmbedded(ctx context.Context, o options, getenv func(string) string, l
 		dial: func(opts ...grpc.DialOption) (*grpc.ClientConn, error) {
 			return srv.DialTrusted(ctx, append(opts, grpc.WithChainUnaryInterceptor(waitScanned(srv)),
 				grpc.WithChainStreamInterceptor(waitScannedStream(srv)))...)
+		},
+		connectLocal: func() (gatewayConn, error) {
+			return srv.ConnectTrusted(ctx, []grpc.UnaryClientInterceptor{waitScanned(srv)},
+				grpc.WithChainStreamInterceptor(waitScannedStream(srv)))
 		},
 		ready:          []any{"embedded skills service ready"},
 		close:          func() { _ = srv.Close() },
