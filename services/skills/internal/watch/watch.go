@@ -125,8 +125,8 @@ type Options struct {
 	// OnChange is called after each settled burst of changes with the paths
 	// the events named (files and folders, absolute); and with nil, meaning
 	// "anything may have changed", on every poll, after lost events, and once
-	// when the watches are in place (changes made while they were being set
-	// up are not reported otherwise). It is never called concurrently with
+	// a debounce after the watches are in place (changes made while they
+	// were being set up are not reported otherwise). It is never called concurrently with
 	// itself. Required.
 	OnChange func(ctx context.Context, changed []string)
 	// Logger receives the log; nil discards it.
@@ -163,9 +163,6 @@ func Run(ctx context.Context, opts Options) error {
 		w, err := newWatcher(opts)
 		if err == nil {
 			w.report()
-			// Changes made while the watches were being set up went
-			// unseen: look once now that they are in place.
-			opts.OnChange(ctx, nil)
 			err = w.loop(ctx)
 			_ = w.fs.Close()
 			if err == nil {
@@ -470,6 +467,12 @@ func (w *watcher) loop(ctx context.Context) error {
 	// changed are the paths of the pending burst; all says events were lost.
 	changed := map[string]bool{}
 	all := false
+	// Changes made while the watches were being set up went unseen: look
+	// once, a debounce after they are in place (not at once: a server that
+	// has just loaded its catalog answers its first requests meanwhile).
+	// Bursts of events meanwhile are reported on their own, with their paths.
+	catchUp := time.NewTimer(w.opts.Debounce)
+	defer catchUp.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -509,6 +512,8 @@ func (w *watcher) loop(ctx context.Context) error {
 				changed[filepath.Clean(ev.Name)] = true
 				timer.Reset(w.opts.Debounce)
 			}
+		case <-catchUp.C:
+			w.opts.OnChange(ctx, nil)
 		case <-timer.C:
 			if dirty {
 				var paths []string

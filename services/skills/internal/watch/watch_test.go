@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/fsnotify/fsnotify"
 )
 
 // start runs Run in the background and returns a channel that receives each
@@ -213,4 +215,46 @@ func TestWatchListedFolders(t *testing.T) {
 	waitCall(t, calls, "a change in a listed folder")
 	write(t, filepath.Join(root, "new", "SKILL.md"), "a")
 	waitCall(t, calls, "a folder made in the root")
+}
+
+// TestCatchUpAfterSetUp: a change made while the watches are being set up
+// (before the folder's watch is in place, so no event ever names it) is
+// still reported, by one OnChange(nil) a debounce after the set-up, not at
+// once (a server answers its first requests meanwhile).
+func TestCatchUpAfterSetUp(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "skills")
+	write(t, filepath.Join(root, "pdf", "SKILL.md"), "a")
+	const debounce = 300 * time.Millisecond
+	var watchedAt atomic.Int64
+	changes, _, statuses := watched(t, Options{
+		Dirs: []string{root}, Debounce: debounce, PollInterval: time.Hour, RetryInterval: time.Hour,
+		addWatch: func(fw *fsnotify.Watcher, dir string) error {
+			if dir == filepath.Join(root, "pdf") {
+				// Unseen by any watch: only the catch-up can report it.
+				if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("changed during set-up"), 0o644); err != nil {
+					return err
+				}
+			}
+			err := fw.Add(dir)
+			watchedAt.Store(time.Now().UnixNano())
+			return err
+		},
+	})
+	until(t, statuses, "watching", func(st Status) bool { return st.Mode == ModeWatching })
+	select {
+	case c := <-changes:
+		if c != nil {
+			t.Fatalf("first change named paths %v; want the catch-up (nil)", c)
+		}
+		if waited := time.Since(time.Unix(0, watchedAt.Load())); waited < debounce {
+			t.Errorf("the catch-up came %v after the last watch; want a debounce (%v) after it", waited, debounce)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no catch-up after the watches were set up")
+	}
+	select {
+	case c := <-changes:
+		t.Errorf("a second change without any event: %v", c)
+	case <-time.After(2 * debounce):
+	}
 }
