@@ -120,7 +120,7 @@ func (ix *Index) bestWindow(text string, want map[int32]float64, early bool) (st
 				}
 			})
 		} else if len(raw) <= maxWordLen {
-			t, found = spelt[foldWord(raw)]
+			t, found = lookupFolded(spelt, raw)
 		}
 		if !found {
 			continue
@@ -152,6 +152,27 @@ func (ix *Index) bestWindow(text string, want map[int32]float64, early bool) (st
 		}
 	}
 	return window(text, occ[best].start, occ[best].end), true
+}
+
+// lookupFolded looks word up in spelt by its folded form (foldWord),
+// without making a string for an ASCII word: most words of a text are, and
+// an excerpt reads thousands of them.
+func lookupFolded(spelt map[string]int32, word string) (int32, bool) {
+	if len(word) > maxWordLen || !isASCII(word) {
+		t, ok := spelt[foldWord(word)]
+		return t, ok
+	}
+	var buf [maxWordLen]byte
+	b := buf[:len(word)]
+	for i := range len(word) {
+		c := word[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b[i] = c
+	}
+	t, ok := spelt[string(b)]
+	return t, ok
 }
 
 // window returns about excerptLen characters of text around [start, end),

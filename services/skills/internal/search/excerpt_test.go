@@ -112,3 +112,16 @@ func TestAtMostRunes(t *testing.T) {
 		}
 	}
 }
+
+// TestLookupFoldedAsFoldWord: the ASCII fast path finds what foldWord's
+// form finds, for every case of word.
+func TestLookupFoldedAsFoldWord(t *testing.T) {
+	spelt := map[string]int32{"pdf": 1, "kubernetes": 2, "café": 3, "straße": 4}
+	for _, w := range []string{"PDF", "pdf", "Pdf", "KUBERNETES", "Kubernetes", "CAFÉ", "Café", "STRASSE", "Straße", "pdfs", "", "x-ray", "ÅNGSTRÖM", strings.Repeat("A", maxWordLen)} {
+		want, wok := spelt[foldWord(w)]
+		got, ok := lookupFolded(spelt, w)
+		if got != want || ok != wok {
+			t.Errorf("%q: got %d %v, want %d %v (foldWord %q)", w, got, ok, want, wok, foldWord(w))
+		}
+	}
+}
