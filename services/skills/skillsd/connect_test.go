@@ -58,8 +58,12 @@ func TestConnectTrustedAnswersAsDialTrusted(t *testing.T) {
 		name string
 		do   func(ctx context.Context, cc grpc.ClientConnInterface) (proto.Message, error)
 	}
-	cat := func(cc grpc.ClientConnInterface) skillsv1.CatalogServiceClient { return skillsv1.NewCatalogServiceClient(cc) }
-	route := func(cc grpc.ClientConnInterface) skillsv1.RoutingServiceClient { return skillsv1.NewRoutingServiceClient(cc) }
+	cat := func(cc grpc.ClientConnInterface) skillsv1.CatalogServiceClient {
+		return skillsv1.NewCatalogServiceClient(cc)
+	}
+	route := func(cc grpc.ClientConnInterface) skillsv1.RoutingServiceClient {
+		return skillsv1.NewRoutingServiceClient(cc)
+	}
 	files := func(cc grpc.ClientConnInterface) skillsv1.FileServiceClient { return skillsv1.NewFileServiceClient(cc) }
 	calls := []call{
 		{"ListSkills", func(ctx context.Context, cc grpc.ClientConnInterface) (proto.Message, error) {
