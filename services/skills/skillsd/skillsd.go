@@ -441,6 +441,10 @@ func (s *Server) loadLater(svc *server.Service, msg string, done chan struct{}) 
 // ready (WaitReady).
 func (s *Server) load(ctx context.Context, svc *server.Service) error {
 	start := time.Now()
+	// The scans and analyses kept by the last process are read beside the
+	// build's walk, for the build and the first index.
+	s.scanner.Preload()
+	s.searchCache.Preload()
 	s.fresh.SyncAtStart(ctx)
 	if err := s.fresh.Rebuild(ctx); err != nil {
 		return err

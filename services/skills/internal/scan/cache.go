@@ -66,6 +66,15 @@ func (s *Scanner) cacheLoaded() {
 	}
 }
 
+// Preload reads the cache file in the background if it was not read yet:
+// a server starts it beside its first catalog build, so that the build does
+// not wait for the file when it asks for the scans it holds.
+func (s *Scanner) Preload() {
+	if s != nil && s.cacheFile != "" {
+		go s.cacheLoaded()
+	}
+}
+
 // loadCache reads the scans kept by an earlier process with the same engine
 // and rules. A missing, foreign or damaged file is ignored (everything is
 // scanned again).

@@ -95,6 +95,15 @@ func (c *AnalysisCache) load() {
 	})
 }
 
+// Preload reads the file in the background if it was not read yet: a
+// server starts it beside its first catalog build, on the other core, so
+// that its first index does not wait for the file.
+func (c *AnalysisCache) Preload() {
+	if c != nil {
+		go c.load()
+	}
+}
+
 // Len is the number of skill analyses the cache holds.
 func (c *AnalysisCache) Len() int {
 	if c == nil {
