@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
@@ -10,6 +11,7 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
 	"github.com/skillsd/skillsd/services/skills/internal/skill"
@@ -359,6 +361,37 @@ func TestCacheFileNotTrusted(t *testing.T) {
 	}
 	if n := OpenAnalysisCache(link).Len(); n != 0 {
 		t.Errorf("a link: %d analyses trusted", n)
+	}
+}
+
+// TestCacheFileShared checks that the analyses read from a file are parts
+// of what was read, not copies (the string table and each packed record),
+// and that they encode back to the same bytes.
+func TestCacheFileShared(t *testing.T) {
+	c := OpenAnalysisCache("")
+	New(cacheFixture(), Options{Cache: c})
+	good := encodeCache(c.entries())
+	data := slices.Clone(good)
+	m, err := decodeCache(data)
+	if err != nil || len(m) == 0 {
+		t.Fatalf("decodeCache: %d analyses, %v", len(m), err)
+	}
+	within := func(p *byte) bool {
+		a := uintptr(unsafe.Pointer(p))
+		return a >= uintptr(unsafe.Pointer(&data[0])) && a < uintptr(unsafe.Pointer(&data[0]))+uintptr(len(data))
+	}
+	for k, da := range m {
+		if len(da.packed) == 0 || !within(&da.packed[0]) {
+			t.Fatalf("%x: the packed record is not part of the file's bytes", k)
+		}
+		for _, s := range da.names {
+			if s != "" && !within(unsafe.StringData(s)) {
+				t.Fatalf("%x: string %q is not part of the file's bytes", k, s)
+			}
+		}
+	}
+	if again := encodeCache(m); !bytes.Equal(again, good) {
+		t.Fatal("the analyses read from the file encode to other bytes")
 	}
 }
 
