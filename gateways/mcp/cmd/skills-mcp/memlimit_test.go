@@ -62,7 +62,9 @@ func TestMemoryLimitNeverBelowLive(t *testing.T) {
 // (narrow headroom, memory released), and a lone collection later keeps
 // the narrow one without settling again.
 func TestLimitTracker(t *testing.T) {
-	const settle = 50 * time.Millisecond
+	// Long beside the 10 ms between a busy spell's collections, so that a
+	// stall of the test on a loaded machine does not end the spell early.
+	const settle = 250 * time.Millisecond
 	var mu sync.Mutex
 	var shares []uint64
 	released := make(chan struct{}, 4)
@@ -72,8 +74,8 @@ func TestLimitTracker(t *testing.T) {
 	}
 	last := func() uint64 { mu.Lock(); defer mu.Unlock(); return shares[len(shares)-1] }
 	tr.collected() // the catalog is loaded
-	for range 5 {  // a build: collections 10 ms apart
-		time.Sleep(settle / 5)
+	for range 5 { // a build: collections 10 ms apart
+		time.Sleep(10 * time.Millisecond)
 		tr.collected()
 		if got := last(); got != busyShare {
 			t.Fatalf("during a busy spell the headroom is 1/%d, want 1/%d", got, busyShare)
