@@ -74,7 +74,7 @@ func TestLimitTracker(t *testing.T) {
 	}
 	last := func() uint64 { mu.Lock(); defer mu.Unlock(); return shares[len(shares)-1] }
 	tr.collected() // the catalog is loaded
-	for range 5 { // a build: collections 10 ms apart
+	for range 5 {  // a build: collections 10 ms apart
 		time.Sleep(10 * time.Millisecond)
 		tr.collected()
 		if got := last(); got != busyShare {
