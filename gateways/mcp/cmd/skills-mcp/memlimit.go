@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
+	"time"
 )
 
 // skills-mcp runs beside an editor on developer machines, for hours: without
@@ -15,29 +17,50 @@ import (
 //
 //   - none while the catalog loads (the collector paces itself by GOGC);
 //   - once it is loaded, and again after every collection, the live heap plus
-//     half of it as headroom, plus what the runtime holds outside the heap
-//     (stacks, metadata), and never below minMemoryLimit.
+//     headroom, plus what the runtime holds outside the heap (stacks,
+//     metadata), and never below minMemoryLimit.
 //
-// The collector then runs at most about twice as often as GOGC=100 alone
-// would make it, at any catalog size, and the limit grows with the catalog
-// (the search index built on the first search, a reload with more skills) and
-// shrinks back to the floor when it shrinks. GOMEMLIMIT (a Go runtime
-// setting) overrides all of it, "off" removes it.
+// The headroom depends on how busy the collector is. While collections come
+// less than settleAfter apart (a build: a cold start's scan and analysis, the
+// index of a new snapshot) it is half the live heap: the collector runs at
+// most about twice as often as GOGC=100 alone would make it (a quarter made
+// a cold 10,000-skill start take three times as long). Once a collection
+// comes later than that, or none has come for settleAfter since the last
+// busy one, the process is serving: the headroom is a quarter of the live
+// heap, which a search's few allocations take long to fill, and when a busy
+// spell ends the heap is collected once more and what it no longer uses is
+// returned to the system (debug.FreeOSMemory), so that a build's peak does
+// not stay resident. The limit grows with the catalog (the search index built
+// on the first search, a reload with more skills) and shrinks back to the
+// floor when it shrinks. GOMEMLIMIT (a Go runtime setting) overrides all of
+// it, "off" removes it.
 
 // minMemoryLimit is the floor of the limit: under it small catalogs are paced
 // by GOGC alone, as without a limit.
 const minMemoryLimit = 128 << 20
 
+// The headroom above the live heap is 1/busyShare of it while the collector
+// is busy, 1/idleShare once it is not.
+const (
+	busyShare = 2
+	idleShare = 4
+)
+
+// settleAfter is how far apart two collections are for the collector to
+// count as idle, and how long after a busy one the process settles.
+const settleAfter = time.Second
+
 // memoryLimit is the soft limit for a live heap of live bytes when the
-// runtime holds other bytes outside the heap: live + live/2 + other, at least
-// minMemoryLimit. It never falls below what is live: the limit is what the
-// collector aims at, and aiming below the live heap is what makes it thrash.
-func memoryLimit(live, other uint64) int64 {
+// runtime holds other bytes outside the heap, with 1/share of the live heap
+// as headroom: live + live/share + other, at least minMemoryLimit. It never
+// falls below what is live: the limit is what the collector aims at, and
+// aiming below the live heap is what makes it thrash.
+func memoryLimit(live, other uint64, share uint64) int64 {
 	const ceiling = math.MaxInt64 / 2
 	if live > ceiling/2 || other > ceiling/2 {
 		return ceiling
 	}
-	limit := int64(live + live/2 + other)
+	limit := int64(live + live/share + other)
 	if limit < minMemoryLimit {
 		return minMemoryLimit
 	}
@@ -57,8 +80,61 @@ func trackMemoryLimit(getenv func(string) string) {
 	if memoryLimitSet(getenv) {
 		return
 	}
-	applyMemoryLimit()
-	armGCHook(applyMemoryLimit)
+	t := &limitTracker{settleAfter: settleAfter, apply: applyMemoryLimit, release: debug.FreeOSMemory}
+	t.collected()
+	armGCHook(t.collected)
+}
+
+// limitTracker chooses the headroom after each collection (collected) and
+// settles the process once the collector is no longer busy. Its fields
+// besides mu are set before its first use.
+type limitTracker struct {
+	settleAfter time.Duration
+	// apply sets the limit with 1/share of the live heap as headroom;
+	// release collects and returns unused memory to the system.
+	apply   func(share uint64)
+	release func()
+
+	mu sync.Mutex
+	// last is when collected last ran; settling says a settle is due.
+	last     time.Time
+	settling bool
+}
+
+// collected runs after each collection: close to the one before, the
+// collector is busy (wide headroom, and a settle once it is not); else the
+// process is serving (narrow headroom).
+func (t *limitTracker) collected() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	now := time.Now()
+	busy := t.last.IsZero() || now.Sub(t.last) < t.settleAfter
+	t.last = now
+	if !busy {
+		t.apply(idleShare)
+		return
+	}
+	t.apply(busyShare)
+	if !t.settling {
+		t.settling = true
+		time.AfterFunc(t.settleAfter, t.settle)
+	}
+}
+
+// settle narrows the headroom and releases unused memory once no
+// collection has come for settleAfter; until then it waits.
+func (t *limitTracker) settle() {
+	t.mu.Lock()
+	if wait := t.settleAfter - time.Since(t.last); wait > 0 {
+		t.mu.Unlock()
+		time.AfterFunc(wait, t.settle)
+		return
+	}
+	t.settling = false
+	t.mu.Unlock()
+	// The collection release makes runs collected, which finds it idle.
+	t.apply(idleShare)
+	t.release()
 }
 
 // memSamples are the runtime metrics applyMemoryLimit reads.
@@ -72,9 +148,9 @@ var memSamples = []metrics.Sample{
 }
 
 // applyMemoryLimit sets the limit from the live heap as of the last
-// collection. Before any collection it is 0: the floor applies, and the first
-// collection corrects it.
-func applyMemoryLimit() {
+// collection, with 1/share of it as headroom. Before any collection it is 0:
+// the floor applies, and the first collection corrects it.
+func applyMemoryLimit(share uint64) {
 	metrics.Read(memSamples)
 	v := make([]uint64, len(memSamples))
 	for i, s := range memSamples {
@@ -87,7 +163,7 @@ func applyMemoryLimit() {
 	if heap := released + objects + unused + free; total > heap {
 		other = total - heap
 	}
-	debug.SetMemoryLimit(memoryLimit(live, other))
+	debug.SetMemoryLimit(memoryLimit(live, other, share))
 }
 
 // gcTick is an object that lives until the next collection; its finalizer

@@ -4,6 +4,7 @@ import (
 	"math"
 	"runtime"
 	"runtime/debug"
+	"sync"
 	"testing"
 	"time"
 )
@@ -13,19 +14,22 @@ func TestMemoryLimit(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
 		live, other uint64
+		share       uint64
 		want        int64
 	}{
-		{"before any collection: the floor", 0, 0, minMemoryLimit},
-		{"387 skills: the floor", 30 * mib, 8 * mib, minMemoryLimit},
-		{"just under the floor", 80 * mib, 7 * mib, minMemoryLimit},
-		{"3,000 skills: above the floor", 90 * mib, 10 * mib, 145 * mib},
-		{"10,000 skills: live and a half, plus the rest", 300 * mib, 20 * mib, 470 * mib},
-		{"absurd sizes saturate", math.MaxUint64 / 2, 0, math.MaxInt64 / 2},
+		{"before any collection: the floor", 0, 0, busyShare, minMemoryLimit},
+		{"387 skills: the floor", 30 * mib, 8 * mib, busyShare, minMemoryLimit},
+		{"just under the floor", 80 * mib, 7 * mib, busyShare, minMemoryLimit},
+		{"3,000 skills, busy: above the floor", 90 * mib, 10 * mib, busyShare, 145 * mib},
+		{"3,000 skills, idle: above the floor", 120 * mib, 10 * mib, idleShare, 160 * mib},
+		{"10,000 skills, busy: live and a half, plus the rest", 300 * mib, 20 * mib, busyShare, 470 * mib},
+		{"10,000 skills, idle: live and a quarter, plus the rest", 300 * mib, 20 * mib, idleShare, 395 * mib},
+		{"absurd sizes saturate", math.MaxUint64 / 2, 0, idleShare, math.MaxInt64 / 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := memoryLimit(tc.live, tc.other)
+			got := memoryLimit(tc.live, tc.other, tc.share)
 			if got != tc.want {
-				t.Errorf("memoryLimit(%d, %d) = %d, want %d", tc.live, tc.other, got, tc.want)
+				t.Errorf("memoryLimit(%d, %d, %d) = %d, want %d", tc.live, tc.other, tc.share, got, tc.want)
 			}
 		})
 	}
@@ -35,19 +39,75 @@ func TestMemoryLimit(t *testing.T) {
 // below the live heap and what the runtime holds beside it, and that it grows
 // with the live heap, so a bigger catalog never makes the collector thrash.
 func TestMemoryLimitNeverBelowLive(t *testing.T) {
-	prev := int64(0)
-	for live := uint64(0); live < 64<<30; live = live*2 + 1<<20 {
-		for _, other := range []uint64{0, 1 << 20, 64 << 20} {
-			got := memoryLimit(live, other)
-			if got < int64(live+live/2+other) || got < minMemoryLimit {
-				t.Fatalf("memoryLimit(%d, %d) = %d: below live+live/2+other or the floor", live, other, got)
+	for _, share := range []uint64{busyShare, idleShare} {
+		prev := int64(0)
+		for live := uint64(0); live < 64<<30; live = live*2 + 1<<20 {
+			for _, other := range []uint64{0, 1 << 20, 64 << 20} {
+				got := memoryLimit(live, other, share)
+				if got < int64(live+live/share+other) || got < minMemoryLimit {
+					t.Fatalf("memoryLimit(%d, %d, %d) = %d: below live+live/%d+other or the floor", live, other, share, got, share)
+				}
 			}
+			got := memoryLimit(live, 0, share)
+			if got < prev {
+				t.Fatalf("memoryLimit(%d, 0, %d) = %d, smaller than for a smaller heap (%d)", live, share, got, prev)
+			}
+			prev = got
 		}
-		got := memoryLimit(live, 0)
-		if got < prev {
-			t.Fatalf("memoryLimit(%d, 0) = %d, smaller than for a smaller heap (%d)", live, got, prev)
+	}
+}
+
+// TestLimitTracker drives a tracker by hand: collections close together
+// keep the wide headroom; once none comes for settleAfter it settles once
+// (narrow headroom, memory released), and a lone collection later keeps
+// the narrow one without settling again.
+func TestLimitTracker(t *testing.T) {
+	// Long beside the 10 ms between a busy spell's collections, so that a
+	// stall of the test on a loaded machine does not end the spell early.
+	const settle = 250 * time.Millisecond
+	var mu sync.Mutex
+	var shares []uint64
+	released := make(chan struct{}, 4)
+	tr := &limitTracker{settleAfter: settle,
+		apply:   func(share uint64) { mu.Lock(); shares = append(shares, share); mu.Unlock() },
+		release: func() { released <- struct{}{} },
+	}
+	last := func() uint64 { mu.Lock(); defer mu.Unlock(); return shares[len(shares)-1] }
+	tr.collected() // the catalog is loaded
+	for range 5 {  // a build: collections 10 ms apart
+		time.Sleep(10 * time.Millisecond)
+		tr.collected()
+		if got := last(); got != busyShare {
+			t.Fatalf("during a busy spell the headroom is 1/%d, want 1/%d", got, busyShare)
 		}
-		prev = got
+		select {
+		case <-released:
+			t.Fatal("memory released during a busy spell")
+		default:
+		}
+	}
+	select {
+	case <-released:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no settle within 5 s of the last collection")
+	}
+	if got := last(); got != idleShare {
+		t.Fatalf("settled, the headroom is 1/%d, want 1/%d", got, idleShare)
+	}
+	tr.collected() // the collection release makes
+	if got := last(); got != idleShare {
+		t.Fatalf("after the settle's collection the headroom is 1/%d, want 1/%d", got, idleShare)
+	}
+	time.Sleep(2 * settle)
+	tr.collected() // a lone collection while serving
+	if got := last(); got != idleShare {
+		t.Fatalf("a lone collection: the headroom is 1/%d, want 1/%d", got, idleShare)
+	}
+	time.Sleep(3 * settle)
+	select {
+	case <-released:
+		t.Fatal("released again without a busy spell")
+	default:
 	}
 }
 

@@ -241,8 +241,15 @@ type builder struct {
 	// skill file broken by an edit keeps its last valid version.
 	prevSkills map[string]*Skill
 	// scanning says the skills are scanned: skill files' content is kept
-	// until the scan.
+	// until the scan when keepData says so.
 	scanning bool
+	// keepData says the build parses few skill files (DeferScanSkills at
+	// most), and keeps their content for the scan. A build that parses
+	// more (a first start parses every file, and defers their scan anyway)
+	// drops each file's bytes once parsed and hashed, instead of holding
+	// them all beside the parsed documents: the scan reads each file again,
+	// one skill at a time.
+	keepData bool
 }
 
 // walked is one root's walk and what the load phase made of its entries.
@@ -356,6 +363,24 @@ func (b *builder) load(ctx context.Context, workers int, prev *Snapshot, lastGoo
 			}
 		}
 	}
+	parsed := len(parses)
+	for wi := range b.walks {
+		for _, e := range b.walks[wi].entries {
+			if e.Doc != nil && e.Data != nil {
+				parsed++ // parsed by the walk
+			}
+		}
+	}
+	b.keepData = b.scanning && parsed <= DeferScanSkills
+	if !b.keepData {
+		for wi := range b.walks {
+			for i := range b.walks[wi].entries {
+				if e := &b.walks[wi].entries[i]; e.Doc != nil {
+					e.Data = nil // hashed above
+				}
+			}
+		}
+	}
 	// Big files first, so that one large file does not finish last alone.
 	slices.SortStableFunc(hashes, func(a, b *hashed) int { return cmp.Compare(b.size, a.size) })
 
@@ -379,6 +404,9 @@ func (b *builder) load(ctx context.Context, workers int, prev *Snapshot, lastGoo
 					doc, diags := skill.Parse(e.RelFile, e.Data)
 					j.w.loaded[j.i] = loaded{doc: doc, diags: fillDiags(diags, j.w.src.Name, e.RelFile), loadedAt: b.now}
 					j.w.loaded[j.i].digest = fileDigest(e.Data)
+					if !b.keepData {
+						e.Data = nil
+					}
 					continue
 				}
 				h := hashes[n-len(parses)]

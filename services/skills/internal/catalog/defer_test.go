@@ -231,3 +231,39 @@ func TestScanPendingVerifiesContent(t *testing.T) {
 		t.Errorf("cleaner, malicious again: not quarantined (pending %v)", sk != nil && sk.ScanPending())
 	}
 }
+
+// TestScanReadsDroppedFiles: a build that parses more skill files than
+// DeferScanSkills drops their bytes once parsed (keepData), so its scan
+// reads each skill file again; one that parses few keeps them. Either way
+// the scan sees the skill file: a dangerous command in it quarantines
+// its skill and no other.
+func TestScanReadsDroppedFiles(t *testing.T) {
+	for _, n := range []int{3, DeferScanSkills + 4} {
+		t.Run(fmt.Sprint(n, " skills"), func(t *testing.T) {
+			files := map[string]string{
+				"wiper/SKILL.md": folderSkill("wiper", "Frees disk space.", "Run this:\n\n```sh\n"+strings.TrimPrefix(wipeScript, "#!/bin/sh\n")+"```"),
+			}
+			for i := range n {
+				name := fmt.Sprintf("skill-%02d", i)
+				files[name+"/SKILL.md"] = folderSkill(name, "Does thing "+name+".", "Body of "+name+".")
+			}
+			opts := testOptions(t)
+			opts.Scan = newScanner(t)
+			snap, err := Build(t.Context(), []*source.Root{localRoot("skills", writeTree(t, files))}, opts)
+			if err != nil {
+				t.Fatalf("Build: %v", err)
+			}
+			if len(snap.Skills()) != n+1 {
+				t.Fatalf("%d skills, want %d", len(snap.Skills()), n+1)
+			}
+			for _, sk := range snap.Skills() {
+				if want := sk.Path == "wiper"; sk.Quarantined() != want {
+					t.Errorf("%s: Quarantined %v, want %v (findings %v)", sk.Path, sk.Quarantined(), want, sk.Security.Findings)
+				}
+				if sk.data != nil {
+					t.Errorf("%s: the build still holds the skill file's bytes", sk.Path)
+				}
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -155,5 +156,46 @@ func BenchmarkSearchAllTerms(b *testing.B) {
 	ix := New(syntheticSkills(b, 3000), Options{})
 	for b.Loop() {
 		ix.Search(Query{Text: "pdf form", AllTerms: true})
+	}
+}
+
+// BenchmarkCacheHeld reports the heap an analysis cache holds for the
+// 3,000-skill catalog beyond its index: the live heap with the cache less
+// the live heap without it (the index and catalog are held throughout),
+// after a first build ("fill") and after a start from its file ("file").
+// Read from the file, the analyses are parts of the file's bytes, which the
+// index's strings hold too: dropping the cache frees little of them.
+func BenchmarkCacheHeld(b *testing.B) {
+	skills := syntheticSkills(b, 3000)
+	path := filepath.Join(b.TempDir(), CacheFileName())
+	live := func() float64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return float64(m.HeapAlloc) / (1 << 20)
+	}
+	for _, mode := range []string{"fill", "file"} {
+		b.Run(mode, func(b *testing.B) {
+			var held float64
+			for b.Loop() {
+				if mode == "fill" {
+					os.Remove(path)
+				}
+				c := OpenAnalysisCache(path)
+				ix := New(skills, Options{Cache: c})
+				if mode == "file" && c.Len() == 0 {
+					b.Fatal("the cache file was not read")
+				}
+				with := live()
+				if err := c.Save(); err != nil {
+					b.Fatal(err)
+				}
+				runtime.KeepAlive(c)
+				c = nil
+				held = with - live()
+				runtime.KeepAlive(ix)
+			}
+			b.ReportMetric(held, "cache-MB")
+		})
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
 	"github.com/skillsd/skillsd/services/skills/internal/statefile"
@@ -326,12 +327,8 @@ func encodeCache(m map[cacheKey]*docAnalysis) []byte {
 	// The strings, sorted (the decoder checks that they are distinct).
 	ids := map[string]uint64{}
 	for _, da := range m {
-		for _, t := range da.terms {
-			ids[da.names[t]] = 0
-		}
-		for _, sf := range da.surfaces {
-			ids[da.surfs[sf.surface]] = 0
-		}
+		da.each(func(t int32, _ *[numFields]uint16) { ids[da.names[t]] = 0 },
+			func(s, _ int32) { ids[da.surfs[s]] = 0 })
 	}
 	strs := slices.Sorted(maps.Keys(ids))
 	var table, body []byte
@@ -340,7 +337,6 @@ func encodeCache(m map[cacheKey]*docAnalysis) []byte {
 		table = binary.AppendUvarint(table, uint64(len(s)))
 		table = append(table, s...)
 	}
-	str := func(s string) { body = binary.AppendUvarint(body, ids[s]) }
 	body = binary.AppendUvarint(body, uint64(len(keys)))
 	for _, k := range keys {
 		da := m[k]
@@ -353,26 +349,19 @@ func encodeCache(m map[cacheKey]*docAnalysis) []byte {
 		for _, n := range da.length {
 			body = binary.AppendUvarint(body, uint64(n))
 		}
-		body = binary.AppendUvarint(body, uint64(len(da.terms)))
-		for i, t := range da.terms {
-			str(da.names[t])
-			var mask byte
-			for f, c := range da.counts[i] {
-				if c > 0 {
-					mask |= 1 << f
-				}
-			}
-			body = append(body, mask)
-			for _, c := range da.counts[i] {
-				if c > 0 {
-					body = binary.AppendUvarint(body, uint64(c))
-				}
-			}
+		r := packedReader{b: da.packed}
+		nterms := r.uvarint()
+		body = binary.AppendUvarint(body, nterms)
+		var counts [numFields]uint16
+		for range nterms {
+			t := r.term(&counts)
+			body = appendTerm(body, int32(ids[da.names[t]]), &counts)
 		}
-		body = binary.AppendUvarint(body, uint64(len(da.surfaces)))
-		for _, s := range da.surfaces {
-			str(da.surfs[s.surface])
-			body = binary.AppendUvarint(body, uint64(s.term))
+		nsurf := r.uvarint()
+		body = binary.AppendUvarint(body, nsurf)
+		for range nsurf {
+			s, t := r.uvarint(), r.uvarint()
+			body = binary.AppendUvarint(binary.AppendUvarint(body, ids[da.surfs[s]]), t)
 		}
 	}
 	payload := binary.AppendUvarint(make([]byte, 0, len(table)+len(body)+binary.MaxVarintLen64), uint64(len(ids)))
@@ -384,6 +373,84 @@ func encodeCache(m map[cacheKey]*docAnalysis) []byte {
 	out = binary.LittleEndian.AppendUint64(out, uint64(len(payload)))
 	out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(payload, castagnoli))
 	return append(out, payload...)
+}
+
+// appendTerm appends a term of a packed analysis (a record's term in the
+// cache file): its string, the mask of the fields it occurs in, and its
+// count in each of them.
+func appendTerm(b []byte, term int32, counts *[numFields]uint16) []byte {
+	b = binary.AppendUvarint(b, uint64(term))
+	var mask byte
+	for f, c := range counts {
+		if c > 0 {
+			mask |= 1 << f
+		}
+	}
+	b = append(b, mask)
+	for _, c := range counts {
+		if c > 0 {
+			b = binary.AppendUvarint(b, uint64(c))
+		}
+	}
+	return b
+}
+
+// packedReader reads docAnalysis.packed. The bytes were made by describe
+// or checked by decodeCache: it checks nothing.
+type packedReader struct{ b []byte }
+
+func (r *packedReader) uvarint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	r.b = r.b[n:]
+	return v
+}
+
+// term reads a term (appendTerm): it returns its string, and sets counts.
+func (r *packedReader) term(counts *[numFields]uint16) int32 {
+	t := int32(r.uvarint())
+	mask := r.b[0]
+	r.b = r.b[1:]
+	for f := range numFields {
+		counts[f] = 0
+		if mask&(1<<f) != 0 {
+			counts[f] = uint16(r.uvarint())
+		}
+	}
+	return t
+}
+
+// each calls term with each term of da (in names) and its counts, in
+// order, then surface with each surface (in surfs) and its term (an index
+// in the terms).
+func (da *docAnalysis) each(term func(t int32, counts *[numFields]uint16), surface func(s, t int32)) {
+	r := packedReader{b: da.packed}
+	var counts [numFields]uint16
+	for range r.uvarint() {
+		term(r.term(&counts), &counts)
+	}
+	for range r.uvarint() {
+		s, t := r.uvarint(), r.uvarint()
+		surface(int32(s), int32(t))
+	}
+}
+
+// byteArena hands out byte slices cut from large blocks: the packed
+// analyses of a build are many small slices that live as long as each
+// other, and one allocation for many of them saves the allocator's rounding
+// and the collector's work.
+type byteArena struct{ block []byte }
+
+// arenaBlock is the size of an arena's blocks.
+const arenaBlock = 256 << 10
+
+// clone returns a copy of b in the arena, whose capacity ends with it.
+func (a *byteArena) clone(b []byte) []byte {
+	if len(b) > cap(a.block)-len(a.block) {
+		a.block = make([]byte, 0, max(arenaBlock, len(b)))
+	}
+	start := len(a.block)
+	a.block = append(a.block, b...)
+	return a.block[start:len(a.block):len(a.block)]
 }
 
 // errCache is the one answer to a cache file that cannot be trusted.
@@ -440,7 +507,9 @@ func (r *cacheReader) byte() byte {
 // decodeCache decodes a cache file's content, checking everything: the
 // format, the version, the checksum, every number's range, and that each
 // analysis is consistent (distinct terms, counts within the field lengths).
-// Anything else is errCache.
+// Anything else is errCache. The analyses it returns share data's memory
+// (their strings and packed bytes are parts of it, not copies): the caller
+// must not change data afterwards.
 func decodeCache(data []byte) (map[cacheKey]*docAnalysis, error) {
 	if len(data) < cacheHeaderLen || string(data[:len(cacheFormat)]) != cacheFormat {
 		return nil, errCache
@@ -453,24 +522,30 @@ func decodeCache(data []byte) (map[cacheKey]*docAnalysis, error) {
 		return nil, errCache
 	}
 	r := &cacheReader{data: payload}
+	// at is the offset in payload of what r reads next.
+	at := func() int { return len(payload) - len(r.data) }
 
-	// The string table: one string for all, the strings slices of it.
+	// The string table: one string for all (the payload's own bytes), the
+	// strings slices of it.
 	nstr := r.uvarint(uint64(len(r.data)))
-	start := r.data
+	start := at()
 	spans := make([][2]int, 0, nstr)
 	for range nstr {
 		n := int(r.uvarint(uint64(len(r.data))))
-		off := len(start) - len(r.data)
+		off := at()
 		r.bytes(n)
 		spans = append(spans, [2]int{off, off + n})
 	}
 	if r.err != nil {
 		return nil, r.err
 	}
-	all := string(start[:len(start)-len(r.data)])
+	var all string
+	if end := at(); end > start {
+		all = unsafe.String(&payload[start], end-start)
+	}
 	strs := make([]string, len(spans))
 	for i, sp := range spans {
-		strs[i] = all[sp[0]:sp[1]]
+		strs[i] = all[sp[0]-start : sp[1]-start]
 		if i > 0 && strs[i-1] >= strs[i] {
 			return nil, errCache // not sorted, or twice
 		}
@@ -491,25 +566,22 @@ func decodeCache(data []byte) (map[cacheKey]*docAnalysis, error) {
 		for f := range da.length {
 			da.length[f] = int32(r.uvarint(math.MaxInt32))
 		}
+		packed := at()
 		nterms := r.uvarint(uint64(len(r.data)) / 3)
-		da.terms = make([]int32, nterms)
-		da.counts = make([][numFields]uint16, nterms)
 		var sum [numFields]int64
-		for i := range nterms {
+		for range nterms {
 			s := r.index(len(strs))
 			mask := r.byte()
 			if r.err != nil || mask == 0 || mask >= 1<<numFields || seen[s] == e+1 {
 				return nil, errCache
 			}
 			seen[s] = e + 1
-			da.terms[i] = int32(s)
 			for f := range numFields {
 				if mask&(1<<f) != 0 {
 					c := r.uvarint(math.MaxUint16)
 					if c == 0 {
 						return nil, errCache
 					}
-					da.counts[i][f] = uint16(c)
 					sum[f] += int64(c)
 				}
 			}
@@ -520,18 +592,18 @@ func decodeCache(data []byte) (map[cacheKey]*docAnalysis, error) {
 			}
 		}
 		nsurf := r.uvarint(uint64(len(r.data)) / 2)
-		da.surfaces = make([]surfaceRef, nsurf)
-		for i := range nsurf {
-			s := r.index(len(strs))
-			t := r.index(int(nterms))
+		for range nsurf {
+			r.index(len(strs))
+			r.index(int(nterms))
 			if r.err != nil {
 				return nil, errCache
 			}
-			da.surfaces[i] = surfaceRef{surface: int32(s), term: int32(t)}
 		}
 		if _, dup := m[k]; dup || r.err != nil {
 			return nil, errCache
 		}
+		end := at()
+		da.packed = payload[packed:end:end]
 		m[k] = da
 	}
 	if r.err != nil || len(r.data) != 0 {

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"encoding/binary"
 	"math"
 	"runtime"
 	"strings"
@@ -264,23 +265,22 @@ type docAnalysis struct {
 	// cjk is true when the skill is mostly written in CJK characters.
 	cjk    bool
 	length [numFields]int32
-	// names and surfs are the string tables that terms and surfaces index,
-	// shared by many analyses (a worker's vocabulary and surface forms, or
-	// a cache file's strings) and never changed below their length.
+	// names and surfs are the string tables that the terms and surfaces of
+	// packed index, shared by many analyses (a worker's vocabulary and
+	// surface forms, or a cache file's strings) and never changed below
+	// their length.
 	names, surfs []string
-	// terms are the skill's terms (in names) in the order of their first
-	// occurrence, counts their counts by field.
-	terms  []int32
-	counts [][numFields]uint16
-	// surfaces are the skill's indexed words (surface forms) in the order
-	// of their first occurrence, each with its term: the worker's first
-	// sight of a surface decides its term.
-	surfaces []surfaceRef
+	// packed holds the skill's terms (in names) in the order of their
+	// first occurrence with their counts by field, then its indexed words
+	// (surface forms, in surfs) in the order of their first occurrence,
+	// each with its term (the worker's first sight of a surface decides
+	// its term): varints, as a record of the cache file has them after its
+	// lengths (cache.go), read with a packedReader.
+	packed []byte
 }
 
-// surfaceRef is a surface form (in docAnalysis.surfs, or while a worker
-// analyzes, in worker.words) and its term (an index in docAnalysis.terms,
-// or a local term).
+// surfaceRef is a surface form (an entry of worker.words) and its local
+// term, as a worker sees them in the skill it analyzes.
 type surfaceRef struct {
 	surface, term int32
 }
@@ -315,6 +315,10 @@ type worker struct {
 	stamp  int32
 	seen   []surfaceRef
 	pos    []int32
+	// pack is scratch space for a docAnalysis's packed bytes, arena
+	// where they are kept.
+	pack  []byte
+	arena byteArena
 	// termMemo and surfMemo remember, by string table (its first
 	// element), the local term + 1 of each term replayed, and the surfaces
 	// replayed, so that replay looks each string up once.
@@ -573,20 +577,20 @@ func (w *worker) describe(rec *docAnalysis, l lang, cjk bool, ad *analyzedDoc) {
 	rec.lang, rec.cjk, rec.length = l, cjk, ad.length
 	rec.names = w.names[:len(w.names):len(w.names)]
 	rec.surfs = w.surfs[:len(w.surfs):len(w.surfs)]
-	rec.terms = make([]int32, len(ad.terms))
-	rec.counts = make([][numFields]uint16, len(ad.terms))
 	if len(w.pos) < len(w.names) {
 		w.pos = make([]int32, len(w.names)+len(w.names)/2)
 	}
+	b := binary.AppendUvarint(w.pack[:0], uint64(len(ad.terms)))
 	for i, dt := range ad.terms {
-		rec.terms[i] = dt.term
-		rec.counts[i] = dt.counts
+		b = appendTerm(b, dt.term, &dt.counts)
 		w.pos[dt.term] = int32(i)
 	}
-	rec.surfaces = make([]surfaceRef, len(w.seen))
-	for i, s := range w.seen {
-		rec.surfaces[i] = surfaceRef{surface: s.surface, term: w.pos[s.term]}
+	b = binary.AppendUvarint(b, uint64(len(w.seen)))
+	for _, s := range w.seen {
+		b = binary.AppendUvarint(binary.AppendUvarint(b, uint64(s.surface)), uint64(w.pos[s.term]))
 	}
+	rec.packed = w.arena.clone(b)
+	w.pack = b
 	w.seen = w.seen[:0]
 }
 
@@ -596,14 +600,16 @@ func (w *worker) describe(rec *docAnalysis, l lang, cjk bool, ad *analyzedDoc) {
 func (w *worker) replay(d *doc, da *docAnalysis) analyzedDoc {
 	d.lang = da.lang
 	w.hasCJK = w.hasCJK || da.cjk
-	ad := analyzedDoc{terms: make([]docTerm, len(da.terms)), length: da.length}
-	if len(da.terms) > 0 {
+	r := packedReader{b: da.packed}
+	ad := analyzedDoc{terms: make([]docTerm, r.uvarint()), length: da.length}
+	if len(ad.terms) > 0 {
 		memo := w.termMemo[&da.names[0]]
 		if len(memo) < len(da.names) {
 			memo = append(memo, make([]int32, len(da.names)-len(memo))...)
 			w.termMemo[&da.names[0]] = memo
 		}
-		for i, t := range da.terms {
+		for i := range ad.terms {
+			t := r.term(&ad.terms[i].counts)
 			id := memo[t] - 1
 			if id < 0 {
 				var ok bool
@@ -612,23 +618,24 @@ func (w *worker) replay(d *doc, da *docAnalysis) analyzedDoc {
 				}
 				memo[t] = id + 1
 			}
-			ad.terms[i] = docTerm{term: id, counts: da.counts[i]}
+			ad.terms[i].term = id
 		}
 	}
-	if len(da.surfaces) > 0 {
+	if n := r.uvarint(); n > 0 {
 		// Only a surface's first sight counts: one replayed before is done.
 		done := w.surfMemo[&da.surfs[0]]
 		if len(done) < len(da.surfs) {
 			done = append(done, make([]bool, len(da.surfs)-len(done))...)
 			w.surfMemo[&da.surfs[0]] = done
 		}
-		for _, s := range da.surfaces {
-			if done[s.surface] {
+		for range n {
+			s, t := r.uvarint(), r.uvarint()
+			if done[s] {
 				continue
 			}
-			done[s.surface] = true
-			if _, ok := w.surfaces[da.surfs[s.surface]]; !ok {
-				w.surfaces[da.surfs[s.surface]] = ad.terms[s.term].term
+			done[s] = true
+			if _, ok := w.surfaces[da.surfs[s]]; !ok {
+				w.surfaces[da.surfs[s]] = ad.terms[t].term
 			}
 		}
 	}
