@@ -8,6 +8,7 @@ import (
 	"github.com/skillsd/skillsd/services/skills/internal/confine"
 	"io/fs"
 	"log/slog"
+	"os"
 	"path"
 	"path/filepath"
 	"runtime"
@@ -240,6 +241,9 @@ type builder struct {
 	// prevSkills are the previous snapshot's skills by skill file, so that a
 	// skill file broken by an edit keeps its last valid version.
 	prevSkills map[string]*Skill
+	// heldSkills are the skills of the snapshot the build takes unchanged
+	// files from (the previous one, or the catalog cache's) by skill file.
+	heldSkills map[string]*Skill
 	// scanning says the skills are scanned: skill files' content is kept
 	// until the scan.
 	scanning bool
@@ -269,8 +273,18 @@ type hashed struct {
 	file            File
 	err             error
 	done            bool
-	// src and rel name the file in a diagnostic.
-	src, rel string
+	// src names the file's source in a diagnostic, srcDir is its folder
+	// (rel gives the file's name there).
+	src, srcDir string
+}
+
+// rel is the file's path relative to its source, for a diagnostic ("" when
+// it has none).
+func (h *hashed) rel() string {
+	if rel, err := filepath.Rel(h.srcDir, h.abs); err == nil {
+		return filepath.ToSlash(rel)
+	}
+	return ""
 }
 
 func (b *builder) diag(src, file string, sev skill.Severity, code, format string, args ...any) {
@@ -288,20 +302,16 @@ func (b *builder) diagAt(src, file string, line int, sev skill.Severity, code, f
 // skill file of prev that no longer parses is served at prev's version.
 func (b *builder) load(ctx context.Context, workers int, prev *Snapshot, lastGood bool) error {
 	prevSkills := map[string]*Skill{}
-	b.prevSkills = prevSkills
+	b.prevSkills, b.heldSkills = prevSkills, prevSkills
 	if !lastGood {
 		b.prevSkills = map[string]*Skill{}
 	}
-	prevFiles := map[string]File{}
+	// prevFiles are prev's companion files by absolute path, made when a
+	// file is not found among its own skill's (prev.file).
+	var prevFiles map[string]File
 	if prev != nil {
 		for _, sk := range prev.skills {
 			prevSkills[sk.File] = sk
-			if sk.Dir == "" {
-				continue
-			}
-			for _, f := range sk.Files {
-				prevFiles[filepath.Join(sk.Dir, filepath.FromSlash(f.Path))] = f
-			}
 		}
 	}
 
@@ -343,12 +353,9 @@ func (b *builder) load(ctx context.Context, workers int, prev *Snapshot, lastGoo
 				if _, ok := b.files[f.Abs]; ok {
 					continue
 				}
-				h := &hashed{abs: f.Abs, real: cmp.Or(f.Real, f.Abs), name: path.Base(f.Path), size: f.Size, modTime: f.ModTime, src: w.src.Name}
-				if rel, err := filepath.Rel(w.src.Dir, f.Abs); err == nil {
-					h.rel = filepath.ToSlash(rel)
-				}
+				h := &hashed{abs: f.Abs, real: cmp.Or(f.Real, f.Abs), name: path.Base(f.Path), size: f.Size, modTime: f.ModTime, src: w.src.Name, srcDir: w.src.Dir}
 				b.files[f.Abs] = h
-				if pf, ok := prevFiles[f.Abs]; ok && pf.Size == f.Size && pf.ModTime.Equal(f.ModTime) {
+				if pf, ok := prev.file(&prevFiles, prevSkills[e.AbsFile], f.Abs); ok && pf.Size == f.Size && pf.ModTime.Equal(f.ModTime) {
 					h.file, h.done = pf, true
 					continue
 				}
@@ -394,34 +401,108 @@ func (b *builder) load(ctx context.Context, workers int, prev *Snapshot, lastGoo
 
 // knownIn is the source.Known of prev's files of one source: the layout-A
 // skill files that load will reuse unparsed (the same test as load's), and
-// the companion files it will reuse unhashed.
+// the companion files it will reuse unhashed. A file is looked up among the
+// files of the skills of prev whose folders hold it (prev.holder), not in a
+// map of every file: a build after an edit asks about a few files only.
 func knownIn(prev *Snapshot, src string) source.Known {
 	if prev == nil {
 		return nil
 	}
-	type stamp struct {
-		size int64
-		mod  time.Time
+	var dir string
+	for _, s := range prev.sources {
+		if s.Name == src {
+			dir = s.Dir
+			break
+		}
 	}
-	held := make(map[string]stamp, len(prev.skills)*2)
-	for _, sk := range prev.skills {
-		if sk.Source.Name != src {
-			continue
-		}
-		if sk.Layout == skill.LayoutFolder {
-			held[sk.File] = stamp{sk.Size, sk.ModTime}
-		}
-		if sk.Dir == "" {
-			continue
-		}
-		for _, f := range sk.Files {
-			held[filepath.Join(sk.Dir, filepath.FromSlash(f.Path))] = stamp{f.Size, f.ModTime}
-		}
+	if dir == "" {
+		return nil
 	}
 	return func(abs string, size int64, mod time.Time) bool {
-		h, ok := held[abs]
-		return ok && h.size == size && h.mod.Equal(mod)
+		f, ok := prev.holder(src, dir, abs)
+		return ok && f.Size == size && f.ModTime.Equal(mod)
 	}
+}
+
+// holder finds the file abs of source src (whose folder is dir) among the
+// skills of s: a layout-A skill file, or a companion file of a skill whose
+// folder holds it. Only Size and ModTime of the File it returns are set
+// for a skill file.
+func (s *Snapshot) holder(src, dir, abs string) (File, bool) {
+	rel, ok := strings.CutPrefix(abs, dir)
+	if !ok || rel == "" || !os.IsPathSeparator(rel[0]) || dir == "" {
+		return File{}, false
+	}
+	rel = filepath.ToSlash(rel[1:])
+	// The skills whose catalog path is a folder holding abs, nearest
+	// first; the root's own skill has the root folder's name as its path.
+	for p := path.Dir(rel); ; p = path.Dir(p) {
+		key := p
+		if p == "." {
+			key = filepath.Base(dir)
+		}
+		if sk := s.byPath[key]; sk != nil && sk.Source.Name == src {
+			if sk.Layout == skill.LayoutFolder && sk.File == abs {
+				return File{Size: sk.Size, ModTime: sk.ModTime}, true
+			}
+			if f, ok := sk.companion(abs); ok {
+				return f, true
+			}
+		}
+		if p == "." {
+			return File{}, false
+		}
+	}
+}
+
+// companion returns the companion file of sk at abs, if it has one.
+func (sk *Skill) companion(abs string) (File, bool) {
+	if sk.Dir == "" {
+		return File{}, false
+	}
+	rel, ok := strings.CutPrefix(abs, sk.Dir)
+	if !ok || rel == "" || !os.IsPathSeparator(rel[0]) {
+		return File{}, false
+	}
+	rel = filepath.ToSlash(rel[1:])
+	// Files are in path order; a cache may hold them otherwise.
+	if i, ok := slices.BinarySearchFunc(sk.Files, rel, func(f File, p string) int { return strings.Compare(f.Path, p) }); ok {
+		return sk.Files[i], true
+	}
+	for _, f := range sk.Files {
+		if f.Path == rel {
+			return f, true
+		}
+	}
+	return File{}, false
+}
+
+// file returns prev's companion file at abs: from owner (the previous
+// version of the skill being loaded) when it has it, else from every skill
+// of prev, whose files are mapped into *all on first use.
+func (prev *Snapshot) file(all *map[string]File, owner *Skill, abs string) (File, bool) {
+	if prev == nil {
+		return File{}, false
+	}
+	if owner != nil {
+		if f, ok := owner.companion(abs); ok {
+			return f, true
+		}
+	}
+	if *all == nil {
+		m := map[string]File{}
+		for _, sk := range prev.skills {
+			if sk.Dir == "" {
+				continue
+			}
+			for _, f := range sk.Files {
+				m[filepath.Join(sk.Dir, filepath.FromSlash(f.Path))] = f
+			}
+		}
+		*all = m
+	}
+	f, ok := (*all)[abs]
+	return f, ok
 }
 
 func fillDiags(ds []skill.Diagnostic, src, rel string) []skill.Diagnostic {
@@ -625,7 +706,8 @@ func (b *builder) companions(e *source.Entry) []File {
 		}
 		if h.err != nil {
 			if h.src != "" { // report once
-				b.diag(h.src, h.rel, skill.SeverityError, CodeFileUnreadable, "cannot read %s: %v", h.rel, errText(h.err))
+				rel := h.rel()
+				b.diag(h.src, rel, skill.SeverityError, CodeFileUnreadable, "cannot read %s: %v", rel, errText(h.err))
 				h.src = ""
 			}
 			continue

@@ -71,6 +71,23 @@ func contentDigest(sk *Skill) string {
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
+// heldDigest is the content digest of the held version of sk (see
+// builder.heldSkills) when it is sk's: the same skill file and companion
+// files (paths and digests), which is all contentDigest reads; "" when
+// there is none.
+func (b *builder) heldDigest(sk *Skill) string {
+	p := b.heldSkills[sk.File]
+	if p == nil || p.Digest == "" || p.fileDigest == "" || p.fileDigest != sk.fileDigest || len(p.Files) != len(sk.Files) {
+		return ""
+	}
+	for i, f := range sk.Files {
+		if f.Path != p.Files[i].Path || f.Digest != p.Files[i].Digest {
+			return ""
+		}
+	}
+	return p.Digest
+}
+
 // scanSkills runs the scanner on every skill of the build (unchanged skills
 // are answered from the scanner's cache), applies the policy, quarantines the
 // skills that inherit from a quarantined one, and reports the findings as
@@ -85,7 +102,10 @@ func (b *builder) scanSkills(ctx context.Context, workers int, sc *scan.Scanner,
 				sk.data = data
 			}
 		}
-		sk.Digest = contentDigest(sk)
+		sk.Digest = b.heldDigest(sk)
+		if sk.Digest == "" {
+			sk.Digest = contentDigest(sk)
+		}
 	}
 	todo := skills
 	if deferScan {
