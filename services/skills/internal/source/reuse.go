@@ -3,6 +3,7 @@ package source
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -161,6 +162,6 @@ func (w *walker) state() *State {
 	st.diags = append([]skill.Diagnostic(nil), w.diags...)
 	sort.SliceStable(st.diags, func(i, j int) bool { return st.diags[i].File < st.diags[j].File })
 	st.dirs = w.dirs
-	sort.Slice(st.dirs, func(i, j int) bool { return st.dirs[i].rel < st.dirs[j].rel })
+	slices.SortFunc(st.dirs, func(a, b dirRec) int { return strings.Compare(a.rel, b.rel) })
 	return st
 }

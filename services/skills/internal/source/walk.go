@@ -667,21 +667,25 @@ func (w *walker) readSkillFile(b *batch, f item) ([]byte, bool) {
 // attaches the companion files to the entries and sorts them.
 func (w *walker) finish() []Entry {
 	w.dropOverBudget()
-	sort.Slice(w.files, func(i, j int) bool { return w.files[i].rel < w.files[j].rel })
-	sort.SliceStable(w.pending, func(i, j int) bool { return w.pending[i].e.RelFile < w.pending[j].e.RelFile })
+	slices.SortFunc(w.files, func(a, b fileRec) int { return strings.Compare(a.rel, b.rel) })
+	slices.SortStableFunc(w.pending, func(a, b pendingEntry) int { return strings.Compare(a.e.RelFile, b.e.RelFile) })
 	// Of the entries with the same real path, keep the first reached without a
-	// symlink, or else the first.
-	best := map[string]int{}
-	for i, pe := range w.pending {
-		j, ok := best[pe.real]
-		if !ok || (w.pending[j].viaLink && !pe.viaLink) {
-			best[pe.real] = i
+	// symlink, or else the first. Without a symlink, no two entries have the
+	// same real path.
+	var best map[string]int
+	if w.sawLink.Load() {
+		best = map[string]int{}
+		for i, pe := range w.pending {
+			j, ok := best[pe.real]
+			if !ok || (w.pending[j].viaLink && !pe.viaLink) {
+				best[pe.real] = i
+			}
 		}
 	}
 	b := &batch{}
 	out := make([]Entry, 0, len(w.pending))
 	for i, pe := range w.pending {
-		if j := best[pe.real]; j != i {
+		if j, ok := best[pe.real]; ok && j != i {
 			w.diag(b, pe.e.RelFile, skill.SeverityWarning, CodeDuplicateFolder,
 				"%s is the same skill as %s, reached again through a symlink: listed once", pe.e.RelFile, w.pending[j].e.RelFile)
 			continue
