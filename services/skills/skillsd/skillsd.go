@@ -183,6 +183,8 @@ type Server struct {
 	fresh *refresh.Refresher
 	// scans is the background security scan (scanjob.go).
 	scans scanJob
+	// scanFlush writes the scan cache after builds (flushScansLater).
+	scanFlush scanFlush
 	// content serves agents and docs.
 	content *contentSetup
 
@@ -311,7 +313,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 			return snap, err
 		},
 		AfterBuild: func() {
-			s.flushScans()
+			s.flushScansLater()
 			s.scanLater()
 		},
 		Logger: log,
@@ -704,6 +706,7 @@ func (s *Server) Close() error {
 		_ = c.Close()
 	}
 	s.stop()
+	s.closeScanFlush()
 	s.closeParts()
 	s.closeSearchCache()
 	return nil
