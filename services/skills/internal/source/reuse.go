@@ -3,7 +3,6 @@ package source
 import (
 	"context"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 
@@ -162,6 +161,63 @@ func (w *walker) state() *State {
 	st.diags = append([]skill.Diagnostic(nil), w.diags...)
 	sort.SliceStable(st.diags, func(i, j int) bool { return st.diags[i].File < st.diags[j].File })
 	st.dirs = w.dirs
-	slices.SortFunc(st.dirs, func(a, b dirRec) int { return strings.Compare(a.rel, b.rel) })
+	sortRuns(st.dirs, func(a, b dirRec) int { return strings.Compare(a.rel, b.rel) })
 	return st
+}
+
+// sortRuns sorts s stably by cmp. A walk that reused folders gathers its
+// records as a few long runs already in order (each folder taken from the
+// previous walk is one), so s is sorted by merging its runs rather than by
+// moving records one by one: a pass of copies per halving of the number of
+// runs.
+func sortRuns[T any](s []T, cmp func(a, b T) int) {
+	// The ends of the runs: s[ends[i-1]:ends[i]] is in order.
+	var ends []int
+	for i := 1; i < len(s); i++ {
+		if cmp(s[i-1], s[i]) > 0 {
+			ends = append(ends, i)
+		}
+	}
+	if len(ends) == 0 {
+		return
+	}
+	ends = append(ends, len(s))
+	src, dst := s, make([]T, len(s))
+	for len(ends) > 1 {
+		next := ends[:0:0]
+		start := 0
+		for i := 0; i < len(ends); i += 2 {
+			if i+1 == len(ends) { // odd run out: copied as it is
+				copy(dst[start:ends[i]], src[start:ends[i]])
+				next = append(next, ends[i])
+				break
+			}
+			mergeInto(dst[start:ends[i+1]], src[start:ends[i]], src[ends[i]:ends[i+1]], cmp)
+			next = append(next, ends[i+1])
+			start = ends[i+1]
+		}
+		ends = next
+		src, dst = dst, src
+	}
+	if &src[0] != &s[0] {
+		copy(s, src)
+	}
+}
+
+// mergeInto merges the sorted a and b into dst (len(a)+len(b) long),
+// taking a's first of equal records.
+func mergeInto[T any](dst, a, b []T, cmp func(a, b T) int) {
+	i, j, k := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		if cmp(b[j], a[i]) < 0 {
+			dst[k] = b[j]
+			j++
+		} else {
+			dst[k] = a[i]
+			i++
+		}
+		k++
+	}
+	k += copy(dst[k:], a[i:])
+	copy(dst[k:], b[j:])
 }

@@ -667,8 +667,8 @@ func (w *walker) readSkillFile(b *batch, f item) ([]byte, bool) {
 // attaches the companion files to the entries and sorts them.
 func (w *walker) finish() []Entry {
 	w.dropOverBudget()
-	slices.SortFunc(w.files, func(a, b fileRec) int { return strings.Compare(a.rel, b.rel) })
-	slices.SortStableFunc(w.pending, func(a, b pendingEntry) int { return strings.Compare(a.e.RelFile, b.e.RelFile) })
+	sortRuns(w.files, func(a, b fileRec) int { return strings.Compare(a.rel, b.rel) })
+	sortRuns(w.pending, func(a, b pendingEntry) int { return strings.Compare(a.e.RelFile, b.e.RelFile) })
 	// Of the entries with the same real path, keep the first reached without a
 	// symlink, or else the first. Without a symlink, no two entries have the
 	// same real path.
