@@ -231,7 +231,7 @@ func deferScans(skills []*Skill, sc *scan.Scanner, prev *Snapshot) []*Skill {
 	var now, later []*Skill
 	var bytes int64
 	for _, sk := range skills {
-		if v, ok := sc.Cached(scanInput(sk)); ok {
+		if v, ok := sc.Cached(scanKey(sk)); ok {
 			sk.Security = v
 			sk.data = nil
 			continue
@@ -400,6 +400,23 @@ func QuarantineReason(sk *Skill, p scan.Policy) string {
 }
 
 // scanInput describes a skill to the scanner.
+// scanKey is the part of scanInput(sk) that scan.Scanner.Cached reads:
+// what names its scan in the cache, and what the policy applied to a cached
+// scan reads (the path, the name and the digest). It leaves out the files,
+// which the scan of a skill not in the cache reads.
+func scanKey(sk *Skill) *scan.Skill {
+	in := &scan.Skill{Path: sk.Path, Name: sk.Name, SkillFile: sk.RelFile, Digest: sk.Digest}
+	if sk.Layout == skill.LayoutFolder {
+		in.Folder = path.Base(sk.Path)
+	}
+	if sk.Dir != "" {
+		if rel, err := filepath.Rel(sk.Source.Dir, sk.Dir); err == nil && rel != "." {
+			in.DirRel = filepath.ToSlash(rel)
+		}
+	}
+	return in
+}
+
 func scanInput(sk *Skill) *scan.Skill {
 	fm := &sk.Doc.Frontmatter
 	in := &scan.Skill{
