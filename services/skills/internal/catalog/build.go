@@ -133,10 +133,16 @@ func Build(ctx context.Context, roots []*source.Root, opts Options) (*Snapshot, 
 		workers = runtime.GOMAXPROCS(0)
 	}
 	start, clock := now(), time.Now()
+	// The maps sized for as many skills as the previous catalog: a build
+	// after an edit does not grow them step by step.
+	size := 0
+	if opts.Previous != nil {
+		size = len(opts.Previous.skills)
+	}
 	b := &builder{
 		snap: &Snapshot{
-			byPath:   map[string]*Skill{},
-			byName:   map[string]*Skill{},
+			byPath:   make(map[string]*Skill, size),
+			byName:   make(map[string]*Skill, size),
 			srcOrder: map[string]int{},
 			walks:    map[string]*source.State{},
 			started:  clock,
@@ -301,7 +307,12 @@ func (b *builder) diagAt(src, file string, line int, sev skill.Severity, code, f
 // reusing what prev already holds for unchanged files. With lastGood, a
 // skill file of prev that no longer parses is served at prev's version.
 func (b *builder) load(ctx context.Context, workers int, prev *Snapshot, lastGood bool) error {
-	prevSkills := map[string]*Skill{}
+	var prevSkills map[string]*Skill
+	if prev != nil {
+		prevSkills = make(map[string]*Skill, len(prev.skills))
+	} else {
+		prevSkills = map[string]*Skill{}
+	}
 	b.prevSkills, b.heldSkills = prevSkills, prevSkills
 	if !lastGood {
 		b.prevSkills = map[string]*Skill{}
@@ -321,7 +332,13 @@ func (b *builder) load(ctx context.Context, workers int, prev *Snapshot, lastGoo
 	}
 	var parses []parseJob
 	var hashes []*hashed
-	b.files = map[string]*hashed{}
+	files := 0 // at most: a nested skill's files are its parents' too
+	for i := range b.walks {
+		for j := range b.walks[i].entries {
+			files += len(b.walks[i].entries[j].Files)
+		}
+	}
+	b.files = make(map[string]*hashed, files)
 	for wi := range b.walks {
 		w := &b.walks[wi]
 		w.loaded = make([]loaded, len(w.entries))
@@ -555,7 +572,7 @@ func (b *builder) assemble(w *walked) {
 		return cmp.Or(strings.Compare(a.Path, c.Path), strings.Compare(a.RelFile, c.RelFile))
 	})
 
-	kept := map[string]*Skill{}
+	kept := make(map[string]*Skill, len(drafts))
 	var order []*Skill
 	for _, sk := range drafts {
 		if first := kept[sk.Path]; first != nil {
