@@ -104,12 +104,36 @@ func (w *walker) reuse(b *batch, sub dirTask) bool {
 	}
 	w.visited.Add(int64(len(dirs) + len(files)))
 	w.reused.Add(int64(len(dirs) + 1))
-	b.dirs = append(b.dirs, dirs...)
-	b.dirs = append(b.dirs, p.dirs[i])
-	b.files = append(b.files, files...)
-	b.pending = append(b.pending, pending...)
+	b.reused = append(b.reused, reusedPart{dirs: p.dirs[i : i+1 : i+1]}, reusedPart{dirs: dirs, files: files, pending: pending})
 	b.diags = append(b.diags, diags...)
 	return true
+}
+
+// reusedPart is a part of a previous walk's State taken by a walk: the
+// records of one folder, or of everything below it.
+type reusedPart struct {
+	dirs    []dirRec
+	files   []fileRec
+	pending []pendingEntry
+}
+
+// take adds the records of the folders taken from the previous walk to the
+// walk's own, each list copied once at its final size (the State they come
+// from stays as it was).
+func (w *walker) take() {
+	if len(w.taken) == 0 {
+		return
+	}
+	nd, nf, np := len(w.dirs), len(w.files), len(w.pending)
+	for _, r := range w.taken {
+		nd, nf, np = nd+len(r.dirs), nf+len(r.files), np+len(r.pending)
+	}
+	dirs, files, pending := make([]dirRec, 0, nd), make([]fileRec, 0, nf), make([]pendingEntry, 0, np)
+	dirs, files, pending = append(dirs, w.dirs...), append(files, w.files...), append(pending, w.pending...)
+	for _, r := range w.taken {
+		dirs, files, pending = append(dirs, r.dirs...), append(files, r.files...), append(pending, r.pending...)
+	}
+	w.dirs, w.files, w.pending, w.taken = dirs, files, pending, nil
 }
 
 // under returns the items of s (sorted by key) whose key starts with prefix.
@@ -152,11 +176,11 @@ func (w *walker) state() *State {
 		return st
 	}
 	st.files = w.files // sorted by finish
-	st.pending = make([]pendingEntry, len(w.pending))
-	for i, pe := range w.pending {
-		pe.e.Data = nil // the caller holds the parsed file; keep no copy
-		pe.e.Files = nil
-		st.pending[i] = pe
+	// The walk's own list (finish gave the caller copies of its entries).
+	st.pending = w.pending
+	for i := range st.pending {
+		st.pending[i].e.Data = nil // the caller holds the parsed file; keep no copy
+		st.pending[i].e.Files = nil
 	}
 	st.diags = append([]skill.Diagnostic(nil), w.diags...)
 	sort.SliceStable(st.diags, func(i, j int) bool { return st.diags[i].File < st.diags[j].File })

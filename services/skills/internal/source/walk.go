@@ -145,6 +145,9 @@ type walker struct {
 	diags   []skill.Diagnostic
 	dirs    []dirRec
 	budgets []*budget
+	// taken are the parts of the previous walk's State taken for clean
+	// folders, added to files, pending and dirs when the walk ends (take).
+	taken []reusedPart
 }
 
 // dirTask is one folder to walk: rel is its path from the root ("" for the
@@ -215,10 +218,13 @@ type batch struct {
 	pending []pendingEntry
 	diags   []skill.Diagnostic
 	dirs    []dirRec
+	// reused are the records of the folders taken from the previous walk,
+	// as parts of its State (not copied until the walk ends: taken).
+	reused []reusedPart
 }
 
 func (w *walker) merge(b *batch) {
-	if len(b.files)+len(b.pending)+len(b.diags)+len(b.dirs) == 0 {
+	if len(b.files)+len(b.pending)+len(b.diags)+len(b.dirs)+len(b.reused) == 0 {
 		return
 	}
 	w.mu.Lock()
@@ -226,6 +232,7 @@ func (w *walker) merge(b *batch) {
 	w.files = append(w.files, b.files...)
 	w.pending = append(w.pending, b.pending...)
 	w.diags = append(w.diags, b.diags...)
+	w.taken = append(w.taken, b.reused...)
 	w.mu.Unlock()
 }
 
@@ -666,6 +673,7 @@ func (w *walker) readSkillFile(b *batch, f item) ([]byte, bool) {
 // finish drops the skills over their budget and those reached twice,
 // attaches the companion files to the entries and sorts them.
 func (w *walker) finish() []Entry {
+	w.take()
 	w.dropOverBudget()
 	sortRuns(w.files, func(a, b fileRec) int { return strings.Compare(a.rel, b.rel) })
 	sortRuns(w.pending, func(a, b pendingEntry) int { return strings.Compare(a.e.RelFile, b.e.RelFile) })
