@@ -163,13 +163,17 @@ func (b *builder) scanSkills(ctx context.Context, workers int, sc *scan.Scanner,
 			}
 		}
 	}
-	seen := map[string]bool{}
+	type findingKey struct {
+		rule, file string
+		line       int
+	}
+	seen := map[findingKey]bool{}
 	pending := map[string][]string{} // source → skill paths
 	var pendingSources []string
 	for _, sk := range skills {
 		src := sk.Source.Name
 		for _, f := range sk.Security.Findings {
-			key := f.Rule + "\x00" + f.File + "\x00" + fmt.Sprint(f.Line)
+			key := findingKey{f.Rule, f.File, f.Line}
 			if seen[key] { // a nested skill's file is also its parent's
 				continue
 			}
@@ -182,11 +186,11 @@ func (b *builder) scanSkills(ctx context.Context, workers int, sc *scan.Scanner,
 			case f.Severity >= scan.Medium:
 				sev = skill.SeverityWarning
 			}
-			msg := fmt.Sprintf("[%s] %s", f.Severity, f.Message)
+			msg := "[" + f.Severity.String() + "] " + f.Message
 			if f.Allowed {
-				msg += fmt.Sprintf(" (accepted under security.allow: %s)", f.AllowReason)
+				msg += " (accepted under security.allow: " + f.AllowReason + ")"
 			}
-			b.diagAt(src, f.File, f.Line, sev, f.Rule, "%s", msg)
+			b.diags = append(b.diags, skill.Diagnostic{Source: src, File: f.File, Line: f.Line, Severity: sev, Code: f.Rule, Message: msg})
 		}
 		for _, st := range sk.Security.Stale {
 			b.diag(src, sk.RelFile, skill.SeverityWarning, CodeAllowStale, "%s: %s", sk.Path, st)
