@@ -317,9 +317,6 @@ func (b *builder) load(ctx context.Context, workers int, prev *Snapshot, lastGoo
 	if !lastGood {
 		b.prevSkills = map[string]*Skill{}
 	}
-	// prevFiles are prev's companion files by absolute path, made when a
-	// file is not found among its own skill's (prev.file).
-	var prevFiles map[string]File
 	if prev != nil {
 		for _, sk := range prev.skills {
 			prevSkills[sk.File] = sk
@@ -372,7 +369,7 @@ func (b *builder) load(ctx context.Context, workers int, prev *Snapshot, lastGoo
 				}
 				h := &hashed{abs: f.Abs, real: cmp.Or(f.Real, f.Abs), name: path.Base(f.Path), size: f.Size, modTime: f.ModTime, src: w.src.Name, srcDir: w.src.Dir}
 				b.files[f.Abs] = h
-				if pf, ok := prev.file(&prevFiles, prevSkills[e.AbsFile], f.Abs); ok && pf.Size == f.Size && pf.ModTime.Equal(f.ModTime) {
+				if pf, ok := prev.file(prevSkills[e.AbsFile], w.src.Name, w.src.Dir, f.Abs); ok && pf.Size == f.Size && pf.ModTime.Equal(f.ModTime) {
 					h.file, h.done = pf, true
 					continue
 				}
@@ -436,16 +433,16 @@ func knownIn(prev *Snapshot, src string) source.Known {
 		return nil
 	}
 	return func(abs string, size int64, mod time.Time) bool {
-		f, ok := prev.holder(src, dir, abs)
+		f, ok := prev.holder(src, dir, abs, true)
 		return ok && f.Size == size && f.ModTime.Equal(mod)
 	}
 }
 
 // holder finds the file abs of source src (whose folder is dir) among the
-// skills of s: a layout-A skill file, or a companion file of a skill whose
-// folder holds it. Only Size and ModTime of the File it returns are set
-// for a skill file.
-func (s *Snapshot) holder(src, dir, abs string) (File, bool) {
+// skills of s: a companion file of a skill whose folder holds it, or with
+// skillFiles a layout-A skill file too (then only the Size and ModTime of
+// the File it returns are set).
+func (s *Snapshot) holder(src, dir, abs string, skillFiles bool) (File, bool) {
 	rel, ok := strings.CutPrefix(abs, dir)
 	if !ok || rel == "" || !os.IsPathSeparator(rel[0]) || dir == "" {
 		return File{}, false
@@ -459,7 +456,7 @@ func (s *Snapshot) holder(src, dir, abs string) (File, bool) {
 			key = filepath.Base(dir)
 		}
 		if sk := s.byPath[key]; sk != nil && sk.Source.Name == src {
-			if sk.Layout == skill.LayoutFolder && sk.File == abs {
+			if skillFiles && sk.Layout == skill.LayoutFolder && sk.File == abs {
 				return File{Size: sk.Size, ModTime: sk.ModTime}, true
 			}
 			if f, ok := sk.companion(abs); ok {
@@ -494,10 +491,12 @@ func (sk *Skill) companion(abs string) (File, bool) {
 	return File{}, false
 }
 
-// file returns prev's companion file at abs: from owner (the previous
-// version of the skill being loaded) when it has it, else from every skill
-// of prev, whose files are mapped into *all on first use.
-func (prev *Snapshot) file(all *map[string]File, owner *Skill, abs string) (File, bool) {
+// file returns prev's companion file at abs, of the source src whose folder
+// is dir: from owner (the previous version of the skill being loaded) when
+// it has it, else from a skill of prev whose folder holds it. A file found
+// nowhere is hashed again, which gives the same File when it did not
+// change: finding it only saves the hashing.
+func (prev *Snapshot) file(owner *Skill, src, dir, abs string) (File, bool) {
 	if prev == nil {
 		return File{}, false
 	}
@@ -506,20 +505,7 @@ func (prev *Snapshot) file(all *map[string]File, owner *Skill, abs string) (File
 			return f, true
 		}
 	}
-	if *all == nil {
-		m := map[string]File{}
-		for _, sk := range prev.skills {
-			if sk.Dir == "" {
-				continue
-			}
-			for _, f := range sk.Files {
-				m[filepath.Join(sk.Dir, filepath.FromSlash(f.Path))] = f
-			}
-		}
-		*all = m
-	}
-	f, ok := (*all)[abs]
-	return f, ok
+	return prev.holder(src, dir, abs, false)
 }
 
 func fillDiags(ds []skill.Diagnostic, src, rel string) []skill.Diagnostic {
