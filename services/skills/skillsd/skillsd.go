@@ -706,15 +706,15 @@ func (s *Server) Close() error {
 		_ = c.Close()
 	}
 	s.stop()
-	s.closeScanFlush()
 	s.closeParts()
 	s.closeSearchCache()
 	return nil
 }
 
-// closeParts closes the semantic engine and the usage recorder, and writes
-// the catalog cache.
+// closeParts writes the scan cache, closes the semantic engine and the usage
+// recorder, and writes the catalog cache. No build runs any more.
 func (s *Server) closeParts() {
+	s.closeScanFlush()
 	if s.sem != nil {
 		s.sem.Close()
 	}
