@@ -184,6 +184,8 @@ type Server struct {
 	fresh *refresh.Refresher
 	// scans is the background security scan (scanjob.go).
 	scans scanJob
+	// scanFlush writes the scan cache after builds (flushScansLater).
+	scanFlush scanFlush
 	// content serves agents and docs.
 	content *contentSetup
 
@@ -317,7 +319,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 			return snap, err
 		},
 		AfterBuild: func() {
-			s.flushScans()
+			s.flushScansLater()
 			s.scanLater()
 		},
 		Logger: log,
@@ -720,9 +722,10 @@ func (s *Server) Close() error {
 	return nil
 }
 
-// closeParts closes the semantic engine and the usage recorder, and writes
-// the catalog cache.
+// closeParts writes the scan cache, closes the semantic engine and the usage
+// recorder, and writes the catalog cache. No build runs any more.
 func (s *Server) closeParts() {
+	s.closeScanFlush()
 	if s.sem != nil {
 		s.sem.Close()
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/skillsd/skillsd/services/skills/internal/confine"
 	"io/fs"
 	"log/slog"
+	"os"
 	"path"
 	"path/filepath"
 	"runtime"
@@ -132,10 +133,16 @@ func Build(ctx context.Context, roots []*source.Root, opts Options) (*Snapshot, 
 		workers = runtime.GOMAXPROCS(0)
 	}
 	start, clock := now(), time.Now()
+	// The maps sized for as many skills as the previous catalog: a build
+	// after an edit does not grow them step by step.
+	size := 0
+	if opts.Previous != nil {
+		size = len(opts.Previous.skills)
+	}
 	b := &builder{
 		snap: &Snapshot{
-			byPath:   map[string]*Skill{},
-			byName:   map[string]*Skill{},
+			byPath:   make(map[string]*Skill, size),
+			byName:   make(map[string]*Skill, size),
 			srcOrder: map[string]int{},
 			walks:    map[string]*source.State{},
 			started:  clock,
@@ -240,6 +247,9 @@ type builder struct {
 	// prevSkills are the previous snapshot's skills by skill file, so that a
 	// skill file broken by an edit keeps its last valid version.
 	prevSkills map[string]*Skill
+	// heldSkills are the skills of the snapshot the build takes unchanged
+	// files from (the previous one, or the catalog cache's) by skill file.
+	heldSkills map[string]*Skill
 	// scanning says the skills are scanned: skill files' content is kept
 	// until the scan when keepData says so.
 	scanning bool
@@ -276,8 +286,18 @@ type hashed struct {
 	file            File
 	err             error
 	done            bool
-	// src and rel name the file in a diagnostic.
-	src, rel string
+	// src names the file's source in a diagnostic, srcDir is its folder
+	// (rel gives the file's name there).
+	src, srcDir string
+}
+
+// rel is the file's path relative to its source, for a diagnostic ("" when
+// it has none).
+func (h *hashed) rel() string {
+	if rel, err := filepath.Rel(h.srcDir, h.abs); err == nil {
+		return filepath.ToSlash(rel)
+	}
+	return ""
 }
 
 func (b *builder) diag(src, file string, sev skill.Severity, code, format string, args ...any) {
@@ -294,21 +314,19 @@ func (b *builder) diagAt(src, file string, line int, sev skill.Severity, code, f
 // reusing what prev already holds for unchanged files. With lastGood, a
 // skill file of prev that no longer parses is served at prev's version.
 func (b *builder) load(ctx context.Context, workers int, prev *Snapshot, lastGood bool) error {
-	prevSkills := map[string]*Skill{}
-	b.prevSkills = prevSkills
+	var prevSkills map[string]*Skill
+	if prev != nil {
+		prevSkills = make(map[string]*Skill, len(prev.skills))
+	} else {
+		prevSkills = map[string]*Skill{}
+	}
+	b.prevSkills, b.heldSkills = prevSkills, prevSkills
 	if !lastGood {
 		b.prevSkills = map[string]*Skill{}
 	}
-	prevFiles := map[string]File{}
 	if prev != nil {
 		for _, sk := range prev.skills {
 			prevSkills[sk.File] = sk
-			if sk.Dir == "" {
-				continue
-			}
-			for _, f := range sk.Files {
-				prevFiles[filepath.Join(sk.Dir, filepath.FromSlash(f.Path))] = f
-			}
 		}
 	}
 
@@ -318,7 +336,13 @@ func (b *builder) load(ctx context.Context, workers int, prev *Snapshot, lastGoo
 	}
 	var parses []parseJob
 	var hashes []*hashed
-	b.files = map[string]*hashed{}
+	files := 0 // at most: a nested skill's files are its parents' too
+	for i := range b.walks {
+		for j := range b.walks[i].entries {
+			files += len(b.walks[i].entries[j].Files)
+		}
+	}
+	b.files = make(map[string]*hashed, files)
 	for wi := range b.walks {
 		w := &b.walks[wi]
 		w.loaded = make([]loaded, len(w.entries))
@@ -350,12 +374,9 @@ func (b *builder) load(ctx context.Context, workers int, prev *Snapshot, lastGoo
 				if _, ok := b.files[f.Abs]; ok {
 					continue
 				}
-				h := &hashed{abs: f.Abs, real: cmp.Or(f.Real, f.Abs), name: path.Base(f.Path), size: f.Size, modTime: f.ModTime, src: w.src.Name}
-				if rel, err := filepath.Rel(w.src.Dir, f.Abs); err == nil {
-					h.rel = filepath.ToSlash(rel)
-				}
+				h := &hashed{abs: f.Abs, real: cmp.Or(f.Real, f.Abs), name: path.Base(f.Path), size: f.Size, modTime: f.ModTime, src: w.src.Name, srcDir: w.src.Dir}
 				b.files[f.Abs] = h
-				if pf, ok := prevFiles[f.Abs]; ok && pf.Size == f.Size && pf.ModTime.Equal(f.ModTime) {
+				if pf, ok := prev.file(prevSkills[e.AbsFile], w.src.Name, w.src.Dir, f.Abs); ok && pf.Size == f.Size && pf.ModTime.Equal(f.ModTime) {
 					h.file, h.done = pf, true
 					continue
 				}
@@ -422,34 +443,97 @@ func (b *builder) load(ctx context.Context, workers int, prev *Snapshot, lastGoo
 
 // knownIn is the source.Known of prev's files of one source: the layout-A
 // skill files that load will reuse unparsed (the same test as load's), and
-// the companion files it will reuse unhashed.
+// the companion files it will reuse unhashed. A file is looked up among the
+// files of the skills of prev whose folders hold it (prev.holder), not in a
+// map of every file: a build after an edit asks about a few files only.
 func knownIn(prev *Snapshot, src string) source.Known {
 	if prev == nil {
 		return nil
 	}
-	type stamp struct {
-		size int64
-		mod  time.Time
+	var dir string
+	for _, s := range prev.sources {
+		if s.Name == src {
+			dir = s.Dir
+			break
+		}
 	}
-	held := make(map[string]stamp, len(prev.skills)*2)
-	for _, sk := range prev.skills {
-		if sk.Source.Name != src {
-			continue
-		}
-		if sk.Layout == skill.LayoutFolder {
-			held[sk.File] = stamp{sk.Size, sk.ModTime}
-		}
-		if sk.Dir == "" {
-			continue
-		}
-		for _, f := range sk.Files {
-			held[filepath.Join(sk.Dir, filepath.FromSlash(f.Path))] = stamp{f.Size, f.ModTime}
-		}
+	if dir == "" {
+		return nil
 	}
 	return func(abs string, size int64, mod time.Time) bool {
-		h, ok := held[abs]
-		return ok && h.size == size && h.mod.Equal(mod)
+		f, ok := prev.holder(src, dir, abs, true)
+		return ok && f.Size == size && f.ModTime.Equal(mod)
 	}
+}
+
+// holder finds the file abs of source src (whose folder is dir) among the
+// skills of s: a companion file of a skill whose folder holds it, or with
+// skillFiles a layout-A skill file too (then only the Size and ModTime of
+// the File it returns are set).
+func (s *Snapshot) holder(src, dir, abs string, skillFiles bool) (File, bool) {
+	rel, ok := strings.CutPrefix(abs, dir)
+	if !ok || rel == "" || !os.IsPathSeparator(rel[0]) || dir == "" {
+		return File{}, false
+	}
+	rel = filepath.ToSlash(rel[1:])
+	// The skills whose catalog path is a folder holding abs, nearest
+	// first; the root's own skill has the root folder's name as its path.
+	for p := path.Dir(rel); ; p = path.Dir(p) {
+		key := p
+		if p == "." {
+			key = filepath.Base(dir)
+		}
+		if sk := s.byPath[key]; sk != nil && sk.Source.Name == src {
+			if skillFiles && sk.Layout == skill.LayoutFolder && sk.File == abs {
+				return File{Size: sk.Size, ModTime: sk.ModTime}, true
+			}
+			if f, ok := sk.companion(abs); ok {
+				return f, true
+			}
+		}
+		if p == "." {
+			return File{}, false
+		}
+	}
+}
+
+// companion returns the companion file of sk at abs, if it has one.
+func (sk *Skill) companion(abs string) (File, bool) {
+	if sk.Dir == "" {
+		return File{}, false
+	}
+	rel, ok := strings.CutPrefix(abs, sk.Dir)
+	if !ok || rel == "" || !os.IsPathSeparator(rel[0]) {
+		return File{}, false
+	}
+	rel = filepath.ToSlash(rel[1:])
+	// Files are in path order; a cache may hold them otherwise.
+	if i, ok := slices.BinarySearchFunc(sk.Files, rel, func(f File, p string) int { return strings.Compare(f.Path, p) }); ok {
+		return sk.Files[i], true
+	}
+	for _, f := range sk.Files {
+		if f.Path == rel {
+			return f, true
+		}
+	}
+	return File{}, false
+}
+
+// file returns prev's companion file at abs, of the source src whose folder
+// is dir: from owner (the previous version of the skill being loaded) when
+// it has it, else from a skill of prev whose folder holds it. A file found
+// nowhere is hashed again, which gives the same File when it did not
+// change: finding it only saves the hashing.
+func (prev *Snapshot) file(owner *Skill, src, dir, abs string) (File, bool) {
+	if prev == nil {
+		return File{}, false
+	}
+	if owner != nil {
+		if f, ok := owner.companion(abs); ok {
+			return f, true
+		}
+	}
+	return prev.holder(src, dir, abs, false)
 }
 
 func fillDiags(ds []skill.Diagnostic, src, rel string) []skill.Diagnostic {
@@ -502,7 +586,7 @@ func (b *builder) assemble(w *walked) {
 		return cmp.Or(strings.Compare(a.Path, c.Path), strings.Compare(a.RelFile, c.RelFile))
 	})
 
-	kept := map[string]*Skill{}
+	kept := make(map[string]*Skill, len(drafts))
 	var order []*Skill
 	for _, sk := range drafts {
 		if first := kept[sk.Path]; first != nil {
@@ -653,7 +737,8 @@ func (b *builder) companions(e *source.Entry) []File {
 		}
 		if h.err != nil {
 			if h.src != "" { // report once
-				b.diag(h.src, h.rel, skill.SeverityError, CodeFileUnreadable, "cannot read %s: %v", h.rel, errText(h.err))
+				rel := h.rel()
+				b.diag(h.src, rel, skill.SeverityError, CodeFileUnreadable, "cannot read %s: %v", rel, errText(h.err))
 				h.src = ""
 			}
 			continue

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -265,5 +266,42 @@ func TestScanReadsDroppedFiles(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestScanKeyAnswersAsScanInput checks that the scanner's cache answers
+// the short input deferred builds ask it with (scanKey) as it answers the
+// whole input, for a skill with findings under allow entries by name, by
+// path and by a stale digest, and for a clean one.
+func TestScanKeyAnswersAsScanInput(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"cleaner/SKILL.md":  folderSkill("cleaner", "Frees disk space.", "Run clean.sh."),
+		"cleaner/clean.sh":  wipeScript,
+		"folder/SKILL.md":   folderSkill("wiper", "Frees disk space too.", "Run clean.sh."),
+		"folder/clean.sh":   wipeScript,
+		"skill-01/SKILL.md": folderSkill("skill-01", "Does a thing.", "Body."),
+	})
+	for _, p := range []scan.Policy{
+		{Allow: []scan.Allow{{Skill: "wiper", Reason: "reviewed by name"}}},
+		{},
+		{Allow: []scan.Allow{{Skill: "cleaner", Reason: "reviewed"}}},
+		{Allow: []scan.Allow{{Skill: "CLEANER", Digest: "sha256:" + strings.Repeat("0", 64), Reason: "reviewed before"}}},
+		{Allow: []scan.Allow{{Skill: "skill-01", Reason: "other"}, {Skill: "cleaner", Digest: "sha256:" + strings.Repeat("1", 64), Reason: "stale"}}},
+	} {
+		sc, err := scan.New(scan.Options{Policy: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		snap := deferred(t, localRoot("skills", dir), sc, nil)
+		if _, err := ScanPending(t.Context(), snap, sc, 1); err != nil {
+			t.Fatal(err)
+		}
+		for _, sk := range snap.Skills() {
+			want, wok := sc.Cached(scanInput(sk))
+			got, ok := sc.Cached(scanKey(sk))
+			if !wok || ok != wok || !reflect.DeepEqual(got, want) {
+				t.Errorf("policy %+v, %s: cached %+v (%v), want %+v (%v)", p, sk.Path, got, ok, want, wok)
+			}
+		}
 	}
 }

@@ -71,6 +71,23 @@ func contentDigest(sk *Skill) string {
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
+// heldDigest is the content digest of the held version of sk (see
+// builder.heldSkills) when it is sk's: the same skill file and companion
+// files (paths and digests), which is all contentDigest reads; "" when
+// there is none.
+func (b *builder) heldDigest(sk *Skill) string {
+	p := b.heldSkills[sk.File]
+	if p == nil || p.Digest == "" || p.fileDigest == "" || p.fileDigest != sk.fileDigest || len(p.Files) != len(sk.Files) {
+		return ""
+	}
+	for i, f := range sk.Files {
+		if f.Path != p.Files[i].Path || f.Digest != p.Files[i].Digest {
+			return ""
+		}
+	}
+	return p.Digest
+}
+
 // scanSkills runs the scanner on every skill of the build (unchanged skills
 // are answered from the scanner's cache), applies the policy, quarantines the
 // skills that inherit from a quarantined one, and reports the findings as
@@ -85,7 +102,10 @@ func (b *builder) scanSkills(ctx context.Context, workers int, sc *scan.Scanner,
 				sk.data = data
 			}
 		}
-		sk.Digest = contentDigest(sk)
+		sk.Digest = b.heldDigest(sk)
+		if sk.Digest == "" {
+			sk.Digest = contentDigest(sk)
+		}
 	}
 	todo := skills
 	if deferScan {
@@ -143,13 +163,17 @@ func (b *builder) scanSkills(ctx context.Context, workers int, sc *scan.Scanner,
 			}
 		}
 	}
-	seen := map[string]bool{}
+	type findingKey struct {
+		rule, file string
+		line       int
+	}
+	seen := map[findingKey]bool{}
 	pending := map[string][]string{} // source → skill paths
 	var pendingSources []string
 	for _, sk := range skills {
 		src := sk.Source.Name
 		for _, f := range sk.Security.Findings {
-			key := f.Rule + "\x00" + f.File + "\x00" + fmt.Sprint(f.Line)
+			key := findingKey{f.Rule, f.File, f.Line}
 			if seen[key] { // a nested skill's file is also its parent's
 				continue
 			}
@@ -162,11 +186,11 @@ func (b *builder) scanSkills(ctx context.Context, workers int, sc *scan.Scanner,
 			case f.Severity >= scan.Medium:
 				sev = skill.SeverityWarning
 			}
-			msg := fmt.Sprintf("[%s] %s", f.Severity, f.Message)
+			msg := "[" + f.Severity.String() + "] " + f.Message
 			if f.Allowed {
-				msg += fmt.Sprintf(" (accepted under security.allow: %s)", f.AllowReason)
+				msg += " (accepted under security.allow: " + f.AllowReason + ")"
 			}
-			b.diagAt(src, f.File, f.Line, sev, f.Rule, "%s", msg)
+			b.diags = append(b.diags, skill.Diagnostic{Source: src, File: f.File, Line: f.Line, Severity: sev, Code: f.Rule, Message: msg})
 		}
 		for _, st := range sk.Security.Stale {
 			b.diag(src, sk.RelFile, skill.SeverityWarning, CodeAllowStale, "%s: %s", sk.Path, st)
@@ -211,7 +235,7 @@ func deferScans(skills []*Skill, sc *scan.Scanner, prev *Snapshot) []*Skill {
 	var now, later []*Skill
 	var bytes int64
 	for _, sk := range skills {
-		if v, ok := sc.Cached(scanInput(sk)); ok {
+		if v, ok := sc.Cached(scanKey(sk)); ok {
 			sk.Security = v
 			sk.data = nil
 			continue
@@ -380,6 +404,23 @@ func QuarantineReason(sk *Skill, p scan.Policy) string {
 }
 
 // scanInput describes a skill to the scanner.
+// scanKey is the part of scanInput(sk) that scan.Scanner.Cached reads:
+// what names its scan in the cache, and what the policy applied to a cached
+// scan reads (the path, the name and the digest). It leaves out the files,
+// which the scan of a skill not in the cache reads.
+func scanKey(sk *Skill) *scan.Skill {
+	in := &scan.Skill{Path: sk.Path, Name: sk.Name, SkillFile: sk.RelFile, Digest: sk.Digest}
+	if sk.Layout == skill.LayoutFolder {
+		in.Folder = path.Base(sk.Path)
+	}
+	if sk.Dir != "" {
+		if rel, err := filepath.Rel(sk.Source.Dir, sk.Dir); err == nil && rel != "." {
+			in.DirRel = filepath.ToSlash(rel)
+		}
+	}
+	return in
+}
+
 func scanInput(sk *Skill) *scan.Skill {
 	fm := &sk.Doc.Frontmatter
 	in := &scan.Skill{

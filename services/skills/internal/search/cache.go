@@ -18,6 +18,7 @@ import (
 	"unsafe"
 
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
+	"github.com/skillsd/skillsd/services/skills/internal/skill"
 	"github.com/skillsd/skillsd/services/skills/internal/statefile"
 )
 
@@ -59,6 +60,11 @@ type AnalysisCache struct {
 	mu    sync.Mutex
 	m     map[cacheKey]*docAnalysis
 	dirty bool
+	// keys remembers the key of each skill file (its parsed document, which
+	// a catalog build shares with the next build while the file does not
+	// change) of the last build, so that the next build hashes the text of
+	// the changed skills only (keyMemo).
+	keys map[*skill.Document]keyMemo
 	// loadOnce reads the file on first use (load), not in
 	// OpenAnalysisCache: a server opens its cache when it starts and builds
 	// its first index later, in the background.
@@ -124,16 +130,47 @@ func (c *AnalysisCache) entries() map[cacheKey]*docAnalysis {
 	return c.m
 }
 
+// keyMemo is a skill's cacheKey with what besides its document the key
+// read: the skill's name and description (a name can come from the folder)
+// and the analysis settings (configKey).
+type keyMemo struct {
+	name, desc  string
+	config, key cacheKey
+}
+
+// knownKeys returns the keys of the last build's skills by document; the
+// caller must not change the map.
+func (c *AnalysisCache) knownKeys() map[*skill.Document]keyMemo {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.keys
+}
+
+// knownKey returns the key of sk under config as the last build computed
+// it, or false when that build did not index sk's document with the same
+// name, description and settings.
+func knownKey(known map[*skill.Document]keyMemo, config *cacheKey, sk *catalog.Skill) (cacheKey, bool) {
+	m, ok := known[sk.Doc]
+	if !ok || m.config != *config || m.name != sk.Name || m.desc != sk.Description {
+		return cacheKey{}, false
+	}
+	return m.key, true
+}
+
 // keep replaces the analyses held with those of a build: das[i] is the
-// analysis of the skill whose key is keys[i].
-func (c *AnalysisCache) keep(keys []cacheKey, das []*docAnalysis) {
+// analysis of the skill whose key is keys[i], skills[i] that skill.
+func (c *AnalysisCache) keep(config *cacheKey, skills []*catalog.Skill, keys []cacheKey, das []*docAnalysis) {
 	c.load()
 	m := make(map[cacheKey]*docAnalysis, len(keys))
+	known := make(map[*skill.Document]keyMemo, len(keys))
 	for i, k := range keys {
 		m[k] = das[i]
+		sk := skills[i]
+		known[sk.Doc] = keyMemo{name: sk.Name, desc: sk.Description, config: *config, key: k}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.keys = known
 	changed := len(m) != len(c.m)
 	for k, da := range m {
 		if changed {

@@ -238,6 +238,54 @@ func TestCacheKeysFollowTheirInputs(t *testing.T) {
 	}
 }
 
+// TestCacheKnownKeys checks that a build takes the key of a skill whose
+// document the last build indexed from that build only when nothing else
+// the key reads changed: the name and description (a catalog can give a new
+// name to the same document, from its folder) and the settings.
+func TestCacheKnownKeys(t *testing.T) {
+	skills := cacheFixture()
+	c := OpenAnalysisCache("")
+	New(skills, Options{Cache: c})
+	renamed := slices.Clone(skills)
+	for i := 0; i < len(renamed); i += 2 {
+		sk := *renamed[i] // the same document
+		if i%4 == 0 {
+			sk.Name += "-renamed"
+		} else {
+			sk.Description += " Also renamed."
+		}
+		renamed[i] = &sk
+	}
+	for _, opts := range []Options{{Cache: c}, {Cache: c, StopWords: []string{"pdf"}}} {
+		ix := New(renamed, opts)
+		config := ix.configKey()
+		want := map[cacheKey]bool{}
+		for _, sk := range renamed {
+			if sk.Routable {
+				want[docKey(&config, sk)] = true
+			}
+		}
+		got := map[cacheKey]bool{}
+		for k := range c.entries() {
+			got[k] = true
+		}
+		if !maps.Equal(got, want) {
+			t.Errorf("stop words %v: the build kept %d keys, %d of them stale; want %d", opts.StopWords, len(got), len(got)-countIn(got, want), len(want))
+		}
+		sameIndex(t, New(renamed, Options{StopWords: opts.StopWords}), ix)
+	}
+}
+
+func countIn(got, want map[cacheKey]bool) int {
+	n := 0
+	for k := range got {
+		if want[k] {
+			n++
+		}
+	}
+	return n
+}
+
 // TestCacheSaveKeepsTheLastBuild checks that Save writes only the analyses
 // of the last build, and nothing when nothing changed.
 func TestCacheSaveKeepsTheLastBuild(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
+	"github.com/skillsd/skillsd/services/skills/internal/skill"
 )
 
 // field is a part of a skill that is indexed separately, with its own weight
@@ -378,12 +379,14 @@ func (ix *Index) build(workers int, cache *AnalysisCache) {
 	// What the cache knows, and what this build will leave in it.
 	var (
 		prev   map[cacheKey]*docAnalysis
+		memo   map[*skill.Document]keyMemo
 		config cacheKey
 		keys   []cacheKey
 		kept   []*docAnalysis
 	)
 	if cache != nil {
 		prev = cache.entries()
+		memo = cache.knownKeys()
 		config = ix.configKey()
 		keys = make([]cacheKey, len(ix.docs))
 		kept = make([]*docAnalysis, len(ix.docs))
@@ -403,7 +406,11 @@ func (ix *Index) build(workers int, cache *AnalysisCache) {
 				n := textBytes(ix.docs[i].skill)
 				known += n
 				if cache != nil {
-					keys[i] = kh.key(&config, ix.docs[i].skill)
+					// An unchanged skill's text is not hashed again.
+					var ok bool
+					if keys[i], ok = knownKey(memo, &config, ix.docs[i].skill); !ok {
+						keys[i] = kh.key(&config, ix.docs[i].skill)
+					}
 					if kept[i] = prev[keys[i]]; kept[i] != nil {
 						continue
 					}
@@ -428,7 +435,11 @@ func (ix *Index) build(workers int, cache *AnalysisCache) {
 	}
 	wg.Wait()
 	if cache != nil {
-		cache.keep(keys, kept)
+		skills := make([]*catalog.Skill, len(ix.docs))
+		for i := range ix.docs {
+			skills[i] = ix.docs[i].skill
+		}
+		cache.keep(&config, skills, keys, kept)
 	}
 
 	// Merge the workers' vocabularies into global term ids.

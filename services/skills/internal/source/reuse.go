@@ -104,12 +104,36 @@ func (w *walker) reuse(b *batch, sub dirTask) bool {
 	}
 	w.visited.Add(int64(len(dirs) + len(files)))
 	w.reused.Add(int64(len(dirs) + 1))
-	b.dirs = append(b.dirs, dirs...)
-	b.dirs = append(b.dirs, p.dirs[i])
-	b.files = append(b.files, files...)
-	b.pending = append(b.pending, pending...)
+	b.reused = append(b.reused, reusedPart{dirs: p.dirs[i : i+1 : i+1]}, reusedPart{dirs: dirs, files: files, pending: pending})
 	b.diags = append(b.diags, diags...)
 	return true
+}
+
+// reusedPart is a part of a previous walk's State taken by a walk: the
+// records of one folder, or of everything below it.
+type reusedPart struct {
+	dirs    []dirRec
+	files   []fileRec
+	pending []pendingEntry
+}
+
+// take adds the records of the folders taken from the previous walk to the
+// walk's own, each list copied once at its final size (the State they come
+// from stays as it was).
+func (w *walker) take() {
+	if len(w.taken) == 0 {
+		return
+	}
+	nd, nf, np := len(w.dirs), len(w.files), len(w.pending)
+	for _, r := range w.taken {
+		nd, nf, np = nd+len(r.dirs), nf+len(r.files), np+len(r.pending)
+	}
+	dirs, files, pending := make([]dirRec, 0, nd), make([]fileRec, 0, nf), make([]pendingEntry, 0, np)
+	dirs, files, pending = append(dirs, w.dirs...), append(files, w.files...), append(pending, w.pending...)
+	for _, r := range w.taken {
+		dirs, files, pending = append(dirs, r.dirs...), append(files, r.files...), append(pending, r.pending...)
+	}
+	w.dirs, w.files, w.pending, w.taken = dirs, files, pending, nil
 }
 
 // under returns the items of s (sorted by key) whose key starts with prefix.
@@ -152,15 +176,72 @@ func (w *walker) state() *State {
 		return st
 	}
 	st.files = w.files // sorted by finish
-	st.pending = make([]pendingEntry, len(w.pending))
-	for i, pe := range w.pending {
-		pe.e.Data = nil // the caller holds the parsed file; keep no copy
-		pe.e.Files = nil
-		st.pending[i] = pe
+	// The walk's own list (finish gave the caller copies of its entries).
+	st.pending = w.pending
+	for i := range st.pending {
+		st.pending[i].e.Data = nil // the caller holds the parsed file; keep no copy
+		st.pending[i].e.Files = nil
 	}
 	st.diags = append([]skill.Diagnostic(nil), w.diags...)
 	sort.SliceStable(st.diags, func(i, j int) bool { return st.diags[i].File < st.diags[j].File })
 	st.dirs = w.dirs
-	sort.Slice(st.dirs, func(i, j int) bool { return st.dirs[i].rel < st.dirs[j].rel })
+	sortRuns(st.dirs, func(a, b dirRec) int { return strings.Compare(a.rel, b.rel) })
 	return st
+}
+
+// sortRuns sorts s stably by cmp. A walk that reused folders gathers its
+// records as a few long runs already in order (each folder taken from the
+// previous walk is one), so s is sorted by merging its runs rather than by
+// moving records one by one: a pass of copies per halving of the number of
+// runs.
+func sortRuns[T any](s []T, cmp func(a, b T) int) {
+	// The ends of the runs: s[ends[i-1]:ends[i]] is in order.
+	var ends []int
+	for i := 1; i < len(s); i++ {
+		if cmp(s[i-1], s[i]) > 0 {
+			ends = append(ends, i)
+		}
+	}
+	if len(ends) == 0 {
+		return
+	}
+	ends = append(ends, len(s))
+	src, dst := s, make([]T, len(s))
+	for len(ends) > 1 {
+		next := ends[:0:0]
+		start := 0
+		for i := 0; i < len(ends); i += 2 {
+			if i+1 == len(ends) { // odd run out: copied as it is
+				copy(dst[start:ends[i]], src[start:ends[i]])
+				next = append(next, ends[i])
+				break
+			}
+			mergeInto(dst[start:ends[i+1]], src[start:ends[i]], src[ends[i]:ends[i+1]], cmp)
+			next = append(next, ends[i+1])
+			start = ends[i+1]
+		}
+		ends = next
+		src, dst = dst, src
+	}
+	if &src[0] != &s[0] {
+		copy(s, src)
+	}
+}
+
+// mergeInto merges the sorted a and b into dst (len(a)+len(b) long),
+// taking a's first of equal records.
+func mergeInto[T any](dst, a, b []T, cmp func(a, b T) int) {
+	i, j, k := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		if cmp(b[j], a[i]) < 0 {
+			dst[k] = b[j]
+			j++
+		} else {
+			dst[k] = a[i]
+			i++
+		}
+		k++
+	}
+	k += copy(dst[k:], a[i:])
+	copy(dst[k:], b[j:])
 }

@@ -145,6 +145,9 @@ type walker struct {
 	diags   []skill.Diagnostic
 	dirs    []dirRec
 	budgets []*budget
+	// taken are the parts of the previous walk's State taken for clean
+	// folders, added to files, pending and dirs when the walk ends (take).
+	taken []reusedPart
 }
 
 // dirTask is one folder to walk: rel is its path from the root ("" for the
@@ -215,10 +218,13 @@ type batch struct {
 	pending []pendingEntry
 	diags   []skill.Diagnostic
 	dirs    []dirRec
+	// reused are the records of the folders taken from the previous walk,
+	// as parts of its State (not copied until the walk ends: taken).
+	reused []reusedPart
 }
 
 func (w *walker) merge(b *batch) {
-	if len(b.files)+len(b.pending)+len(b.diags)+len(b.dirs) == 0 {
+	if len(b.files)+len(b.pending)+len(b.diags)+len(b.dirs)+len(b.reused) == 0 {
 		return
 	}
 	w.mu.Lock()
@@ -226,6 +232,7 @@ func (w *walker) merge(b *batch) {
 	w.files = append(w.files, b.files...)
 	w.pending = append(w.pending, b.pending...)
 	w.diags = append(w.diags, b.diags...)
+	w.taken = append(w.taken, b.reused...)
 	w.mu.Unlock()
 }
 
@@ -666,22 +673,27 @@ func (w *walker) readSkillFile(b *batch, f item) ([]byte, bool) {
 // finish drops the skills over their budget and those reached twice,
 // attaches the companion files to the entries and sorts them.
 func (w *walker) finish() []Entry {
+	w.take()
 	w.dropOverBudget()
-	sort.Slice(w.files, func(i, j int) bool { return w.files[i].rel < w.files[j].rel })
-	sort.SliceStable(w.pending, func(i, j int) bool { return w.pending[i].e.RelFile < w.pending[j].e.RelFile })
+	sortRuns(w.files, func(a, b fileRec) int { return strings.Compare(a.rel, b.rel) })
+	sortRuns(w.pending, func(a, b pendingEntry) int { return strings.Compare(a.e.RelFile, b.e.RelFile) })
 	// Of the entries with the same real path, keep the first reached without a
-	// symlink, or else the first.
-	best := map[string]int{}
-	for i, pe := range w.pending {
-		j, ok := best[pe.real]
-		if !ok || (w.pending[j].viaLink && !pe.viaLink) {
-			best[pe.real] = i
+	// symlink, or else the first. Without a symlink, no two entries have the
+	// same real path.
+	var best map[string]int
+	if w.sawLink.Load() {
+		best = map[string]int{}
+		for i, pe := range w.pending {
+			j, ok := best[pe.real]
+			if !ok || (w.pending[j].viaLink && !pe.viaLink) {
+				best[pe.real] = i
+			}
 		}
 	}
 	b := &batch{}
 	out := make([]Entry, 0, len(w.pending))
 	for i, pe := range w.pending {
-		if j := best[pe.real]; j != i {
+		if j, ok := best[pe.real]; ok && j != i {
 			w.diag(b, pe.e.RelFile, skill.SeverityWarning, CodeDuplicateFolder,
 				"%s is the same skill as %s, reached again through a symlink: listed once", pe.e.RelFile, w.pending[j].e.RelFile)
 			continue
