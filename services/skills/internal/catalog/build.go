@@ -457,12 +457,42 @@ func knownIn(prev *Snapshot, src string) source.Known {
 			break
 		}
 	}
-	if dir == "" {
-		return nil
+	if dir == "" || prev.byPath == nil {
+		// A snapshot read from the catalog cache (the first build of a
+		// start) holds its skills, not its sources or its index by path.
+		return knownInSkills(prev, src)
 	}
 	return func(abs string, size int64, mod time.Time) bool {
 		f, ok := prev.holder(src, dir, abs, true)
 		return ok && f.Size == size && f.ModTime.Equal(mod)
+	}
+}
+
+// knownInSkills is knownIn for a snapshot that holds only its skills: every
+// layout-A skill file and companion file of source src, in a map by path.
+func knownInSkills(prev *Snapshot, src string) source.Known {
+	type stamp struct {
+		size int64
+		mod  time.Time
+	}
+	held := make(map[string]stamp, 4*len(prev.skills))
+	for _, sk := range prev.skills {
+		if sk.Source == nil || sk.Source.Name != src {
+			continue
+		}
+		if sk.Layout == skill.LayoutFolder {
+			held[sk.File] = stamp{sk.Size, sk.ModTime}
+		}
+		if sk.Dir == "" {
+			continue
+		}
+		for _, f := range sk.Files {
+			held[filepath.Join(sk.Dir, filepath.FromSlash(f.Path))] = stamp{f.Size, f.ModTime}
+		}
+	}
+	return func(abs string, size int64, mod time.Time) bool {
+		h, ok := held[abs]
+		return ok && h.size == size && h.mod.Equal(mod)
 	}
 }
 

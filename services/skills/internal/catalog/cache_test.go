@@ -817,3 +817,52 @@ func TestCacheRemovesOlderFormats(t *testing.T) {
 		t.Errorf("the older format's file is still there (%v)", err)
 	}
 }
+
+// TestCacheKnownFiles: the first build of a start, from the catalog cache,
+// takes every unchanged layout-A skill file unread and every unchanged
+// companion file unhashed: the walk's Known answers yes for each, and no
+// for a changed size or time. (A snapshot read from the cache holds no
+// sources and no index by path; Known was nil for it, and every start read
+// every skill file again.)
+func TestCacheKnownFiles(t *testing.T) {
+	dir := restartTree(t)
+	roots := []*source.Root{localRoot("t", dir)}
+	file := filepath.Join(t.TempDir(), CacheFileName())
+	snap := build(t, roots...)
+	if err := newTestCache(t, file).Save(snap); err != nil {
+		t.Fatal(err)
+	}
+	held := newTestCache(t, file).load()
+	if held == nil {
+		t.Fatal("the cache was not read")
+	}
+	known := knownIn(held, "t")
+	if known == nil {
+		t.Fatal("no Known for a snapshot read from the cache: every skill file is read again")
+	}
+	checked := 0
+	for _, sk := range snap.Skills() {
+		if sk.Layout == skill.LayoutFolder {
+			if !known(sk.File, sk.Size, sk.ModTime) {
+				t.Errorf("%s: skill file %s not known", sk.Path, sk.File)
+			}
+			if known(sk.File, sk.Size+1, sk.ModTime) || known(sk.File, sk.Size, sk.ModTime.Add(time.Second)) {
+				t.Errorf("%s: a changed skill file is known", sk.Path)
+			}
+			checked++
+		}
+		for _, f := range sk.Files {
+			abs := filepath.Join(sk.Dir, filepath.FromSlash(f.Path))
+			if !known(abs, f.Size, f.ModTime) {
+				t.Errorf("%s: companion file %s not known", sk.Path, abs)
+			}
+			checked++
+		}
+	}
+	if checked < 10 {
+		t.Fatalf("only %d files checked", checked)
+	}
+	if known(filepath.Join(dir, "no-such", "SKILL.md"), 1, time.Now()) {
+		t.Error("a file the cache never held is known")
+	}
+}
