@@ -247,11 +247,7 @@ func (s *serverStream) deliver(opts []grpc.CallOption) {
 		switch o := o.(type) {
 		case grpc.HeaderCallOption:
 			*o.HeaderAddr = s.header.Copy()
-		case *grpc.HeaderCallOption:
-			*o.HeaderAddr = s.header.Copy()
 		case grpc.TrailerCallOption:
-			*o.TrailerAddr = s.trailer.Copy()
-		case *grpc.TrailerCallOption:
 			*o.TrailerAddr = s.trailer.Copy()
 		}
 	}
