@@ -1,6 +1,8 @@
 package search
 
 import (
+	"time"
+
 	"testing"
 
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
@@ -78,5 +80,39 @@ func TestTypoSplit(t *testing.T) {
 	}
 	if _, _, ok := ix.typoIndex().split(ix, "zzzzzzzz"); ok {
 		t.Error("split(zzzzzzzz) found a cut")
+	}
+}
+
+// TestTyposLater checks that the typo index is not made with the index (it
+// would compete with the first answers) but a moment later, and at once by
+// a query that needs it first.
+func TestTyposLater(t *testing.T) {
+	skills := []*catalog.Skill{
+		rankSkill("kubernetes-deploy", "Deploy to Kubernetes clusters.", "kubectl apply"),
+		rankSkill("airflow-dags", "Airflow DAG patterns with sensors.", "Run backfills."),
+	}
+	later := New(skills, Options{})
+	tm := later.typosLater(50 * time.Millisecond)
+	if tm == nil {
+		t.Fatal("typosLater made no timer, but typo tolerance is on")
+	}
+	if later.typosMade.Load() {
+		t.Fatal("the typo index was made with the index")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !later.typosMade.Load() {
+		if time.Now().After(deadline) {
+			t.Fatal("the typo index was not made after the delay")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+
+	first := New(skills, Options{})
+	first.typosLater(time.Hour).Stop()
+	if hits := first.Search(Query{Text: "kuberentes"}); len(hits) == 0 || hits[0].Skill.Name != "kubernetes-deploy" {
+		t.Fatalf("a misspelt query before the delay: %v", hitsString(hits))
+	}
+	if !first.typosMade.Load() {
+		t.Fatal("a misspelt query did not make the typo index")
 	}
 }

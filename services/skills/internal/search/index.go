@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"golang.org/x/text/unicode/norm"
 
@@ -164,6 +166,8 @@ type Index struct {
 	// (typoIndex).
 	typosOnce sync.Once
 	typos     *typoIndex
+	// typosMade is set once typos is made.
+	typosMade atomic.Bool
 	// langs has bit l set when some skill is written in language l; hasCJK
 	// is true when some skill is mostly written in CJK characters (Japanese,
 	// Chinese).
@@ -241,8 +245,22 @@ func (ix *Index) typoIndex() *typoIndex {
 			}
 			return false
 		})
+		ix.typosMade.Store(true)
 	})
 	return ix.typos
+}
+
+// typoWarmDelay is how long after an index is made its typo index is made
+// in the background, unless a query has needed it before.
+const typoWarmDelay = time.Second
+
+// typosLater makes the typo index after delay, in the background, unless a
+// query has made it by then; its timer, nil when the index has none.
+func (ix *Index) typosLater(delay time.Duration) *time.Timer {
+	if !ix.tune.typo && !ix.tune.split {
+		return nil
+	}
+	return time.AfterFunc(delay, func() { ix.typoIndex() })
 }
 
 // docTerm is a term's counts in one skill, by field, during the build.

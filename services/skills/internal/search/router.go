@@ -56,6 +56,10 @@ type Router struct {
 	log  *slog.Logger
 	cur  atomic.Pointer[Routes]
 	mu   sync.Mutex
+	// typos makes the current index's typo index a moment after it was
+	// built (typoWarmDelay); stopped when another replaces it. Guarded by
+	// mu.
+	typos *time.Timer
 }
 
 // NewRouter returns a Router; nothing is built until Routes is called.
@@ -116,9 +120,14 @@ func (r *Router) Routes(ctx context.Context) *Routes {
 	r.opts.Cache.saveLater(func(err error) {
 		r.log.Warn("could not keep the search analyses for the next start", "error", err)
 	})
-	// The typo index is made on the first query that needs it; make it now,
-	// beside the answers, so that the first misspelt query does not wait.
-	go idx.typoIndex()
+	// The typo index is made on the first query that needs it, or a moment
+	// after the index when none has by then: not beside the first answers
+	// (on two busy cores it would compete with them), and before most
+	// misspelt queries come.
+	if r.typos != nil {
+		r.typos.Stop()
+	}
+	r.typos = idx.typosLater(typoWarmDelay)
 	return rt
 }
 
