@@ -106,6 +106,10 @@ func (ix *Index) bestWindow(text string, want map[int32]float64, early bool) (st
 	var occ []occurrence
 	seen := map[int32]bool{}
 	spelt := ix.spellingsOf(want)
+	var may spellingFilter
+	for s := range spelt {
+		may.add(s)
+	}
 	for tok := range tokens(text) {
 		raw := text[tok.start:tok.end]
 		var t int32
@@ -119,7 +123,7 @@ func (ix *Index) bestWindow(text string, want map[int32]float64, early bool) (st
 					}
 				}
 			})
-		} else if len(raw) <= maxWordLen {
+		} else if len(raw) <= maxWordLen && (may.has(raw) || !isASCII(raw)) {
 			t, found = lookupFolded(spelt, raw)
 		}
 		if !found {
@@ -152,6 +156,36 @@ func (ix *Index) bestWindow(text string, want map[int32]float64, early bool) (st
 		}
 	}
 	return window(text, occ[best].start, occ[best].end), true
+}
+
+// spellingFilter tells, from its length and first letter, that an ASCII
+// word is none of a few spellings, without hashing it: most words of a text
+// are none of them. An ASCII word folds to its lower case, of its own
+// length, so only the ASCII spellings are added.
+type spellingFilter struct {
+	lens  uint64    // bit n: a spelling of n bytes (n < 64)
+	first [4]uint64 // bit c: a spelling starting with byte c
+}
+
+func (f *spellingFilter) add(s string) {
+	if s == "" || !isASCII(s) {
+		return
+	}
+	f.lens |= 1 << min(len(s), 63)
+	f.first[s[0]>>6] |= 1 << (s[0] & 63)
+}
+
+// has reports whether w, folded, may be one of the spellings added; false
+// is certain for an ASCII w.
+func (f *spellingFilter) has(w string) bool {
+	if w == "" {
+		return false
+	}
+	c := w[0]
+	if 'A' <= c && c <= 'Z' {
+		c += 'a' - 'A'
+	}
+	return f.lens&(1<<min(len(w), 63)) != 0 && f.first[c>>6]&(1<<(c&63)) != 0
 }
 
 // lookupFolded looks word up in spelt by its folded form (foldWord),
@@ -245,7 +279,36 @@ func isSpaceAt(s string, i int) bool {
 	return unicode.IsSpace(r)
 }
 
-// collapseSpace trims s and turns each run of white space into one space.
+// collapseSpace trims s and turns each run of white space (unicode.IsSpace)
+// into one space: strings.Join(strings.Fields(s), " ") in one pass.
 func collapseSpace(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false // white space since the last word
+	for i := 0; i < len(s); {
+		c := s[i]
+		var isSpace bool
+		size := 1
+		if c < utf8.RuneSelf {
+			isSpace = asciiSpace[c]
+		} else {
+			var r rune
+			r, size = utf8.DecodeRuneInString(s[i:])
+			isSpace = unicode.IsSpace(r)
+		}
+		if isSpace {
+			space = true
+		} else {
+			if space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			space = false
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }
+
+// asciiSpace marks the ASCII bytes unicode.IsSpace reports as white space.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}

@@ -125,3 +125,35 @@ func TestLookupFoldedAsFoldWord(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCollapseSpace checks collapseSpace against the obvious
+// strings.Join(strings.Fields(s), " "), invalid UTF-8 included.
+func FuzzCollapseSpace(f *testing.F) {
+	for _, s := range []string{"", " ", "a", "  a  b\t\nc  ", "x\u00a0y\u0085z\u2003w", "\xff \xfe\x80 a", "é  ü\r\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := collapseSpace(s), strings.Join(strings.Fields(s), " "); got != want {
+			t.Fatalf("collapseSpace(%q) = %q, want %q", s, got, want)
+		}
+	})
+}
+
+// FuzzSpellingFilter checks that the filter never rules out a word that
+// lookupFolded finds among the spellings.
+func FuzzSpellingFilter(f *testing.F) {
+	f.Add("kubernetes", "Kubernetes")
+	f.Add("pdf", "PDFs")
+	f.Add("é", "É")
+	f.Add("a", "A")
+	f.Fuzz(func(t *testing.T, spelling, word string) {
+		spelt := map[string]int32{foldWord(spelling): 1}
+		var may spellingFilter
+		for s := range spelt {
+			may.add(s)
+		}
+		if _, found := lookupFolded(spelt, word); found && !may.has(word) && isASCII(word) {
+			t.Fatalf("the filter of %q rules out %q, which lookupFolded finds", spelling, word)
+		}
+	})
+}
