@@ -89,21 +89,6 @@ func (f *File) Close() error {
 	return nil
 }
 
-// ReadDirResolved lists the folder at abs (resolved by the caller), sorted
-// by name. Like os.ReadDir, with fewer system calls (see OpenResolved); on an
-// error it returns what it could read.
-func ReadDirResolved(abs string) ([]fs.DirEntry, error) {
-	fd, err := open(abs, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_DIRECTORY|syscall.O_NONBLOCK)
-	if err != nil {
-		return nil, err
-	}
-	f := os.NewFile(uintptr(fd), abs)
-	defer f.Close()
-	ents, err := f.ReadDir(-1)
-	sortDirEntries(ents)
-	return ents, err
-}
-
 // open is syscall.Open of abs with flags, tried again when a signal
 // interrupts it; its error is an *fs.PathError.
 func open(abs string, flags int) (int, error) {

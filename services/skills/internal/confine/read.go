@@ -1,10 +1,6 @@
 package confine
 
-import (
-	"io"
-	"io/fs"
-	"sort"
-)
+import "io"
 
 // ReadResolved reads the whole regular file at abs (resolved by the caller,
 // see OpenResolved); size is its expected size, a hint.
@@ -44,8 +40,4 @@ func ReadHeadResolved(abs string, n int) ([]byte, error) {
 		err = nil
 	}
 	return buf[:m], err
-}
-
-func sortDirEntries(ents []fs.DirEntry) {
-	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
 }
