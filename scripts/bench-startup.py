@@ -16,7 +16,11 @@ Each start measures over stdio:
   p50 / p99     latency of CALLS more search_skills calls, one at a time
 
 and the table shows the median over the rounds of each, with its ratio to the
-floor's same figure, then issue 21's targets. Catalogs of N skills are written
+floor's same figure, then issue 21's targets. Each round also starts the floor
+with `-answers FILE` (after the no-op floor): its search_skills gives, for each
+query, skills-mcp's own answer, captured once before the rounds. That row is
+what the SDK costs to deliver answers of skills-mcp's size with no search
+behind them; skills-mcp's p50 is also given as a ratio to it. Catalogs of N skills are written
 to a temporary folder by scripts/synth-catalog.py from CORPUS (N up to the
 corpus size is a plain copy of its first N skills). Linux only (reads /proc).
 
@@ -93,6 +97,31 @@ def one_start(args, env, calls):
     return {"tools_list_ms": tools_ms, "first_search_ms": first_ms, "cpu_ms": cpu,
             "rss_mb": mem.get("VmRSS", 0), "peak_rss_mb": mem.get("VmHWM", 0),
             "p50_ms": pct(lat, 0.50) if lat else 0, "p99_ms": pct(lat, 0.99) if lat else 0}
+
+
+def capture_answers(args, env, path):
+    """Starts skills-mcp once, uncounted, and writes its answer to each of
+    QUERIES (the JSON text of its search_skills content) to path as a JSON
+    object from query to answer: what `benchfloor -answers` gives."""
+    p, call, notify = mcpstdio.session(args, "bench-startup", env)
+    killer = threading.Timer(TIMEOUT, p.kill)
+    killer.start()
+    answers = {}
+    try:
+        call("initialize", mcpstdio.initialize_params("bench-startup"))
+        notify("notifications/initialized")
+        for q in QUERIES:
+            res, _ = call("tools/call", {"name": "search_skills", "arguments": {"query": q}})
+            text = "".join(c.get("text", "") for c in res.get("content", []) if c.get("type") == "text")
+            if res.get("isError") or not text:
+                raise SystemExit(f"bench-startup: {args[0]}: search_skills {q!r} failed: {res}")
+            answers[q] = text
+    finally:
+        killer.cancel()
+        p.stdin.close()
+        p.wait()
+    with open(path, "w") as fh:
+        json.dump(answers, fh, ensure_ascii=False)
 
 
 def peer_start(args, env, cwd):
@@ -190,7 +219,12 @@ def main():
             warm_home = os.path.join(tmp, f"state-{n}-warmup")
             one_start([floor_bin], base_env, 0)
             one_start([mcp_bin, "--skills-dir", cat], dict(base_env, SKILLSD_HOME=warm_home), 0)
-            rows = {"floor": [], "cold": [], "warm": []}
+            # The floor again, answering with skills-mcp's own answers: what
+            # the SDK costs to deliver them, with no search behind them.
+            answers = os.path.join(tmp, f"answers-{n}.json")
+            capture_answers([mcp_bin, "--skills-dir", cat], dict(base_env, SKILLSD_HOME=warm_home), answers)
+            floor_answers = [floor_bin, "-answers", answers]
+            rows = {"floor": [], "answers": [], "cold": [], "warm": []}
             if peer:
                 peer_cwd = os.path.join(tmp, "peer-cwd")  # empty: the peer also reads ./.agent/skills, ./.claude/skills
                 os.makedirs(peer_cwd, exist_ok=True)
@@ -203,6 +237,7 @@ def main():
                 state = os.path.join(tmp, f"state-{n}-{r}")
                 env = dict(base_env, SKILLSD_HOME=state)
                 rows["floor"].append(one_start([floor_bin], base_env, o.calls))
+                rows["answers"].append(one_start(floor_answers, base_env, o.calls))
                 rows["cold"].append(one_start([mcp_bin, "--skills-dir", cat], env, o.calls))
                 rows["warm"].append(one_start([mcp_bin, "--skills-dir", cat], env, o.calls))
                 if peer:
@@ -216,7 +251,7 @@ def main():
     load1 = os.getloadavg()
 
     print(f"bench-startup: {started}, {os.cpu_count()} cores, medians of {o.runs} rounds "
-          f"(floor, cold, warm{', universal-skills' if peer else ''} interleaved), {o.calls} searches a start; "
+          f"(floor, floor giving answers, cold, warm{', universal-skills' if peer else ''} interleaved), {o.calls} searches a start; "
           f"load average {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f} at the start, "
           f"{load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f} at the end")
     print()
@@ -224,7 +259,7 @@ def main():
     print("|---:|---|" + "---:|" * len(HEADS))
     for n, res in results.items():
         fl = res["median"]["floor"]
-        for kind in ("floor", "cold", "warm", "peer"):
+        for kind in ("floor", "answers", "cold", "warm", "peer"):
             if kind not in res["median"]:
                 continue
             m = res["median"][kind]
@@ -234,7 +269,8 @@ def main():
                 if kind != "floor" and fl[k] > 0 and cell != "—":
                     cell += f" ({m[k] / fl[k]:.1f}×)"
                 cells.append(cell)
-            name = {"floor": "floor (go-sdk, 8 no-op tools)", "peer": "universal-skills (Node)"}.get(kind, f"skills-mcp {kind}")
+            name = {"floor": "floor (go-sdk, 8 no-op tools)", "answers": "floor giving skills-mcp's answers",
+                    "peer": "universal-skills (Node)"}.get(kind, f"skills-mcp {kind}")
             print(f"| {res['skills']:,} | {name} | " + " | ".join(cells) + " |")
     print()
     if peer:
@@ -244,6 +280,15 @@ def main():
             sizes = [r["tools_list_bytes"] for r in res["runs"]["peer"]]
             print(f"  {res['skills']:>6,} skills: its tools/list answer is {statistics.median(sizes) / 1e6:.2f} MB")
         print()
+    print("The floor giving skills-mcp's answers is the floor whose search_skills answers each query with "
+          "skills-mcp's own answer (captured before the rounds; benchfloor -answers): what the SDK costs to "
+          "deliver answers of that size, with no search behind them. skills-mcp's search p50 against it:")
+    for n, res in results.items():
+        an, warm = res["median"]["answers"], res["median"]["warm"]
+        if an["p50_ms"]:
+            print(f"  {res['skills']:>6,} skills: {warm['p50_ms'] / an['p50_ms']:.1f}× (warm), "
+                  f"{res['median']['cold']['p50_ms'] / an['p50_ms']:.1f}× (cold)")
+    print()
     print("issue 21 targets (ratios to the floor's median):")
     for n, res in results.items():
         fl, cold, warm = res["median"]["floor"], res["median"]["cold"], res["median"]["warm"]
