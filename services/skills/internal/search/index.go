@@ -58,7 +58,10 @@ type Options struct {
 	// Cache, when set, holds the analyses of skills indexed before: New
 	// reuses those of unchanged skills instead of analysing their text
 	// again, and keeps in it the analyses of this build's skills (see
-	// AnalysisCache). The index is the same with or without it.
+	// AnalysisCache). With an index file (AnalysisCache.WithIndexFile), the
+	// first build takes the index read from it when it indexes the same
+	// skills with the same settings, replaying nothing. The index is the
+	// same with or without it.
 	Cache *AnalysisCache
 
 	// tune overrides the ranking parameters (tests and experiments); nil
