@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"unsafe"
 
 	"github.com/skillsd/skillsd/services/skills/internal/statefile"
 )
@@ -101,11 +103,12 @@ func (c *AnalysisCache) loadIndex() {
 		if c.indexPath == "" {
 			return
 		}
-		data, err := statefile.Read(c.indexPath, maxIndexFile)
+		f, size, err := statefile.Open(c.indexPath, maxIndexFile)
 		if err != nil {
 			return
 		}
-		st, _ := decodeIndex(data)
+		defer f.Close()
+		st, _ := readIndex(f, size, indexBuffer)
 		c.mu.Lock()
 		c.stored = st
 		c.mu.Unlock()
@@ -244,68 +247,146 @@ func encodeIndex(ix *Index, key *cacheKey) []byte {
 	return b
 }
 
-// indexReader reads the payload; after the first error it reads zeros.
+// indexReader decodes the payload from a stream, through a buffer of its
+// own, so that the file's bytes are never whole in memory; after the first
+// error it reads zeros.
 type indexReader struct {
-	data []byte
+	src io.Reader
+	// buf[off:] has been read from src and not decoded yet.
+	buf []byte
+	off int
+	// left is how many bytes of the payload src has not given yet.
+	left uint64
 	err  error
+}
+
+// remaining is how many bytes of the payload are left to decode.
+func (r *indexReader) remaining() uint64 { return uint64(len(r.buf)-r.off) + r.left }
+
+// fill makes n bytes (at most the buffer's capacity), or all those left
+// when fewer, ready in the buffer.
+func (r *indexReader) fill(n int) {
+	if len(r.buf)-r.off >= n || r.left == 0 || r.err != nil {
+		return
+	}
+	k := copy(r.buf[:cap(r.buf)], r.buf[r.off:])
+	m := int(min(uint64(cap(r.buf)-k), r.left))
+	got, err := io.ReadFull(r.src, r.buf[k:k+m])
+	r.buf, r.off = r.buf[:k+got], 0
+	r.left -= uint64(got)
+	if err != nil {
+		r.err = errIndexFile // shorter than its header says, or unreadable
+	}
 }
 
 // uvarint reads a number, at most most.
 func (r *indexReader) uvarint(most uint64) uint64 {
+	r.fill(binary.MaxVarintLen64)
 	if r.err != nil {
 		return 0
 	}
-	v, n := binary.Uvarint(r.data)
+	v, n := binary.Uvarint(r.buf[r.off:])
 	if n <= 0 || v > most {
 		r.err = errIndexFile
 		return 0
 	}
-	r.data = r.data[n:]
+	r.off += n
 	return v
 }
 
-func (r *indexReader) bytes(n int) []byte {
+// read fills dst with the next len(dst) bytes.
+func (r *indexReader) read(dst []byte) {
 	if r.err != nil {
-		return nil
+		return
 	}
-	if n < 0 || n > len(r.data) {
+	if uint64(len(dst)) > r.remaining() {
 		r.err = errIndexFile
-		return nil
+		return
 	}
-	b := r.data[:n:n]
-	r.data = r.data[n:]
-	return b
+	k := copy(dst, r.buf[r.off:])
+	r.off += k
+	if k < len(dst) {
+		got, err := io.ReadFull(r.src, dst[k:])
+		r.left -= uint64(got)
+		if err != nil {
+			r.err = errIndexFile
+		}
+	}
 }
 
 func (r *indexReader) byte() byte {
-	if b := r.bytes(1); b != nil {
-		return b[0]
+	r.fill(1)
+	if r.err != nil || r.off == len(r.buf) {
+		r.err = errIndexFile
+		return 0
 	}
-	return 0
+	r.off++
+	return r.buf[r.off-1]
 }
 
-// decodeIndex decodes an index file's content, checking everything: the
-// format, the version, the checksum, every length and id against what is
-// left and what it indexes (skills, terms), that posting lists are sorted
-// by skill, that terms and surfaces are distinct, and that every byte is
-// read. Anything else is errIndexFile. What it returns shares no memory with
-// data: the strings are one copy of the file's, the postings one slice.
+// uint32 reads 4 bytes, little endian.
+func (r *indexReader) uint32() uint32 {
+	r.fill(4)
+	if r.err != nil || len(r.buf)-r.off < 4 {
+		r.err = errIndexFile
+		return 0
+	}
+	r.off += 4
+	return binary.LittleEndian.Uint32(r.buf[r.off-4:])
+}
+
+// indexBuffer is the size of readIndex's buffer when it reads a file.
+const indexBuffer = 64 << 10
+
+// decodeIndex decodes an index file's content (readIndex), through a
+// small buffer: the tests and the fuzzer reach every refill.
 func decodeIndex(data []byte) (*storedIndex, error) {
-	if len(data) < indexHeaderLen || string(data[:len(indexFormat)]) != indexFormat {
+	return readIndex(bytes.NewReader(data), int64(len(data)), 16)
+}
+
+// readIndex reads and decodes an index file of size bytes from src with a
+// buffer of bufSize bytes (16 at least), checking everything: the format,
+// the version, the payload's length and checksum, every length and id
+// against what is left and what it indexes (skills, terms), that posting
+// lists are sorted by skill, that terms and surfaces are distinct, and that
+// the file ends where the header says. Anything else is errIndexFile. The
+// checksum is checked at the end, the rest as it reads: whatever it
+// allocates is bounded by the size. What it returns shares no memory with
+// its buffer: the strings are one block, the postings one slice.
+func readIndex(src io.Reader, size int64, bufSize int) (*storedIndex, error) {
+	var h [indexHeaderLen]byte
+	if size < int64(indexHeaderLen) {
 		return nil, errIndexFile
 	}
-	h := data[len(indexFormat):indexHeaderLen]
-	payload := data[indexHeaderLen:]
-	if binary.LittleEndian.Uint32(h) != indexVersion ||
-		binary.LittleEndian.Uint64(h[4:]) != uint64(len(payload)) ||
-		binary.LittleEndian.Uint32(h[12:]) != crc32.Checksum(payload, castagnoli) {
+	if _, err := io.ReadFull(src, h[:]); err != nil || string(h[:len(indexFormat)]) != indexFormat {
 		return nil, errIndexFile
 	}
-	r := &indexReader{data: payload}
+	hv := h[len(indexFormat):]
+	if binary.LittleEndian.Uint32(hv) != indexVersion || binary.LittleEndian.Uint64(hv[4:]) != uint64(size-int64(indexHeaderLen)) {
+		return nil, errIndexFile
+	}
+	crc := crc32.New(castagnoli)
+	r := &indexReader{src: io.TeeReader(src, crc), buf: make([]byte, 0, max(bufSize, 16)), left: uint64(size - int64(indexHeaderLen))}
+	st, err := decodePayload(r)
+	if err != nil {
+		return nil, err
+	}
+	// Nothing after the payload (a file that grew), and the checksum of
+	// all of it.
+	var more [1]byte
+	if _, err := io.ReadFull(src, more[:]); err != io.EOF || crc.Sum32() != binary.LittleEndian.Uint32(hv[12:]) {
+		return nil, errIndexFile
+	}
+	return st, nil
+}
+
+// decodePayload decodes the payload from r (readIndex).
+func decodePayload(r *indexReader) (*storedIndex, error) {
 	st := &storedIndex{}
-	copy(st.key[:], r.bytes(len(st.key)))
-	ndocs := int(r.uvarint(min(uint64(len(r.data)), math.MaxInt32)))
-	langs := r.bytes(ndocs)
+	r.read(st.key[:])
+	ndocs := int(r.uvarint(min(r.remaining(), math.MaxInt32)))
+	langs := make([]byte, ndocs)
+	r.read(langs)
 	flags := r.byte()
 	if r.err != nil || flags&^1 != 0 {
 		return nil, errIndexFile
@@ -318,11 +399,16 @@ func decodeIndex(data []byte) (*storedIndex, error) {
 		}
 		st.langs[i] = lang(l)
 	}
-	// One copy of every string; each term and surface is a part of it.
-	strs := string(r.bytes(int(r.uvarint(uint64(len(r.data))))))
+	// One block for every string; each term and surface is a part of it.
+	blob := make([]byte, r.uvarint(r.remaining()))
+	r.read(blob)
+	var strs string
+	if len(blob) > 0 {
+		strs = unsafe.String(&blob[0], len(blob)) // never written again
+	}
 	// A posting takes 6 bytes at least, a term 2 (its lengths).
-	npost := int(r.uvarint(uint64(len(r.data)) / 6))
-	nterms := int(r.uvarint(uint64(len(r.data)) / 2))
+	npost := int(r.uvarint(r.remaining() / 6))
+	nterms := int(r.uvarint(r.remaining() / 2))
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -340,13 +426,13 @@ func decodeIndex(data []byte) (*storedIndex, error) {
 		for i := range e.postings {
 			d := next + r.uvarint(uint64(ndocs))
 			fields := r.byte()
-			tf := r.bytes(4)
+			tf := r.uint32()
 			if r.err != nil || d >= uint64(ndocs) || fields == 0 || fields >= 1<<numFields {
 				return nil, errIndexFile
 			}
 			p := &e.postings[i]
 			p.doc, p.fields = int32(d), fields
-			p.tf = math.Float32frombits(binary.LittleEndian.Uint32(tf))
+			p.tf = math.Float32frombits(tf)
 			if math.IsNaN(float64(p.tf)) || math.IsInf(float64(p.tf), 0) {
 				return nil, errIndexFile
 			}
@@ -361,7 +447,7 @@ func decodeIndex(data []byte) (*storedIndex, error) {
 	if len(all) != 0 {
 		return nil, errIndexFile // fewer postings than counted
 	}
-	nsurf := int(r.uvarint(uint64(len(r.data)) / 2))
+	nsurf := int(r.uvarint(r.remaining() / 2))
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -378,7 +464,7 @@ func decodeIndex(data []byte) (*storedIndex, error) {
 		st.surfaces[s] = int32(t)
 		prev = s
 	}
-	if r.err != nil || len(r.data) != 0 || len(strs) != 0 {
+	if r.err != nil || r.remaining() != 0 || len(strs) != 0 {
 		return nil, errIndexFile
 	}
 	return st, nil

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
@@ -313,6 +314,20 @@ func TestIndexFileNotTrusted(t *testing.T) {
 	}
 	if !reflect.DeepEqual(st.terms, ix.terms) || !reflect.DeepEqual(st.surfaces, ix.surfaces) || !reflect.DeepEqual(st.vocab, ix.vocab) {
 		t.Fatal("the good file decodes to another index")
+	}
+	// Whatever the buffer's size, the same index; a stream longer or
+	// shorter than its size is refused.
+	for _, size := range []int{1, 16, 17, 31, 100, 4096, indexBuffer} {
+		got, err := readIndex(bytes.NewReader(good), int64(len(good)), size)
+		if err != nil || !reflect.DeepEqual(got, st) {
+			t.Errorf("read through a buffer of %d bytes: %v", size, err)
+		}
+	}
+	if _, err := readIndex(bytes.NewReader(append(slices.Clone(good), 0)), int64(len(good)), indexBuffer); err == nil {
+		t.Error("a file that grew while it was read is trusted")
+	}
+	if _, err := readIndex(bytes.NewReader(good[:len(good)-1]), int64(len(good)), indexBuffer); err == nil {
+		t.Error("a file that shrank while it was read is trusted")
 	}
 	payload := good[indexHeaderLen:]
 	for n := range len(payload) {
