@@ -9,13 +9,16 @@ import (
 
 // openSearchCache opens the search index's analysis cache in the state
 // folder, so that a restart does not analyse the text of unchanged skills
-// again; nil without a state folder.
+// again, with the index file beside it, so that a restart over the same
+// skills reads the index instead of building it; nil without a state
+// folder.
 func openSearchCache(cfg config.Config, getenv func(string) string, home string) *search.AnalysisCache {
 	state := config.StateDir(cfg, getenv, home)
 	if state == "" {
 		return nil
 	}
-	return search.OpenAnalysisCache(filepath.Join(state, search.CacheFileName()))
+	return search.OpenAnalysisCache(filepath.Join(state, search.CacheFileName())).
+		WithIndexFile(filepath.Join(state, search.IndexFileName()))
 }
 
 // closeSearchCache waits for the search cache's saves and saves what is

@@ -75,17 +75,23 @@ func reportCPU(b *testing.B) func() {
 // BenchmarkIndexBuildCached is BenchmarkIndexBuild with an analysis cache:
 // "fill" starts each build with an empty cache (a first start: the cost of
 // keeping the analyses), "warm" with one that has every skill's, "file"
-// also reads it from its file first (a second start).
+// also reads it from its file first (a second start), "stored" reads the
+// index file too and the index from it instead of replaying the analyses
+// (a second start with the index file).
 func BenchmarkIndexBuildCached(b *testing.B) {
 	for _, c := range benchCatalogs(b) {
-		path := filepath.Join(b.TempDir(), CacheFileName())
-		warm := OpenAnalysisCache(path)
+		dir := b.TempDir()
+		path := filepath.Join(dir, CacheFileName())
+		ixPath := filepath.Join(dir, IndexFileName())
+		warm := OpenAnalysisCache(path).WithIndexFile(ixPath)
 		New(c.skills, Options{Cache: warm})
 		if err := warm.Save(); err != nil {
 			b.Fatal(err)
 		}
-		if st, err := os.Stat(path); err == nil {
-			b.Logf("%s: cache file %d bytes", c.name, st.Size())
+		for _, p := range []string{path, ixPath} {
+			if st, err := os.Stat(p); err == nil {
+				b.Logf("%s: %s %d bytes", c.name, filepath.Base(p), st.Size())
+			}
 		}
 		b.Run(c.name+"/fill", func(b *testing.B) {
 			defer reportCPU(b)()
@@ -107,6 +113,15 @@ func BenchmarkIndexBuildCached(b *testing.B) {
 					b.Fatal("the cache file was not read")
 				}
 				New(c.skills, Options{Cache: cache})
+			}
+		})
+		b.Run(c.name+"/stored", func(b *testing.B) {
+			defer reportCPU(b)()
+			for b.Loop() {
+				cache := OpenAnalysisCache(path).WithIndexFile(ixPath)
+				if !New(c.skills, Options{Cache: cache}).stored {
+					b.Fatal("the index file was not read")
+				}
 			}
 		})
 	}
@@ -196,6 +211,67 @@ func BenchmarkCacheHeld(b *testing.B) {
 				runtime.KeepAlive(ix)
 			}
 			b.ReportMetric(held, "cache-MB")
+		})
+	}
+}
+
+// BenchmarkStartHeld reports the heap a start's first index of the
+// 3,000-skill catalog holds, from the analysis cache's file ("file": the
+// analyses replayed) and from the index file too ("stored"), the catalog
+// held throughout: heap-MB is the live heap after the build less the one
+// before it, peak-MB the largest heap (HeapAlloc, sampled every
+// millisecond) during the build less the one before it.
+func BenchmarkStartHeld(b *testing.B) {
+	skills := syntheticSkills(b, 3000)
+	dir := b.TempDir()
+	path, ixPath := filepath.Join(dir, CacheFileName()), filepath.Join(dir, IndexFileName())
+	c := OpenAnalysisCache(path).WithIndexFile(ixPath)
+	New(skills, Options{Cache: c})
+	if err := c.Save(); err != nil {
+		b.Fatal(err)
+	}
+	heap := func() float64 {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return float64(m.HeapAlloc) / (1 << 20)
+	}
+	for _, mode := range []string{"file", "stored"} {
+		b.Run(mode, func(b *testing.B) {
+			var held, peak float64
+			for b.Loop() {
+				runtime.GC()
+				base := heap()
+				c := OpenAnalysisCache(path)
+				if mode == "stored" {
+					c.WithIndexFile(ixPath)
+				}
+				done := make(chan struct{})
+				top := make(chan float64)
+				go func() {
+					most := 0.0
+					for {
+						most = max(most, heap())
+						select {
+						case <-done:
+							top <- most
+							return
+						case <-time.After(time.Millisecond):
+						}
+					}
+				}()
+				ix := New(skills, Options{Cache: c})
+				close(done)
+				peak = <-top - base
+				if ix.stored != (mode == "stored") {
+					b.Fatal("stored:", ix.stored)
+				}
+				runtime.GC()
+				held = heap() - base
+				runtime.KeepAlive(ix)
+				runtime.KeepAlive(c)
+			}
+			b.ReportMetric(held, "heap-MB")
+			b.ReportMetric(peak, "peak-MB")
 		})
 	}
 }

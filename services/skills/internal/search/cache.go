@@ -78,6 +78,15 @@ type AnalysisCache struct {
 	laterMu  sync.Mutex
 	later    *time.Timer
 	lastSave time.Time
+	// indexPath is the index file (WithIndexFile), read once by indexOnce.
+	// Under mu, stored is what it holds until the first build takes it,
+	// pending the index the next Save writes, onDisk the key of the index
+	// the file holds (nil when unknown).
+	indexPath string
+	indexOnce sync.Once
+	stored    *storedIndex
+	pending   *pendingIndex
+	onDisk    *cacheKey
 }
 
 // OpenAnalysisCache returns a cache backed by the file at path (created by
@@ -108,6 +117,9 @@ func (c *AnalysisCache) load() {
 func (c *AnalysisCache) Preload() {
 	if c != nil {
 		go c.load()
+		if c.indexPath != "" {
+			go c.loadIndex()
+		}
 	}
 }
 
@@ -183,15 +195,29 @@ func (c *AnalysisCache) keep(config *cacheKey, skills []*catalog.Skill, keys []c
 }
 
 // Save writes the analyses of the last build to the cache file, so that the
-// next process does not analyse unchanged skills again. It does nothing
-// without a file or when nothing changed since the file was read or last
-// saved. The file is replaced atomically and readable by its owner only.
+// next process does not analyse unchanged skills again, and the index the
+// last build made from them to the index file (WithIndexFile). It does
+// nothing without a file or when nothing changed since the file was read or
+// last saved. The files are replaced atomically and readable by their owner
+// only.
 func (c *AnalysisCache) Save() error {
-	if c == nil || c.path == "" {
+	if c == nil {
 		return nil
 	}
 	c.saveMu.Lock()
 	defer c.saveMu.Unlock()
+	var errs []error
+	if c.path != "" {
+		errs = append(errs, c.saveAnalyses())
+	}
+	if c.indexPath != "" {
+		errs = append(errs, c.saveIndex())
+	}
+	return errors.Join(errs...)
+}
+
+// saveAnalyses writes the analyses of the last build, when they changed.
+func (c *AnalysisCache) saveAnalyses() error {
 	c.mu.Lock()
 	m, dirty := c.m, c.dirty
 	c.dirty = false
@@ -211,7 +237,7 @@ func (c *AnalysisCache) Save() error {
 // saveLater saves the cache in the background, reporting an error to
 // failed; Close waits for it. Nothing happens on a nil cache.
 func (c *AnalysisCache) saveLater(failed func(error)) {
-	if c == nil || c.path == "" {
+	if c == nil || c.path == "" && c.indexPath == "" {
 		return
 	}
 	c.laterMu.Lock()

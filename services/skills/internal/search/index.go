@@ -60,7 +60,10 @@ type Options struct {
 	// Cache, when set, holds the analyses of skills indexed before: New
 	// reuses those of unchanged skills instead of analysing their text
 	// again, and keeps in it the analyses of this build's skills (see
-	// AnalysisCache). The index is the same with or without it.
+	// AnalysisCache). With an index file (AnalysisCache.WithIndexFile), the
+	// first build takes the index read from it when it indexes the same
+	// skills with the same settings, replaying nothing. The index is the
+	// same with or without it.
 	Cache *AnalysisCache
 
 	// tune overrides the ranking parameters (tests and experiments); nil
@@ -183,6 +186,9 @@ type Index struct {
 	lower     []lowered
 	// spellings are the surface forms of each term, for excerpts.
 	spellings spellings
+	// stored is true when the index was read from the cache's index file
+	// (indexfile.go) rather than built.
+	stored bool
 }
 
 // New indexes the routable skills (others are ignored). It analyzes skills
@@ -409,20 +415,19 @@ func (ix *Index) build(workers int, cache *AnalysisCache) {
 		keys = make([]cacheKey, len(ix.docs))
 		kept = make([]*docAnalysis, len(ix.docs))
 	}
-	out := make([]analyzedDoc, len(ix.docs))
-	ws := make([]*worker, workers)
+	// Each worker's share of the text: to analyze, and in all.
+	bytes, known := make([]int, workers), make([]int, workers)
 	var wg sync.WaitGroup
-	for w := range ws {
+	for w := range workers {
 		wg.Go(func() {
 			// Interleaved so that long and short skills spread evenly.
-			var bytes, known int // to analyze, and in all
 			var kh *keyHasher
 			if cache != nil {
 				kh = newKeyHasher()
 			}
 			for i := w; i < len(ix.docs); i += workers {
 				n := textBytes(ix.docs[i].skill)
-				known += n
+				known[w] += n
 				if cache != nil {
 					// An unchanged skill's text is not hashed again.
 					var ok bool
@@ -433,9 +438,36 @@ func (ix *Index) build(workers int, cache *AnalysisCache) {
 						continue
 					}
 				}
-				bytes += n
+				bytes[w] += n
 			}
-			wk := newWorker(ix.stops, &ix.tune, cache != nil, distinctWords(bytes), distinctWords(known))
+		})
+	}
+	wg.Wait()
+	var skills []*catalog.Skill
+	if cache != nil {
+		skills = make([]*catalog.Skill, len(ix.docs))
+		for i := range ix.docs {
+			skills[i] = ix.docs[i].skill
+		}
+		// The index the last process built over the same analyses, when
+		// the cache has its file: nothing to replay.
+		if cache.indexPath != "" {
+			key := ix.indexKey(&config, keys)
+			st := cache.takeIndex()
+			if ix.adopt(st, &key, kept) {
+				cache.keep(&config, skills, keys, kept)
+				cache.indexOnDisk(key)
+				return
+			}
+			defer cache.keepIndex(ix, key)
+		}
+	}
+
+	out := make([]analyzedDoc, len(ix.docs))
+	ws := make([]*worker, workers)
+	for w := range ws {
+		wg.Go(func() {
+			wk := newWorker(ix.stops, &ix.tune, cache != nil, distinctWords(bytes[w]), distinctWords(known[w]))
 			ws[w] = wk
 			for i := w; i < len(ix.docs); i += workers {
 				d := &ix.docs[i]
@@ -453,10 +485,6 @@ func (ix *Index) build(workers int, cache *AnalysisCache) {
 	}
 	wg.Wait()
 	if cache != nil {
-		skills := make([]*catalog.Skill, len(ix.docs))
-		for i := range ix.docs {
-			skills[i] = ix.docs[i].skill
-		}
 		cache.keep(&config, skills, keys, kept)
 	}
 

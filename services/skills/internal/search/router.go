@@ -116,7 +116,7 @@ func (r *Router) Routes(ctx context.Context) *Routes {
 	}
 	r.cur.Store(rt)
 	r.log.DebugContext(ctx, "search index built", "generation", snap.Generation(), "skills", len(skills),
-		"strategy", rt.Matcher.Strategy(), "duration", time.Since(start))
+		"strategy", rt.Matcher.Strategy(), "stored", idx.stored, "duration", time.Since(start))
 	r.opts.Cache.saveLater(func(err error) {
 		r.log.Warn("could not keep the search analyses for the next start", "error", err)
 	})

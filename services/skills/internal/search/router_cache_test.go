@@ -11,17 +11,18 @@ import (
 	"github.com/skillsd/skillsd/services/skills/internal/source"
 )
 
-// TestRouterKeepsTheCache checks that a Router with a cache saves it after
-// building (Close waits for the save), and that a Router of the next start
-// reads it back and answers alike.
-func TestRouterKeepsTheCache(t *testing.T) {
+// routerFiles are the skill files of the Router tests.
+var routerFiles = map[string]string{
+	"pdf/SKILL.md":    "---\nname: pdf\ndescription: Fill PDF forms and extract tables from PDF files.\n---\n\n# PDF\n\nUse pypdf.\n",
+	"deploy/SKILL.md": "---\nname: k8s-deploy\ndescription: Deploy services to Kubernetes clusters.\n---\n\n# Deploy\n\nkubectl apply.\n",
+	"notes/SKILL.md":  "---\nname: release-notes\ndescription: Write release notes from a changelog.\n---\n\n# Release notes\n",
+}
+
+// routerStore returns a store serving the catalog of routerFiles.
+func routerStore(t *testing.T) *catalog.Store {
+	t.Helper()
 	dir := t.TempDir()
-	files := map[string]string{
-		"pdf/SKILL.md":    "---\nname: pdf\ndescription: Fill PDF forms and extract tables from PDF files.\n---\n\n# PDF\n\nUse pypdf.\n",
-		"deploy/SKILL.md": "---\nname: k8s-deploy\ndescription: Deploy services to Kubernetes clusters.\n---\n\n# Deploy\n\nkubectl apply.\n",
-		"notes/SKILL.md":  "---\nname: release-notes\ndescription: Write release notes from a changelog.\n---\n\n# Release notes\n",
-	}
-	for name, content := range files {
+	for name, content := range routerFiles {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -36,6 +37,15 @@ func TestRouterKeepsTheCache(t *testing.T) {
 	}
 	store := &catalog.Store{}
 	store.Swap(snap)
+	return store
+}
+
+// TestRouterKeepsTheCache checks that a Router with a cache saves it after
+// building (Close waits for the save), and that a Router of the next start
+// reads it back and answers alike.
+func TestRouterKeepsTheCache(t *testing.T) {
+	store := routerStore(t)
+	files := routerFiles
 	path := filepath.Join(t.TempDir(), "state", CacheFileName())
 
 	first := OpenAnalysisCache(path)

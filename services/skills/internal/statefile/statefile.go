@@ -25,30 +25,13 @@ var ErrNotRegular = errors.New("not a regular file")
 // file (not a link) of at most limit bytes. A missing file is an error
 // matching fs.ErrNotExist.
 func Read(path string, limit int64) ([]byte, error) {
-	// Checked before the open (a FIFO's would block), and again after it
-	// (the path may have been replaced meanwhile).
-	if info, err := os.Lstat(path); err != nil {
-		return nil, err
-	} else if !info.Mode().IsRegular() {
-		return nil, ErrNotRegular
-	}
-	f, err := os.Open(path)
+	f, size, err := Open(path, limit)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, ErrNotRegular
-	}
-	if info.Size() > limit {
-		return nil, fmt.Errorf("%d bytes, over the limit of %d", info.Size(), limit)
-	}
 	// One byte more than the size, to see the file grow meanwhile.
-	data := make([]byte, info.Size()+1)
+	data := make([]byte, size+1)
 	n, err := io.ReadFull(f, data)
 	if err == nil {
 		return nil, errors.New("the file grew while it was read")
@@ -57,6 +40,37 @@ func Read(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	return data[:n], nil
+}
+
+// Open opens the file at path for reading, under Read's conditions, and
+// returns it with its size, for a caller that reads it as a stream (and
+// checks that it ends where the size says). The caller closes it.
+func Open(path string, limit int64) (*os.File, int64, error) {
+	// Checked before the open (a FIFO's would block), and again after it
+	// (the path may have been replaced meanwhile).
+	if info, err := os.Lstat(path); err != nil {
+		return nil, 0, err
+	} else if !info.Mode().IsRegular() {
+		return nil, 0, ErrNotRegular
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	if !info.Mode().IsRegular() {
+		f.Close()
+		return nil, 0, ErrNotRegular
+	}
+	if info.Size() > limit {
+		f.Close()
+		return nil, 0, fmt.Errorf("%d bytes, over the limit of %d", info.Size(), limit)
+	}
+	return f, info.Size(), nil
 }
 
 // Write replaces the file at path with what write writes (through a

@@ -1,0 +1,484 @@
+package search
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/skillsd/skillsd/services/skills/internal/catalog"
+)
+
+// openStored opens the analysis cache and index file of dir.
+func openStored(dir string) *AnalysisCache {
+	return OpenAnalysisCache(filepath.Join(dir, CacheFileName())).WithIndexFile(filepath.Join(dir, IndexFileName()))
+}
+
+// storeIndex builds the index of skills with a cache of dir and saves it
+// (the analyses and the index file).
+func storeIndex(t testing.TB, dir string, skills []*catalog.Skill, opts Options) *Index {
+	t.Helper()
+	opts.Cache = openStored(dir)
+	ix := New(skills, opts)
+	if ix.stored {
+		t.Fatal("the index of an empty state folder was read from a file")
+	}
+	if err := opts.Cache.Save(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, IndexFileName())); err != nil {
+		t.Fatalf("no index file saved: %v", err)
+	}
+	return ix
+}
+
+// matchers compares the ranked matcher's decisions over a and b.
+func sameDecisions(t *testing.T, skills []*catalog.Skill, a, b *Index, queries []string) {
+	t.Helper()
+	ma := NewMatcher(skills, MatcherOptions{Strategy: StrategyRanked, Index: a})
+	mb := NewMatcher(skills, MatcherOptions{Strategy: StrategyRanked, Index: b})
+	for _, q := range queries {
+		if want, got := ma.Match(q, "a restated "+q), mb.Match(q, "a restated "+q); !reflect.DeepEqual(got, want) {
+			t.Errorf("match %q: %+v, want %+v", q, got, want)
+		}
+	}
+}
+
+// TestIndexFileSameIndex stores the index of a catalog, then reads it back
+// in a new cache: the index read is the index built (every field, the typo
+// index made from it) and answers every query alike, ranked, restated,
+// all-terms and matched; a build of other skills over the same cache, after
+// it, is the index built without a cache.
+func TestIndexFileSameIndex(t *testing.T) {
+	corpora := []struct {
+		name    string
+		skills  func(testing.TB) []*catalog.Skill
+		queries func(testing.TB) []string
+		workers []int
+	}{
+		{"fixture", func(testing.TB) []*catalog.Skill { return cacheFixture() }, func(testing.TB) []string { return cacheQueries }, []int{1, 3}},
+		{"corpus", corpusSkills, func(tb testing.TB) []string {
+			qs := slices.Clone(cacheQueries)
+			for _, q := range devQueries(tb) {
+				qs = append(qs, q.Query)
+			}
+			return qs
+		}, []int{3}},
+	}
+	for _, c := range corpora {
+		for _, workers := range c.workers {
+			t.Run(fmt.Sprintf("%s/workers=%d", c.name, workers), func(t *testing.T) {
+				skills := c.skills(t)
+				queries := c.queries(t)
+				want := New(skills, Options{Workers: workers})
+				dir := t.TempDir()
+				storeIndex(t, dir, skills, Options{Workers: workers})
+
+				opts := Options{Workers: workers, Cache: openStored(dir)}
+				opts.Cache.Preload()
+				got := New(skills, opts)
+				if !got.stored {
+					t.Fatal("the index was built again, not read from its file")
+				}
+				sameIndex(t, want, got)
+				if got.langs != want.langs || got.threshold != want.threshold || got.cutRatio != want.cutRatio {
+					t.Errorf("langs %b threshold %v cut %v, want %b %v %v", got.langs, got.threshold, got.cutRatio, want.langs, want.threshold, want.cutRatio)
+				}
+				sameAnswers(t, want, got, queries, true)
+				for _, q := range queries[:min(len(queries), 40)] {
+					query := Query{Text: q, Restated: []string{"tests " + q}, Limit: 5}
+					if a, b := want.Search(query), got.Search(query); !reflect.DeepEqual(a, b) {
+						t.Errorf("%+v:\n got %s\nwant %s", query, hitsString(b), hitsString(a))
+					}
+				}
+				sameDecisions(t, skills, want, got, queries[:min(len(queries), 40)])
+
+				// The cache still has every analysis: a build of changed
+				// skills after it replays the others.
+				changed := slices.Clone(skills)
+				sk := *changed[0]
+				doc := *sk.Doc
+				doc.Body += "\n\nAlso: réseau kubernetes playwright 不安定.\n"
+				sk.Doc = &doc
+				changed[0] = &sk
+				if n, want := opts.Cache.Len(), OpenAnalysisCache(filepath.Join(dir, CacheFileName())).Len(); n != want || n == 0 {
+					t.Fatalf("after reading the index the cache has %d analyses, want %d", n, want)
+				}
+				again := New(changed, opts)
+				if again.stored {
+					t.Fatal("the index file was used for other skills")
+				}
+				sameIndex(t, New(changed, Options{Workers: workers}), again)
+			})
+		}
+	}
+}
+
+// TestIndexFileFollowsItsInputs checks that the index file is used only
+// for the same skills, in the same order, with the same settings: a
+// changed, added, removed or moved skill, other stop words or other ranking
+// parameters build the index again; the abstention threshold and the cut,
+// which the build does not read, do not.
+func TestIndexFileFollowsItsInputs(t *testing.T) {
+	skills := cacheFixture()
+	dir := t.TempDir()
+	storeIndex(t, dir, skills, Options{})
+	edited := slices.Clone(skills)
+	sk := *edited[2]
+	doc := *sk.Doc
+	doc.Body += " one more word"
+	sk.Doc = &doc
+	edited[2] = &sk
+	last := slices.Clone(skills)
+	sk3 := *last[len(last)-1]
+	sk3.Description += " And tables."
+	last[len(last)-1] = &sk3
+	renamed := slices.Clone(skills)
+	sk2 := *renamed[1]
+	sk2.Description += "."
+	renamed[1] = &sk2
+	moved := slices.Clone(skills)
+	moved[0], moved[1] = moved[1], moved[0]
+	tune := defaultTuning
+	tune.k1 = 1.5
+	tuneB := defaultTuning
+	tuneB.weight[fieldCode] = 0.3
+	cases := []struct {
+		name   string
+		skills []*catalog.Skill
+		opts   Options
+		stored bool
+	}{
+		{"same", skills, Options{}, true},
+		{"threshold and cut", skills, Options{Threshold: 0.5, CutRatio: 0.4, Workers: 1}, true},
+		{"edited body", edited, Options{}, false},
+		{"edited description", renamed, Options{}, false},
+		{"edited last", last, Options{}, false},
+		{"added", append(slices.Clone(skills), rankSkill("more", "One more skill.", "Body.")), Options{}, false},
+		{"removed", skills[1:], Options{}, false},
+		{"removed last", skills[:len(skills)-1], Options{}, false},
+		{"moved", moved, Options{}, false},
+		{"stop words", skills, Options{StopWords: []string{"cluster"}}, false},
+		{"k1", skills, Options{tune: &tune}, false},
+		{"weight", skills, Options{tune: &tuneB}, false},
+	}
+	base, err := os.ReadFile(filepath.Join(dir, IndexFileName()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		// The analysis cache knows every skill of the case: only the
+		// index file's key can tell the indexes apart.
+		d := t.TempDir()
+		opts := c.opts
+		opts.Cache = openStored(d)
+		New(c.skills, opts)
+		if err := opts.Cache.Save(); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, IndexFileName()), base, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		opts.Cache = openStored(d)
+		got := New(c.skills, opts)
+		if got.stored != c.stored {
+			t.Errorf("%s: read from the file %v, want %v", c.name, got.stored, c.stored)
+		}
+		opts.Cache = nil
+		sameIndex(t, New(c.skills, opts), got)
+	}
+	// The file is read by the first build of a cache only.
+	c := openStored(dir)
+	if !New(skills, Options{Cache: c}).stored {
+		t.Fatal("the file was not read")
+	}
+	if New(skills, Options{Cache: c}).stored {
+		t.Error("the second build of a cache read the file again")
+	}
+}
+
+// TestIndexFileNeedsTheAnalyses: without the analyses of the skills (the
+// analysis cache's file lost), the index file is not used, so that the
+// cache keeps every analysis for the next builds.
+func TestIndexFileNeedsTheAnalyses(t *testing.T) {
+	skills := cacheFixture()
+	dir := t.TempDir()
+	storeIndex(t, dir, skills, Options{})
+	if err := os.Remove(filepath.Join(dir, CacheFileName())); err != nil {
+		t.Fatal(err)
+	}
+	c := openStored(dir)
+	if New(skills, Options{Cache: c}).stored {
+		t.Error("the index file was used without the analyses")
+	}
+	if n, want := c.Len(), New(skills, Options{}).Len(); n != want {
+		t.Errorf("the cache has %d analyses, want %d", n, want)
+	}
+}
+
+// TestIndexFileSaves checks when Save writes the index file: after a build
+// (the last of several), not again for the index the file holds.
+func TestIndexFileSaves(t *testing.T) {
+	skills := cacheFixture()
+	dir := t.TempDir()
+	path := filepath.Join(dir, IndexFileName())
+	c := openStored(dir)
+	New(skills, Options{Cache: c})
+	New(skills[1:], Options{Cache: c})
+	if err := c.Save(); err != nil {
+		t.Fatal(err)
+	}
+	if !New(skills[1:], Options{Cache: openStored(dir)}).stored {
+		t.Fatal("the file does not hold the last build's index")
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	New(skills[1:], Options{Cache: c}) // the index the file held
+	if err := c.Save(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Error("the same index was written again")
+	}
+	New(skills, Options{Cache: c})
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !New(skills, Options{Cache: openStored(dir)}).stored {
+		t.Error("Close did not write the last index")
+	}
+}
+
+// TestRouterKeepsTheIndex: a Router whose cache has an index file saves
+// its first index in the background; the Router of the next start reads
+// it.
+func TestRouterKeepsTheIndex(t *testing.T) {
+	store := routerStore(t)
+	dir := t.TempDir()
+	first := openStored(dir)
+	q := Query{Text: "fill a pdf form"}
+	rt := NewRouter(RouterOptions{Store: store, Cache: first}).Routes(t.Context())
+	if rt.Index.stored {
+		t.Fatal("the first index was read from a file")
+	}
+	want := rt.Search(t.Context(), q)
+	first.saving.Wait()
+	if _, err := os.Stat(filepath.Join(dir, IndexFileName())); err != nil {
+		t.Fatalf("the Router did not save the index: %v", err)
+	}
+	next := openStored(dir)
+	next.Preload()
+	rt = NewRouter(RouterOptions{Store: store, Cache: next}).Routes(t.Context())
+	if !rt.Index.stored {
+		t.Fatal("the next start built its index again")
+	}
+	if got := rt.Search(t.Context(), q); !reflect.DeepEqual(got, want) || len(got) == 0 {
+		t.Errorf("with the stored index: %s, want %s", hitsString(got), hitsString(want))
+	}
+}
+
+// indexWithHeader returns payload behind a good index file header.
+func indexWithHeader(payload []byte) []byte {
+	out := append([]byte(indexFormat), make([]byte, 16)...)
+	binary.LittleEndian.PutUint32(out[len(indexFormat):], indexVersion)
+	binary.LittleEndian.PutUint64(out[len(indexFormat)+4:], uint64(len(payload)))
+	binary.LittleEndian.PutUint32(out[len(indexFormat)+12:], crc32.Checksum(payload, castagnoli))
+	return append(out, payload...)
+}
+
+// smallIndex is the index of a few skills of the fixture, and its file.
+func smallIndex(t testing.TB) ([]*catalog.Skill, *Index, []byte) {
+	skills := cacheFixture()
+	skills = []*catalog.Skill{skills[0], skills[len(skills)-4], skills[len(skills)-1]} // English, Japanese, no body
+	ix := New(skills, Options{Workers: 1})
+	key := cacheKey{1, 2, 3}
+	return skills, ix, encodeIndex(ix, &key)
+}
+
+// TestIndexFileNotTrusted: a damaged, foreign, truncated or lying file
+// decodes to an error, never a panic: every truncation of a small file's
+// payload (checksum fixed up), every single bit flip (with and without the
+// checksum fixed up), a wrong version, huge counts.
+func TestIndexFileNotTrusted(t *testing.T) {
+	_, ix, good := smallIndex(t)
+	st, err := decodeIndex(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(st.terms, ix.terms) || !reflect.DeepEqual(st.surfaces, ix.surfaces) || !reflect.DeepEqual(st.vocab, ix.vocab) {
+		t.Fatal("the good file decodes to another index")
+	}
+	// Whatever the buffer's size, the same index; a stream longer or
+	// shorter than its size is refused.
+	for _, size := range []int{1, 16, 17, 31, 100, 4096, indexBuffer} {
+		got, err := readIndex(bytes.NewReader(good), int64(len(good)), size)
+		if err != nil || !reflect.DeepEqual(got, st) {
+			t.Errorf("read through a buffer of %d bytes: %v", size, err)
+		}
+	}
+	if _, err := readIndex(bytes.NewReader(append(slices.Clone(good), 0)), int64(len(good)), indexBuffer); err == nil {
+		t.Error("a file that grew while it was read is trusted")
+	}
+	if _, err := readIndex(bytes.NewReader(good[:len(good)-1]), int64(len(good)), indexBuffer); err == nil {
+		t.Error("a file that shrank while it was read is trusted")
+	}
+	payload := good[indexHeaderLen:]
+	for n := range len(payload) {
+		if _, err := decodeIndex(indexWithHeader(payload[:n])); err == nil {
+			t.Errorf("the payload cut at %d of %d bytes is trusted", n, len(payload))
+		}
+		if _, err := decodeIndex(good[:indexHeaderLen+n]); err == nil {
+			t.Errorf("the file cut at %d bytes is trusted", indexHeaderLen+n)
+		}
+	}
+	accepted := 0
+	for i := range len(good) * 8 {
+		b := slices.Clone(good)
+		b[i/8] ^= 1 << (i % 8)
+		if _, err := decodeIndex(b); err == nil {
+			t.Errorf("bit %d flipped is trusted", i)
+		}
+		if i/8 < indexHeaderLen {
+			continue
+		}
+		// The checksum fixed up: some flips still make a consistent index
+		// (another tf, another key), never a panic nor an inconsistent one.
+		if st, err := decodeIndex(indexWithHeader(b[indexHeaderLen:])); err == nil {
+			accepted++
+			checkStored(t, st)
+		}
+	}
+	t.Logf("%d of %d bit flips behind a good checksum decode", accepted, len(good)*8)
+	version := slices.Clone(good)
+	binary.LittleEndian.PutUint32(version[len(indexFormat):], indexVersion+1)
+	huge := binary.AppendUvarint(append([]byte{}, payload[:32]...), math.MaxUint64>>1)
+	cases := map[string][]byte{
+		"empty":          {},
+		"analysis cache": withHeader([]byte{0, 0}),
+		"version":        version,
+		"trailing":       indexWithHeader(append(slices.Clone(payload), 0)),
+		"huge skills":    indexWithHeader(huge),
+		"huge strings":   indexWithHeader(append(binary.AppendUvarint(append([]byte{}, payload[:32]...), 0), 0, 0xff, 0xff, 0xff, 0xff, 0x0f)),
+	}
+	for name, data := range cases {
+		if _, err := decodeIndex(data); err == nil {
+			t.Errorf("%s: trusted", name)
+		}
+	}
+
+	// Through a cache: a damaged file costs a build, nothing else.
+	skills := cacheFixture()
+	dir := t.TempDir()
+	storeIndex(t, dir, skills, Options{})
+	path := filepath.Join(dir, IndexFileName())
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := New(skills, Options{})
+	for name, bad := range map[string][]byte{
+		"truncated": data[:len(data)-1],
+		"flipped":   append(slices.Clone(data[:len(data)/2]), append([]byte{data[len(data)/2] ^ 4}, data[len(data)/2+1:]...)...),
+		"garbage":   []byte("not an index"),
+	} {
+		if err := os.WriteFile(path, bad, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		got := New(skills, Options{Cache: openStored(dir)})
+		if got.stored {
+			t.Errorf("%s: the file was used", name)
+		}
+		sameIndex(t, want, got)
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, maxIndexFile+1); err != nil {
+		t.Fatal(err)
+	}
+	if New(skills, Options{Cache: openStored(dir)}).stored {
+		t.Error("oversized: the file was used")
+	}
+}
+
+// checkStored fails t unless st is consistent: every id in range, postings
+// sorted by skill, the vocabulary the terms'.
+func checkStored(t *testing.T, st *storedIndex) {
+	t.Helper()
+	for _, l := range st.langs {
+		if l >= numLangs {
+			t.Fatalf("language %d", l)
+		}
+	}
+	if len(st.vocab) != len(st.terms) {
+		t.Fatalf("%d words for %d terms", len(st.vocab), len(st.terms))
+	}
+	for id, e := range st.terms {
+		if st.vocab[e.text] != int32(id) {
+			t.Fatalf("term %d %q is %d in the vocabulary", id, e.text, st.vocab[e.text])
+		}
+		for i, p := range e.postings {
+			if p.doc < 0 || int(p.doc) >= len(st.langs) || i > 0 && p.doc <= e.postings[i-1].doc || p.fields == 0 || p.fields >= 1<<numFields {
+				t.Fatalf("term %q posting %d: %+v of %d skills", e.text, i, p, len(st.langs))
+			}
+		}
+	}
+	for s, id := range st.surfaces {
+		if id < 0 || int(id) >= len(st.terms) {
+			t.Fatalf("surface %q: term %d of %d", s, id, len(st.terms))
+		}
+	}
+}
+
+// FuzzDecodeIndexFile feeds arbitrary bytes to the index file's decoder,
+// with a small good file and its parts as seeds (the checksum fixed up, so
+// that the fuzzer reaches the payload). It must never panic; what it accepts
+// must be consistent, encode back to the same index, and answer queries
+// over as many skills without a panic.
+func FuzzDecodeIndexFile(f *testing.F) {
+	skills, _, good := smallIndex(f)
+	f.Add(good[indexHeaderLen:], true)
+	f.Add(good[indexHeaderLen:len(good)/2], true)
+	f.Add(good, false)
+	f.Add([]byte{}, true)
+	f.Add(make([]byte, 40), true)
+	f.Fuzz(func(t *testing.T, data []byte, payload bool) {
+		if payload {
+			data = indexWithHeader(data)
+		}
+		st, err := decodeIndex(data)
+		if err != nil {
+			return
+		}
+		checkStored(t, st)
+		if len(st.langs) > 64 {
+			return
+		}
+		docs := make([]*catalog.Skill, len(st.langs))
+		for i := range docs {
+			docs[i] = skills[i%len(skills)]
+		}
+		ix := &Index{tune: defaultTuning, stops: newStopSet(nil), threshold: -1, cutRatio: DefaultCutRatio}
+		for _, sk := range docs {
+			ix.docs = append(ix.docs, doc{skill: sk})
+		}
+		if !ix.adopt(st, &st.key, nil) {
+			t.Fatal("not adopted")
+		}
+		ix.qpool.New = func() any { return newScratch(len(docs)) }
+		again, err := decodeIndex(encodeIndex(ix, &st.key))
+		if err != nil || !reflect.DeepEqual(again, st) {
+			t.Fatalf("re-encoded: %v", err)
+		}
+		for _, q := range []string{"pdf forms", "pdfform", "不安定なテスト", "kuberentes network"} {
+			ix.Search(Query{Text: q})
+		}
+	})
+}
