@@ -113,14 +113,27 @@ func (c *AnalysisCache) load() {
 
 // Preload reads the file in the background if it was not read yet: a
 // server starts it beside its first catalog build, on the other core, so
-// that its first index does not wait for the file.
+// that its first index does not wait for the file. With an index file
+// (WithIndexFile), it reads that instead, and the analyses only when there
+// is no index to read: a first build that takes the index does not need
+// them (a later build reads them, when it does).
 func (c *AnalysisCache) Preload() {
-	if c != nil {
-		go c.load()
-		if c.indexPath != "" {
-			go c.loadIndex()
-		}
+	if c == nil {
+		return
 	}
+	if c.indexPath == "" {
+		go c.load()
+		return
+	}
+	go func() {
+		c.loadIndex()
+		c.mu.Lock()
+		none := c.stored == nil
+		c.mu.Unlock()
+		if none {
+			c.load()
+		}
+	}()
 }
 
 // Len is the number of skill analyses the cache holds.
@@ -167,6 +180,21 @@ func knownKey(known map[*skill.Document]keyMemo, config *cacheKey, sk *catalog.S
 		return cacheKey{}, false
 	}
 	return m.key, true
+}
+
+// remember records the keys of a build's skills (skills[i]'s is keys[i])
+// for the next build's knownKey, as keep does, without the analyses: the
+// build took a stored index, and the analyses held stay those of the file,
+// read when a build asks for them.
+func (c *AnalysisCache) remember(config *cacheKey, skills []*catalog.Skill, keys []cacheKey) {
+	known := make(map[*skill.Document]keyMemo, len(keys))
+	for i, k := range keys {
+		sk := skills[i]
+		known[sk.Doc] = keyMemo{name: sk.Name, desc: sk.Description, config: *config, key: k}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.keys = known
 }
 
 // keep replaces the analyses held with those of a build: das[i] is the

@@ -402,14 +402,12 @@ func (ix *Index) build(workers int, cache *AnalysisCache) {
 	workers = max(1, min(workers, len(ix.docs)/64+1))
 	// What the cache knows, and what this build will leave in it.
 	var (
-		prev   map[cacheKey]*docAnalysis
 		memo   map[*skill.Document]keyMemo
 		config cacheKey
 		keys   []cacheKey
 		kept   []*docAnalysis
 	)
 	if cache != nil {
-		prev = cache.entries()
 		memo = cache.knownKeys()
 		config = ix.configKey()
 		keys = make([]cacheKey, len(ix.docs))
@@ -426,19 +424,14 @@ func (ix *Index) build(workers int, cache *AnalysisCache) {
 				kh = newKeyHasher()
 			}
 			for i := w; i < len(ix.docs); i += workers {
-				n := textBytes(ix.docs[i].skill)
-				known[w] += n
+				known[w] += textBytes(ix.docs[i].skill)
 				if cache != nil {
 					// An unchanged skill's text is not hashed again.
 					var ok bool
 					if keys[i], ok = knownKey(memo, &config, ix.docs[i].skill); !ok {
 						keys[i] = kh.key(&config, ix.docs[i].skill)
 					}
-					if kept[i] = prev[keys[i]]; kept[i] != nil {
-						continue
-					}
 				}
-				bytes[w] += n
 			}
 		})
 	}
@@ -450,17 +443,26 @@ func (ix *Index) build(workers int, cache *AnalysisCache) {
 			skills[i] = ix.docs[i].skill
 		}
 		// The index the last process built over the same analyses, when
-		// the cache has its file: nothing to replay.
+		// the cache has its file: nothing to replay, and the analyses are
+		// not even read (not before a later build needs them).
 		if cache.indexPath != "" {
 			key := ix.indexKey(&config, keys)
 			st := cache.takeIndex()
-			if ix.adopt(st, &key, kept) {
-				cache.keep(&config, skills, keys, kept)
+			if ix.adopt(st, &key) {
+				cache.remember(&config, skills, keys)
 				cache.indexOnDisk(key)
 				return
 			}
 			defer cache.keepIndex(ix, key)
 		}
+		prev := cache.entries()
+		for i := range ix.docs {
+			if kept[i] = prev[keys[i]]; kept[i] == nil {
+				bytes[i%workers] += textBytes(ix.docs[i].skill)
+			}
+		}
+	} else {
+		copy(bytes, known)
 	}
 
 	out := make([]analyzedDoc, len(ix.docs))

@@ -71,10 +71,11 @@ func (ix *Index) indexKey(config *cacheKey, keys []cacheKey) cacheKey {
 }
 
 // adopt makes ix the stored index st when st is the index of ix's skills
-// (its key is key) and every skill's analysis is known (kept: the cache
-// keeps them for the next builds); it reports whether it did.
-func (ix *Index) adopt(st *storedIndex, key *cacheKey, kept []*docAnalysis) bool {
-	if st == nil || st.key != *key || len(st.langs) != len(ix.docs) || slices.Contains(kept, nil) {
+// (its key is key); it reports whether it did. The skills' analyses are
+// not needed: a later build reads them from the analysis cache's file, and
+// analyses those it does not find there.
+func (ix *Index) adopt(st *storedIndex, key *cacheKey) bool {
+	if st == nil || st.key != *key || len(st.langs) != len(ix.docs) {
 		return false
 	}
 	for i, l := range st.langs {

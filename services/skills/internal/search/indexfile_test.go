@@ -203,22 +203,48 @@ func TestIndexFileFollowsItsInputs(t *testing.T) {
 	}
 }
 
-// TestIndexFileNeedsTheAnalyses: without the analyses of the skills (the
-// analysis cache's file lost), the index file is not used, so that the
-// cache keeps every analysis for the next builds.
-func TestIndexFileNeedsTheAnalyses(t *testing.T) {
+// TestIndexFileWithoutTheAnalyses checks that a first build that takes the
+// stored index does not read the analyses (Preload does not either), and
+// that a later build reads them then: it replays the unchanged skills. With
+// the analysis file lost, the index file is still used, and the next build
+// analyses every skill again, as a build without a cache does.
+func TestIndexFileWithoutTheAnalyses(t *testing.T) {
 	skills := cacheFixture()
-	dir := t.TempDir()
-	storeIndex(t, dir, skills, Options{})
-	if err := os.Remove(filepath.Join(dir, CacheFileName())); err != nil {
-		t.Fatal(err)
+	changed := slices.Clone(skills)
+	sk := *changed[1]
+	doc := *sk.Doc
+	doc.Body += "\n\nAlso: kubernetes playwright.\n"
+	sk.Doc = &doc
+	changed[1] = &sk
+	loaded := func(c *AnalysisCache) bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.m != nil
 	}
-	c := openStored(dir)
-	if New(skills, Options{Cache: c}).stored {
-		t.Error("the index file was used without the analyses")
-	}
-	if n, want := c.Len(), New(skills, Options{}).Len(); n != want {
-		t.Errorf("the cache has %d analyses, want %d", n, want)
+	for _, lost := range []bool{false, true} {
+		dir := t.TempDir()
+		storeIndex(t, dir, skills, Options{})
+		if lost {
+			if err := os.Remove(filepath.Join(dir, CacheFileName())); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c := openStored(dir)
+		c.Preload()
+		if !New(skills, Options{Cache: c}).stored {
+			t.Fatalf("lost=%v: the index file was not used", lost)
+		}
+		if loaded(c) {
+			t.Errorf("lost=%v: the analyses were read for a build that took the stored index", lost)
+		}
+		again := New(changed, Options{Cache: c})
+		if again.stored {
+			t.Fatalf("lost=%v: the index file was used for other skills", lost)
+		}
+		sameIndex(t, New(changed, Options{}), again)
+		if n := c.Len(); n != again.Len() {
+			t.Errorf("lost=%v: the cache has %d analyses after the next build, want %d", lost, n, again.Len())
+		}
 	}
 }
 
@@ -469,7 +495,7 @@ func FuzzDecodeIndexFile(f *testing.F) {
 		for _, sk := range docs {
 			ix.docs = append(ix.docs, doc{skill: sk})
 		}
-		if !ix.adopt(st, &st.key, nil) {
+		if !ix.adopt(st, &st.key) {
 			t.Fatal("not adopted")
 		}
 		ix.qpool.New = func() any { return newScratch(len(docs)) }
