@@ -256,6 +256,9 @@ func (s *Snapshot) Sources() []*Source { return slices.Clone(s.sources) }
 // order), file, line.
 func (s *Snapshot) Diagnostics() []skill.Diagnostic { return slices.Clone(s.diags) }
 
+// NumDiagnostics is len(s.Diagnostics()), without the copy.
+func (s *Snapshot) NumDiagnostics() int { return len(s.diags) }
+
 // Stats returns the snapshot's counts.
 func (s *Snapshot) Stats() Stats { return s.stats }
 
