@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/pprof"
 	"strings"
 	"testing"
 	"time"
@@ -60,6 +62,7 @@ func benchmarkWatchedChange(b *testing.B, skills int) {
 	routing := skillsv1.NewRoutingServiceClient(conn)
 	var total, searchable time.Duration
 	i := 0
+	defer profileLoop(b)()
 	b.ResetTimer()
 	for b.Loop() {
 		i++
@@ -92,4 +95,52 @@ func benchmarkWatchedChange(b *testing.B, skills int) {
 	}
 	b.ReportMetric(float64((total-time.Duration(b.N)*debounce).Microseconds())/1000/float64(b.N), "after-debounce-ms")
 	b.ReportMetric(float64((searchable-time.Duration(b.N)*debounce).Microseconds())/1000/float64(b.N), "searchable-after-debounce-ms")
+}
+
+// profileLoop profiles what follows it to the returned function, the
+// benchmark's loop without its set-up: the CPU to the file that
+// SKILLSD_LOOP_CPUPROFILE names, and the allocations to the file that
+// SKILLSD_LOOP_MEMPROFILE names (with the allocations before the loop in
+// that file's name plus ".base", for go tool pprof -base).
+func profileLoop(b *testing.B) (stop func()) {
+	var stops []func()
+	if name := os.Getenv("SKILLSD_LOOP_CPUPROFILE"); name != "" {
+		f, err := os.Create(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			b.Fatal(err)
+		}
+		stops = append(stops, func() {
+			pprof.StopCPUProfile()
+			if err := f.Close(); err != nil {
+				b.Error(err)
+			}
+		})
+	}
+	if name := os.Getenv("SKILLSD_LOOP_MEMPROFILE"); name != "" {
+		writeAllocs(b, name+".base")
+		stops = append(stops, func() { writeAllocs(b, name) })
+	}
+	return func() {
+		for _, stop := range stops {
+			stop()
+		}
+	}
+}
+
+// writeAllocs writes the allocation profile, after a collection, to name.
+func writeAllocs(b *testing.B, name string) {
+	runtime.GC()
+	f, err := os.Create(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		b.Error(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Error(err)
+	}
 }

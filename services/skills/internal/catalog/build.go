@@ -141,14 +141,16 @@ func Build(ctx context.Context, roots []*source.Root, opts Options) (*Snapshot, 
 	}
 	b := &builder{
 		snap: &Snapshot{
+			skills:   make([]*Skill, 0, size),
 			byPath:   make(map[string]*Skill, size),
 			byName:   make(map[string]*Skill, size),
 			srcOrder: map[string]int{},
 			walks:    map[string]*source.State{},
 			started:  clock,
 		},
-		now:      start,
-		scanning: opts.Scan != nil,
+		now:         start,
+		scanning:    opts.Scan != nil,
+		incremental: opts.Previous != nil && opts.Dirty != nil,
 	}
 
 	// What the build may take unparsed and unhashed: the previous snapshot,
@@ -242,17 +244,25 @@ type builder struct {
 	now   time.Time
 	walks []walked
 	diags []skill.Diagnostic
-	// files are the companion files by absolute path, hashed once each.
+	// files are the companion files by absolute path, hashed once each;
+	// slab is where newHashed takes them from.
 	files map[string]*hashed
-	// prevSkills are the previous snapshot's skills by skill file, so that a
-	// skill file broken by an edit keeps its last valid version.
-	prevSkills map[string]*Skill
-	// heldSkills are the skills of the snapshot the build takes unchanged
-	// files from (the previous one, or the catalog cache's) by skill file.
-	heldSkills map[string]*Skill
+	slab  []hashed
+	// held is the snapshot the build takes unchanged files from (the
+	// previous one, or the catalog cache's; see heldSkill), and heldByFile
+	// its skills by skill file when it has no index by path (the catalog
+	// cache's). With keepGood, a skill file of held broken by an edit keeps
+	// its last valid version (held is the previous snapshot).
+	held       *Snapshot
+	heldByFile map[string]*Skill
+	keepGood   bool
 	// scanning says the skills are scanned: skill files' content is kept
 	// until the scan when keepData says so.
 	scanning bool
+	// incremental says the build was told which paths changed since
+	// Previous (Options.Dirty): what did not change may be taken from
+	// Previous whole (see heldVerdict).
+	incremental bool
 	// keepData says the build parses few skill files (DeferScanSkills at
 	// most), and keeps their content for the scan. A build that parses
 	// more (a first start parses every file, and defers their scan anyway)
@@ -267,6 +277,8 @@ type walked struct {
 	src     *Source
 	entries []source.Entry
 	loaded  []loaded // by entry index
+	// paths are the entries' catalog paths (entryPath), by entry index.
+	paths []string
 }
 
 type loaded struct {
@@ -276,6 +288,53 @@ type loaded struct {
 	reused   bool
 	// digest is the skill file's digest.
 	digest string
+	// held says files are what companions gives the entry: the companion
+	// files of the skill's previous version prev, shared with it.
+	held  bool
+	files []File
+	// prev is the previous version whose skill file was reused.
+	prev *Skill
+}
+
+// heldSkill returns the skill of b.held whose skill file is file and whose
+// catalog path is p (see entryPath), nil when there is none.
+func (b *builder) heldSkill(file, p string) *Skill {
+	switch {
+	case b.held == nil:
+		return nil
+	case b.heldByFile != nil:
+		return b.heldByFile[file]
+	}
+	if sk := b.held.byPath[p]; sk != nil && sk.File == file {
+		return sk
+	}
+	return nil
+}
+
+// entryPath is the catalog path of the skill of entry e of source src (see
+// Skill.Path).
+func entryPath(src *Source, e *source.Entry) string {
+	if e.Layout == skill.LayoutTree {
+		return strings.TrimSuffix(e.RelFile, ".md")
+	}
+	if folder := path.Dir(e.RelFile); folder != "." {
+		return folder
+	}
+	return filepath.Base(src.Dir)
+}
+
+// inDir reports whether abs is the file at rel ('/' separated) in the
+// folder dir, as Skill.companion finds it.
+func inDir(abs, dir, rel string) bool {
+	rest, ok := strings.CutPrefix(abs, dir)
+	return ok && dir != "" && rest != "" && os.IsPathSeparator(rest[0]) && filepath.ToSlash(rest[1:]) == rel
+}
+
+// sameFile reports whether the companion file made of h under the path rel
+// (see companions) is f: every field the same, and h hashed without error.
+func sameFile(h *hashed, rel string, f File) bool {
+	return h.done && h.err == nil && rel == f.Path && h.file.Size == f.Size && h.file.ModTime.Equal(f.ModTime) &&
+		h.file.Digest == f.Digest && h.file.MIME == f.MIME && h.file.Text == f.Text
 }
 
 type hashed struct {
@@ -289,6 +348,16 @@ type hashed struct {
 	// src names the file's source in a diagnostic, srcDir is its folder
 	// (rel gives the file's name there).
 	src, srcDir string
+}
+
+// newHashed returns a zero hashed from the builder's slab: the files of a
+// build are one allocation, not one each.
+func (b *builder) newHashed() *hashed {
+	if len(b.slab) == cap(b.slab) {
+		return &hashed{}
+	}
+	b.slab = b.slab[:len(b.slab)+1]
+	return &b.slab[len(b.slab)-1]
 }
 
 // rel is the file's path relative to its source, for a diagnostic ("" when
@@ -314,19 +383,11 @@ func (b *builder) diagAt(src, file string, line int, sev skill.Severity, code, f
 // reusing what prev already holds for unchanged files. With lastGood, a
 // skill file of prev that no longer parses is served at prev's version.
 func (b *builder) load(ctx context.Context, workers int, prev *Snapshot, lastGood bool) error {
-	var prevSkills map[string]*Skill
-	if prev != nil {
-		prevSkills = make(map[string]*Skill, len(prev.skills))
-	} else {
-		prevSkills = map[string]*Skill{}
-	}
-	b.prevSkills, b.heldSkills = prevSkills, prevSkills
-	if !lastGood {
-		b.prevSkills = map[string]*Skill{}
-	}
-	if prev != nil {
+	b.held, b.keepGood = prev, lastGood
+	if prev != nil && prev.byPath == nil {
+		b.heldByFile = make(map[string]*Skill, len(prev.skills))
 		for _, sk := range prev.skills {
-			prevSkills[sk.File] = sk
+			b.heldByFile[sk.File] = sk
 		}
 	}
 
@@ -343,14 +404,24 @@ func (b *builder) load(ctx context.Context, workers int, prev *Snapshot, lastGoo
 		}
 	}
 	b.files = make(map[string]*hashed, files)
+	b.slab = make([]hashed, 0, files)
 	for wi := range b.walks {
 		w := &b.walks[wi]
 		w.loaded = make([]loaded, len(w.entries))
+		w.paths = make([]string, len(w.entries))
 		for i := range w.entries {
 			e := &w.entries[i]
-			if p := prevSkills[e.AbsFile]; p != nil && p.Size == e.Size && p.ModTime.Equal(e.ModTime) &&
+			w.paths[i] = entryPath(w.src, e)
+			prevSkill := b.heldSkill(e.AbsFile, w.paths[i])
+			// held: the files of prevSkill are the ones companions will
+			// give e, checked file by file below.
+			var held []File
+			if p := prevSkill; p != nil && p.Size == e.Size && p.ModTime.Equal(e.ModTime) &&
 				p.Layout == e.Layout && p.Source.Name == w.src.Name && p.RelFile == e.RelFile {
-				w.loaded[i] = loaded{doc: p.Doc, diags: p.parseDiags, loadedAt: p.LoadedAt, reused: true, digest: p.fileDigest}
+				w.loaded[i] = loaded{doc: p.Doc, diags: p.parseDiags, loadedAt: p.LoadedAt, reused: true, digest: p.fileDigest, prev: p}
+				if b.incremental && !p.keptLastGood && p.Dir == e.Dir && len(p.Files) == len(e.Files) {
+					held = p.Files
+				}
 			} else if e.Doc != nil {
 				w.loaded[i] = loaded{doc: e.Doc, diags: e.Diagnostics, loadedAt: b.now}
 				if e.Data != nil {
@@ -370,17 +441,27 @@ func (b *builder) load(ctx context.Context, workers int, prev *Snapshot, lastGoo
 			} else {
 				parses = append(parses, parseJob{w, i})
 			}
-			for _, f := range e.Files {
-				if _, ok := b.files[f.Abs]; ok {
-					continue
+			for k, f := range e.Files {
+				h := b.files[f.Abs]
+				if h == nil {
+					h = b.newHashed()
+					*h = hashed{abs: f.Abs, real: cmp.Or(f.Real, f.Abs), name: path.Base(f.Path), size: f.Size, modTime: f.ModTime, src: w.src.Name, srcDir: w.src.Dir}
+					b.files[f.Abs] = h
+					if held != nil && held[k].Path == f.Path && held[k].Size == f.Size && held[k].ModTime.Equal(f.ModTime) && inDir(f.Abs, e.Dir, f.Path) {
+						// What prev.file finds: prevSkill's file at f.Path.
+						h.file, h.done = held[k], true
+					} else if pf, ok := prev.file(prevSkill, w.src.Name, w.src.Dir, f.Abs); ok && pf.Size == f.Size && pf.ModTime.Equal(f.ModTime) {
+						h.file, h.done = pf, true
+					} else {
+						hashes = append(hashes, h)
+					}
 				}
-				h := &hashed{abs: f.Abs, real: cmp.Or(f.Real, f.Abs), name: path.Base(f.Path), size: f.Size, modTime: f.ModTime, src: w.src.Name, srcDir: w.src.Dir}
-				b.files[f.Abs] = h
-				if pf, ok := prev.file(prevSkills[e.AbsFile], w.src.Name, w.src.Dir, f.Abs); ok && pf.Size == f.Size && pf.ModTime.Equal(f.ModTime) {
-					h.file, h.done = pf, true
-					continue
+				if held != nil && !sameFile(h, f.Path, held[k]) {
+					held = nil
 				}
-				hashes = append(hashes, h)
+			}
+			if held != nil {
+				w.loaded[i].files, w.loaded[i].held = held, true
 			}
 		}
 	}
@@ -579,12 +660,12 @@ func fillDiags(ds []skill.Diagnostic, src, rel string) []skill.Diagnostic {
 // assemble turns one source's entries into skills and adds those that no
 // earlier source shadows.
 func (b *builder) assemble(w *walked) {
-	var drafts []*Skill
+	drafts := make([]*Skill, 0, len(w.entries))
 	for i := range w.entries {
 		e := &w.entries[i]
 		l := w.loaded[i]
 		b.diags = append(b.diags, l.diags...)
-		if p := b.lastGood(w.src, e, l); p != nil {
+		if p := b.lastGood(w.src, e, w.paths[i], l); p != nil {
 			// An edit broke a skill that was served: keep serving its last
 			// valid version, with the parser's diagnostics and this warning,
 			// until the file parses again. The old size and time make the next
@@ -595,7 +676,7 @@ func (b *builder) assemble(w *walked) {
 			kept := *e
 			kept.Size, kept.ModTime = p.Size, p.ModTime
 			kept.Data = nil // the version served is the previous one
-			sk := b.newSkill(w.src, &kept, loaded{doc: p.Doc, loadedAt: p.LoadedAt, digest: p.fileDigest})
+			sk := b.newSkill(w.src, &kept, w.paths[i], loaded{doc: p.Doc, loadedAt: p.LoadedAt, digest: p.fileDigest})
 			sk.keptLastGood = true
 			drafts = append(drafts, sk)
 			continue
@@ -610,22 +691,23 @@ func (b *builder) assemble(w *walked) {
 		if l.reused {
 			b.snap.stats.Reused++
 		}
-		drafts = append(drafts, b.newSkill(w.src, e, l))
+		drafts = append(drafts, b.newSkill(w.src, e, w.paths[i], l))
 	}
 	slices.SortStableFunc(drafts, func(a, c *Skill) int {
 		return cmp.Or(strings.Compare(a.Path, c.Path), strings.Compare(a.RelFile, c.RelFile))
 	})
 
-	kept := make(map[string]*Skill, len(drafts))
-	var order []*Skill
+	// The skills kept of this source are those of byPath whose Source is
+	// w.src.
+	order := make([]*Skill, 0, len(drafts))
 	for _, sk := range drafts {
-		if first := kept[sk.Path]; first != nil {
-			b.snap.stats.NotServed++
-			b.diag(w.src.Name, sk.RelFile, skill.SeverityWarning, CodePathDuplicate,
-				"%s is not loaded: its catalog path %q is already %s's", sk.RelFile, sk.Path, first.RelFile)
-			continue
-		}
 		if win := b.snap.byPath[sk.Path]; win != nil {
+			if win.Source == w.src {
+				b.snap.stats.NotServed++
+				b.diag(w.src.Name, sk.RelFile, skill.SeverityWarning, CodePathDuplicate,
+					"%s is not loaded: its catalog path %q is already %s's", sk.RelFile, sk.Path, win.RelFile)
+				continue
+			}
 			b.shadow(sk, win, "path")
 			continue
 		}
@@ -641,7 +723,6 @@ func (b *builder) assemble(w *walked) {
 		} else {
 			b.snap.byName[key] = sk
 		}
-		kept[sk.Path] = sk
 		b.snap.byPath[sk.Path] = sk
 		order = append(order, sk)
 	}
@@ -649,7 +730,7 @@ func (b *builder) assemble(w *walked) {
 	// Parents, within the source, among the skills kept.
 	for _, sk := range order {
 		for p := deriveParent(sk.Path); p != ""; p = deriveParent(p) {
-			if par := kept[p]; par != nil && par != sk {
+			if par := b.snap.byPath[p]; par != nil && par.Source == w.src && par != sk {
 				sk.Parent = par
 				break
 			}
@@ -666,14 +747,14 @@ func (b *builder) shadow(loser, winner *Skill, by string) {
 		loser.RelFile, loser.Name, winner.RelFile, winner.Source.Name, by)
 }
 
-// lastGood returns the previous version of e's skill when an edit made it
-// unusable (the file no longer parses, or its frontmatter no longer does),
-// nil otherwise.
-func (b *builder) lastGood(src *Source, e *source.Entry, l loaded) *Skill {
-	if l.reused {
+// lastGood returns the previous version of e's skill (at catalog path
+// catPath) when an edit made it unusable (the file no longer parses, or its
+// frontmatter no longer does), nil otherwise.
+func (b *builder) lastGood(src *Source, e *source.Entry, catPath string, l loaded) *Skill {
+	if l.reused || !b.keepGood {
 		return nil
 	}
-	p := b.prevSkills[e.AbsFile]
+	p := b.heldSkill(e.AbsFile, catPath)
 	if p == nil || p.Layout != e.Layout || p.Source.Name != src.Name || !p.Doc.HasFrontmatter {
 		return nil
 	}
@@ -683,8 +764,9 @@ func (b *builder) lastGood(src *Source, e *source.Entry, l loaded) *Skill {
 	return p
 }
 
-// newSkill makes the skill of one entry and reports what is off with it.
-func (b *builder) newSkill(src *Source, e *source.Entry, l loaded) *Skill {
+// newSkill makes the skill of one entry, at catalog path catPath
+// (entryPath), and reports what is off with it.
+func (b *builder) newSkill(src *Source, e *source.Entry, catPath string, l loaded) *Skill {
 	fm := &l.doc.Frontmatter
 	sk := &Skill{
 		Description: strings.TrimSpace(fm.Description),
@@ -703,23 +785,23 @@ func (b *builder) newSkill(src *Source, e *source.Entry, l loaded) *Skill {
 	if b.scanning {
 		sk.data = e.Data
 	}
+	sk.Path = catPath
 	if e.Layout == skill.LayoutTree {
-		sk.Path = strings.TrimSuffix(e.RelFile, ".md")
 		sk.Name = sk.Path
 	} else {
-		folder := path.Dir(e.RelFile)
-		if folder == "." {
-			folder = filepath.Base(src.Dir)
-			sk.Path = folder
-		} else {
-			sk.Path = folder
-			folder = path.Base(folder)
-		}
 		sk.Name = strings.TrimSpace(fm.Name)
-		b.checkFolderSkill(sk, folder, l.doc)
+		b.checkFolderSkill(sk, path.Base(sk.Path), l.doc)
 	}
 	sk.Routable = l.doc.HasFrontmatter && sk.Description != "" && !fm.DisableModelInvocation
-	sk.Files = b.companions(e)
+	if l.held {
+		sk.Files = l.files
+		if b.scanning && l.prev.Digest != "" && l.prev.fileDigest != "" {
+			// heldDigest's answer: the same skill file and files.
+			sk.Digest = l.prev.Digest
+		}
+	} else {
+		sk.Files = b.companions(e)
+	}
 	b.declared(sk, fm)
 	return sk
 }
@@ -874,10 +956,20 @@ func (b *builder) finish() {
 			st.Folder++
 		}
 	}
-	for _, h := range b.files {
+	count := func(h *hashed) {
 		if h.done && h.err == nil {
 			st.Files++
 			st.Bytes += h.file.Size
+		}
+	}
+	if len(b.slab) == len(b.files) {
+		// Every file is in the slab (newHashed): read them in order.
+		for i := range b.slab {
+			count(&b.slab[i])
+		}
+	} else {
+		for _, h := range b.files {
+			count(h)
 		}
 	}
 	walkRejects := map[[2]string]bool{}

@@ -115,6 +115,10 @@ type Skill struct {
 	pending bool
 	// pendingFrom is the path of that skill when it is an ancestor.
 	pendingFrom string
+	// scanKeyed says Security, less a quarantine inherited from an
+	// ancestor, is the verdict the build's scanner gives for scanKey(sk):
+	// its cache answered it, or the scan just made it under that key.
+	scanKeyed bool
 	// keptLastGood says the skill is the last good version of a skill file
 	// that no longer parses (CodeKeptLastGood): the catalog cache leaves it
 	// out.
@@ -219,6 +223,10 @@ type Snapshot struct {
 	id string
 	// walks are the walks of the sources, by name, for the next build.
 	walks map[string]*source.State
+	// scanner is the build's scanner (nil when it scanned nothing), and
+	// scanEpoch its CacheEpoch before the build asked it anything.
+	scanner   *scan.Scanner
+	scanEpoch uint64
 	// started is when the build began, by the wall clock (the catalog
 	// cache leaves out files changed since shortly before).
 	started time.Time
@@ -247,6 +255,9 @@ func (s *Snapshot) Sources() []*Source { return slices.Clone(s.sources) }
 // Diagnostics returns the load diagnostics, sorted by source (precedence
 // order), file, line.
 func (s *Snapshot) Diagnostics() []skill.Diagnostic { return slices.Clone(s.diags) }
+
+// NumDiagnostics is len(s.Diagnostics()), without the copy.
+func (s *Snapshot) NumDiagnostics() int { return len(s.diags) }
 
 // Stats returns the snapshot's counts.
 func (s *Snapshot) Stats() Stats { return s.stats }

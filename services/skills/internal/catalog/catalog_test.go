@@ -870,10 +870,15 @@ func TestDeriveParent(t *testing.T) {
 }
 
 func FuzzDeriveParent(f *testing.F) {
-	for _, s := range []string{"_root", "ui/_index", "ui/react/auth", "_index", "", "/", "a//b", "_index/_index", "_root/_root", "../x"} {
+	for _, s := range []string{"_root", "ui/_index", "ui/react/auth", "_index", "", "/", "a//b", "_index/_index", "_root/_root", "../x",
+		"a/_index", "a/b/_index", "_root/x", "x/_root", "a/b/c/d"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, p string) {
+		// The cut without splitting is the split's answer.
+		if got, want := deriveParent(p), deriveParentSplit(p); got != want {
+			t.Fatalf("deriveParent(%q) = %q, the split gives %q", p, got, want)
+		}
 		limit := 2*strings.Count(p, "/") + 4
 		for i := 0; p != ""; i++ {
 			next := deriveParent(p)

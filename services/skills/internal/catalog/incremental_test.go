@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -45,11 +46,14 @@ func snapshotView(s *Snapshot) string {
 
 // TestIncrementalSameAsFull edits a catalog step by step (a skill file
 // edited, a companion file changed, a skill added, one deleted, one
-// renamed, a skill file whose frontmatter breaks, then is fixed) and
+// renamed, a skill file whose frontmatter breaks, then is fixed, a parent
+// quarantined then cleared, a skill quarantined, the scanner replaced by
+// one with another policy, a companion file rewritten at the same size) and
 // checks after each step that the build told only the changed paths (what
 // the watcher reports) makes the same catalog as the build that reads
-// every folder, both from the same previous snapshot; and, at the end,
-// the same as a first build (but for the times the skills were loaded).
+// every folder, both from the same previous snapshot, and as a first
+// build (but for the times the skills were loaded) after each step that
+// serves no skill at its last good version.
 func TestIncrementalSameAsFull(t *testing.T) {
 	dir := writeTree(t, map[string]string{
 		"a/SKILL.md":          folderSkill("a", "Skill a.", "Body of a."),
@@ -60,6 +64,7 @@ func TestIncrementalSameAsFull(t *testing.T) {
 		"c/SKILL.md":          folderSkill("c", "Skill c.", "Body of c."),
 		"c/d/SKILL.md":        folderSkill("d", "Skill d, below c.", "Body of d."),
 		"c/d/notes.txt":       "notes of d",
+		"pages/_index.md":     treeSkill("index", "The pages' index", "Rules of the pages."),
 		"pages/page.md":       treeSkill("page", "A page", "Body of the page."),
 		"pages/page/extra.md": "extra of the page",
 	})
@@ -80,10 +85,7 @@ func TestIncrementalSameAsFull(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	sc, err := scan.New(scan.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := newScannerWith(t, scan.Policy{})
 	now := testNow
 	buildWith := func(t *testing.T, prev *Snapshot, dirty []string) *Snapshot {
 		t.Helper()
@@ -136,26 +138,32 @@ func TestIncrementalSameAsFull(t *testing.T) {
 		{"fix the frontmatter", func(t *testing.T) {
 			write(t, "a/SKILL.md", folderSkill("a", "Skill a, fixed.", "Fixed."))
 		}, []string{abs("a/SKILL.md")}},
+		// The security verdicts: an unchanged skill takes its previous
+		// verdict (heldVerdict), less what it inherited.
+		{"quarantine a parent", func(t *testing.T) {
+			write(t, "pages/_index.md", treeSkill("index", "The pages' index", "Run this:\n\n```sh\n"+strings.TrimPrefix(wipeScript, "#!/bin/sh\n")+"```"))
+		}, []string{abs("pages/_index.md")}},
+		{"clear the parent", func(t *testing.T) {
+			write(t, "pages/_index.md", treeSkill("index", "The pages' index", "Rules of the pages, safe again."))
+		}, []string{abs("pages/_index.md")}},
+		{"quarantine a skill", func(t *testing.T) {
+			write(t, "e/clean.sh", wipeScript)
+		}, []string{abs("e/clean.sh")}},
+		{"another policy", func(t *testing.T) {
+			sc = newScannerWith(t, scan.Policy{Quarantine: scan.Off})
+			write(t, "a/ref.md", "reference of a, changed")
+		}, []string{abs("a/ref.md")}},
+		// The companion files of an unchanged skill file are its previous
+		// version's when each is (loaded.held).
+		{"rewrite a companion file at the same size", func(t *testing.T) {
+			write(t, "a/ref.md", "reference of a, CHANGED")
+		}, []string{abs("a/ref.md")}},
+		{"change a parent's file a nested skill shares", func(t *testing.T) {
+			write(t, "c/d2/notes.txt", "notes of d, changed again")
+		}, []string{abs("c/d2/notes.txt")}},
 	}
-	for _, st := range steps {
-		t.Run(st.name, func(t *testing.T) {
-			st.change(t)
-			now = now.Add(time.Hour)
-			inc := buildWith(t, cur, st.dirty)
-			full := buildWith(t, cur, nil)
-			if diff := cmp.Diff(snapshotView(full), snapshotView(inc)); diff != "" {
-				t.Fatalf("the build of the changed paths differs from the full build (-full +incremental):\n%s", diff)
-			}
-			if Same(cur, inc) {
-				t.Fatal("the step changed nothing: the test does not test it")
-			}
-			cur = inc
-		})
-	}
-
-	// From nothing: the same catalog, but for when each skill was loaded
-	// (and how many were reused).
-	first := buildWith(t, nil, nil)
+	// loaded is a snapshot's view less when each skill was loaded and how
+	// many were reused: what a first build changes.
 	loaded := func(s string) string {
 		s = regexp.MustCompile(` Reused:\d+ `).ReplaceAllString(s, " ")
 		var out []string
@@ -168,7 +176,50 @@ func TestIncrementalSameAsFull(t *testing.T) {
 		}
 		return strings.Join(out, "\n")
 	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			st.change(t)
+			now = now.Add(time.Hour)
+			inc := buildWith(t, cur, st.dirty)
+			full := buildWith(t, cur, nil)
+			if diff := cmp.Diff(snapshotView(full), snapshotView(inc)); diff != "" {
+				t.Fatalf("the build of the changed paths differs from the full build (-full +incremental):\n%s", diff)
+			}
+			// And the catalog of a first build, unless a skill is served
+			// at its last good version (which a first build does not know).
+			if !slices.ContainsFunc(inc.skills, func(sk *Skill) bool { return sk.keptLastGood }) {
+				if diff := cmp.Diff(loaded(snapshotView(buildWith(t, nil, nil))), loaded(snapshotView(inc))); diff != "" {
+					t.Fatalf("the build of the changed paths differs from a first build (-first +incremental):\n%s", diff)
+				}
+			}
+			if Same(cur, inc) {
+				t.Fatal("the step changed nothing: the test does not test it")
+			}
+			// A verdict taken from the previous snapshot is one the cache
+			// still holds.
+			for _, sk := range inc.skills {
+				if _, ok := sc.Cached(scanKey(sk)); sk.scanKeyed && !ok {
+					t.Errorf("%s: its verdict is not in the scanner's cache", sk.Path)
+				}
+			}
+			cur = inc
+		})
+	}
+
+	// From nothing: the same catalog, but for when each skill was loaded
+	// (and how many were reused).
+	first := buildWith(t, nil, nil)
 	if diff := cmp.Diff(loaded(snapshotView(first)), loaded(snapshotView(cur))); diff != "" {
 		t.Fatalf("the catalog built step by step differs from a first build (-first +steps):\n%s", diff)
 	}
+}
+
+// newScannerWith is a scanner with policy p.
+func newScannerWith(t *testing.T, p scan.Policy) *scan.Scanner {
+	t.Helper()
+	sc, err := scan.New(scan.Options{Policy: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
 }

@@ -16,7 +16,34 @@ const (
 // "<parent of dir>/_index", or "_root" at the top; any other path has
 // "<its dir>/_index", or "_root" at the top. Empty segments are ignored, so
 // the result is never p itself, and repeating it always reaches "".
+//
+// A path without empty segments (every catalog path) is cut where it is,
+// without splitting it: one allocation at most, for a build that derives
+// the parents of every skill.
 func deriveParent(p string) string {
+	if p == "" || p[0] == '/' || p[len(p)-1] == '/' || strings.Contains(p, "//") {
+		return deriveParentSplit(p)
+	}
+	slash := strings.LastIndexByte(p, '/')
+	if slash < 0 { // one segment
+		if p == rootPath {
+			return ""
+		}
+		return rootPath
+	}
+	dir := p[:slash]
+	if p[slash+1:] == indexSegment {
+		up := strings.LastIndexByte(dir, '/')
+		if up < 0 {
+			return rootPath
+		}
+		return dir[:up] + "/" + indexSegment
+	}
+	return dir + "/" + indexSegment
+}
+
+// deriveParentSplit is deriveParent for any p, empty segments included.
+func deriveParentSplit(p string) string {
 	segs := strings.FieldsFunc(p, func(r rune) bool { return r == '/' })
 	if len(segs) == 0 {
 		return ""

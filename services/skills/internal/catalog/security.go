@@ -9,6 +9,7 @@ import (
 	"io"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -72,11 +73,11 @@ func contentDigest(sk *Skill) string {
 }
 
 // heldDigest is the content digest of the held version of sk (see
-// builder.heldSkills) when it is sk's: the same skill file and companion
+// builder.heldSkill) when it is sk's: the same skill file and companion
 // files (paths and digests), which is all contentDigest reads; "" when
 // there is none.
 func (b *builder) heldDigest(sk *Skill) string {
-	p := b.heldSkills[sk.File]
+	p := b.heldSkill(sk.File, sk.Path)
 	if p == nil || p.Digest == "" || p.fileDigest == "" || p.fileDigest != sk.fileDigest || len(p.Files) != len(sk.Files) {
 		return ""
 	}
@@ -95,7 +96,14 @@ func (b *builder) heldDigest(sk *Skill) string {
 // marks the other skills pending; prev is the snapshot the build replaces.
 func (b *builder) scanSkills(ctx context.Context, workers int, sc *scan.Scanner, deferScan bool, prev *Snapshot) error {
 	skills := b.snap.skills
+	// Before the first question: a turn of the cache during this build
+	// changes the epoch the next build compares.
+	epoch := sc.CacheEpoch()
+	b.snap.scanner, b.snap.scanEpoch = sc, epoch
 	for _, sk := range skills {
+		if sk.Digest != "" {
+			continue // its previous version's, with its files (newSkill)
+		}
 		if sk.fileDigest == "" {
 			if data, err := readAll(sk.File); err == nil {
 				sk.fileDigest = fileDigest(data)
@@ -109,7 +117,11 @@ func (b *builder) scanSkills(ctx context.Context, workers int, sc *scan.Scanner,
 	}
 	todo := skills
 	if deferScan {
-		todo = deferScans(skills, sc, prev)
+		var held *Snapshot
+		if b.incremental && prev != nil && prev.scanner == sc && prev.scanEpoch == epoch {
+			held = prev
+		}
+		todo = deferScans(skills, sc, prev, held)
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -130,6 +142,7 @@ func (b *builder) scanSkills(ctx context.Context, workers int, sc *scan.Scanner,
 					in.Digest = ""
 				}
 				sk.Security = sc.Check(ctx, in)
+				sk.scanKeyed = ok && in.Digest != ""
 				sk.data = nil
 			}
 		})
@@ -167,7 +180,12 @@ func (b *builder) scanSkills(ctx context.Context, workers int, sc *scan.Scanner,
 		rule, file string
 		line       int
 	}
-	seen := map[findingKey]bool{}
+	findings := 0
+	for _, sk := range skills {
+		findings += len(sk.Security.Findings)
+	}
+	seen := make(map[findingKey]bool, findings)
+	b.diags = slices.Grow(b.diags, findings)
 	pending := map[string][]string{} // source → skill paths
 	var pendingSources []string
 	for _, sk := range skills {
@@ -231,12 +249,20 @@ func (b *builder) scanSkills(ctx context.Context, workers int, sc *scan.Scanner,
 // deferScans answers the skills the scanner has a result for from its cache,
 // marks pending the new ones it would have to scan when they are more than a
 // build should scan (Options.DeferScan), and returns the skills to scan now.
-func deferScans(skills []*Skill, sc *scan.Scanner, prev *Snapshot) []*Skill {
+// held, when set, is a snapshot built with sc whose verdicts the cache
+// still holds (see heldVerdict): its skills' verdicts are taken without
+// asking the cache.
+func deferScans(skills []*Skill, sc *scan.Scanner, prev, held *Snapshot) []*Skill {
 	var now, later []*Skill
 	var bytes int64
 	for _, sk := range skills {
+		if v, ok := heldVerdict(held, sk); ok {
+			sk.Security, sk.scanKeyed = v, true
+			sk.data = nil
+			continue
+		}
 		if v, ok := sc.Cached(scanKey(sk)); ok {
-			sk.Security = v
+			sk.Security, sk.scanKeyed = v, true
 			sk.data = nil
 			continue
 		}
@@ -262,6 +288,33 @@ func deferScans(skills []*Skill, sc *scan.Scanner, prev *Snapshot) []*Skill {
 		sk.data = nil
 	}
 	return now
+}
+
+// heldVerdict returns the verdict held's skill at sk's path has when the
+// scanner's cache would give sk that verdict: held was built with the same
+// scanner, whose cache did not turn since (its CacheEpoch is the one held
+// recorded before its first question, so the scan is still held and a
+// Cached would change nothing), and the verdict was the cache's for the
+// same key (scanKey: content digest, path, skill file, folder) and the same
+// inputs of the policy (path, name, digest). What the build added to that
+// verdict, a quarantine inherited from an ancestor, is taken off: the
+// build decides it again. False when held is nil or any of this differs.
+func heldVerdict(held *Snapshot, sk *Skill) (scan.Verdict, bool) {
+	if held == nil {
+		return scan.Verdict{}, false
+	}
+	p := held.byPath[sk.Path]
+	if p == nil || !p.scanKeyed || p.pending || p.Digest == "" || p.Digest != sk.Digest || p.Name != sk.Name ||
+		p.RelFile != sk.RelFile || p.Layout != sk.Layout || p.Dir != sk.Dir || p.Source.Dir != sk.Source.Dir {
+		return scan.Verdict{}, false
+	}
+	v := p.Security
+	if v.InheritedFrom != "" {
+		// Quarantined by the ancestor only: a skill quarantined by its
+		// own findings keeps no InheritedFrom.
+		v.Quarantined, v.InheritedFrom = false, ""
+	}
+	return v, true
 }
 
 // ScanPending scans, with up to workers goroutines, the skills of snap that

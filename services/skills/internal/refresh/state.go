@@ -197,6 +197,6 @@ func (r *Refresher) changed(ctx context.Context, paths []string) {
 	}
 	if after := r.opts.Store.Current(); after != before {
 		r.log.Info("catalog updated", "generation", after.Generation(), "skills", after.Len(),
-			"diagnostics", len(after.Diagnostics()), "took", time.Since(start).Round(time.Microsecond))
+			"diagnostics", after.NumDiagnostics(), "took", time.Since(start).Round(time.Microsecond))
 	}
 }

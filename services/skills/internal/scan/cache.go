@@ -112,6 +112,7 @@ func (s *Scanner) loadCache() {
 	for k, v := range loaded {
 		s.cache.putLocked(k, v)
 	}
+	s.cache.epoch++
 }
 
 // Flush writes the scans made since the last Flush to the cache file

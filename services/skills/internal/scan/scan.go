@@ -422,6 +422,17 @@ func (s *Scanner) Cached(sk *Skill) (Verdict, bool) {
 	return s.policy.Apply(sk, f), true
 }
 
+// CacheEpoch changes whenever the cache may lose a scan or replace one: a
+// turn of its generations, the load of the cache file. While it stays the
+// same, a skill Cached or Scan answered is still held, and a Cached of the
+// same skill gives the same Verdict and changes nothing in the cache: a
+// caller that kept that Verdict may take it again instead of asking.
+func (s *Scanner) CacheEpoch() uint64 {
+	s.cache.mu.Lock()
+	defer s.cache.mu.Unlock()
+	return s.cache.epoch
+}
+
 // cacheKey is the key of sk's scan in the cache: its content digest and
 // what the checks read besides the content (its path and where its files
 // sit); "" when sk has no digest (not cached).
@@ -440,6 +451,9 @@ type cache struct {
 	young, old map[string][]Finding
 	// dirty says a scan was added since the last Flush.
 	dirty bool
+	// epoch counts the turns, and the loads of the cache file: while it
+	// stays the same, every entry of young stays there with its findings.
+	epoch uint64
 }
 
 const cacheSize = 20000
@@ -470,6 +484,7 @@ func (c *cache) putLocked(key string, f []Finding) {
 	}
 	if len(c.young) >= cacheSize {
 		c.old, c.young = c.young, map[string][]Finding{}
+		c.epoch++
 	}
 	c.young[key] = f
 }

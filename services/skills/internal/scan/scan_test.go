@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -277,5 +278,67 @@ func TestCached(t *testing.T) {
 	none.Digest = ""
 	if _, ok := s.Cached(&none); ok {
 		t.Error("Cached answered a skill without a digest")
+	}
+}
+
+// TestCacheEpoch: while CacheEpoch stays the same, a skill the cache
+// answered is answered again without the cache changing (its entry is in
+// the young generation); a turn of the generations, which will drop what
+// was not used since, and the load of the cache file change it.
+func TestCacheEpoch(t *testing.T) {
+	dir := t.TempDir()
+	sk := writeFixture(t, dir, fixtureNamed(t, "curl-bash"))
+	sk.Digest = "sha256:" + strings.Repeat("cd", 32)
+	s, err := New(Options{CacheFile: filepath.Join(dir, "state", CacheFileName())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Check(t.Context(), sk) // loads the (missing) file, scans, keeps
+	e := s.CacheEpoch()
+	key := cacheKey(sk)
+	if _, ok := s.cache.young[key]; !ok {
+		t.Fatal("a scan just made is not in the young generation")
+	}
+	// Fill the young generation but one entry: no turn yet.
+	for i := len(s.cache.young); i < cacheSize; i++ {
+		s.cache.put(fmt.Sprint("filler", i), nil)
+	}
+	if s.CacheEpoch() != e {
+		t.Fatal("the epoch changed without a turn")
+	}
+	if _, ok := s.Cached(sk); !ok {
+		t.Fatal("not answered before the turn")
+	}
+	if _, ok := s.cache.young[key]; !ok || len(s.cache.young) != cacheSize {
+		t.Fatal("Cached of a young entry changed the cache")
+	}
+	s.cache.put("one more", nil) // the turn: key is old now, dropped at the next
+	if s.CacheEpoch() == e {
+		t.Fatal("a turn of the cache left its epoch")
+	}
+	if _, ok := s.cache.young[key]; ok {
+		t.Fatal("the test did not turn the cache")
+	}
+
+	// Loading the cache file changes it too (a file of one scan: no turn).
+	file := filepath.Join(dir, "other", CacheFileName())
+	s1, err := New(Options{CacheFile: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s1.Check(t.Context(), sk)
+	if err := s1.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := New(Options{CacheFile: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e2 := s2.CacheEpoch()
+	if _, ok := s2.Cached(sk); !ok {
+		t.Fatal("the second scanner did not load the scan")
+	}
+	if s2.CacheEpoch() == e2 {
+		t.Error("loading the cache file left the epoch")
 	}
 }
