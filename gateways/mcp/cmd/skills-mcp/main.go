@@ -43,9 +43,10 @@ var version string
 
 func main() {
 	skillsd.SandboxHelper() // first: a re-executed binary becomes the confined script here
-	// The soft memory limit follows the live heap once the catalog is loaded
-	// (memlimit.go); tests leave the runtime's limit alone.
-	afterConnect = func() { trackMemoryLimit(os.Getenv) }
+	// The soft memory limit follows the live heap from the start, through
+	// the catalog's load (memlimit.go); tests leave the runtime's limit
+	// alone.
+	trackMemoryLimit(os.Getenv)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
 	stop()

@@ -25,10 +25,6 @@ import (
 	"github.com/skillsd/skillsd/services/skills/userpath"
 )
 
-// afterConnect, when set, runs once the service is connected (the embedded
-// catalog loaded), before the MCP server starts.
-var afterConnect func()
-
 // serve connects to the service, builds the MCP server and serves it until
 // the client leaves (stdio) or ctx ends. Over HTTP the listener is opened
 // first, through the guard (http.go), so that the connection to the service
@@ -43,18 +39,10 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, ge
 	}
 	defer svc.close()
 	// What waits for the embedded catalog (it loads in the background) ends
-	// with the session, loaded or not. The memory limit follows the live
-	// heap from the load on (memlimit.go), through the first scan.
+	// with the session, loaded or not.
 	bg, stopBG := context.WithCancel(ctx)
 	var bgDone sync.WaitGroup
 	defer func() { stopBG(); bgDone.Wait() }()
-	if afterConnect != nil {
-		bgDone.Go(func() {
-			if svc.waitLoaded(bg) == nil {
-				afterConnect()
-			}
-		})
-	}
 	var web *httpEdge
 	if o.httpAddr != "" {
 		if web, err = openHTTP(o, svc, getenv, log); err != nil {
@@ -228,9 +216,9 @@ type service struct {
 	remote bool
 	// close stops the service when it is embedded.
 	close func()
-	// waitLoaded waits until an embedded service's first catalog is loaded
-	// (waitScanned: and scanned); nil at once for a remote one.
-	waitLoaded, waitScanned func(ctx context.Context) error
+	// waitScanned waits until an embedded service's first catalog is
+	// loaded and scanned; nil at once for a remote one.
+	waitScanned func(ctx context.Context) error
 	// setClientRoots hands the MCP client's roots to the embedded service's
 	// default discovery (it does nothing when folders are configured); nil for
 	// a remote service, whose folders are its own. With several HTTP sessions,
@@ -309,7 +297,6 @@ func startEmbedded(ctx context.Context, o options, getenv func(string) string, l
 		},
 		ready:          []any{"embedded skills service ready"},
 		close:          func() { _ = srv.Close() },
-		waitLoaded:     srv.WaitLoaded,
 		waitScanned:    srv.WaitScanned,
 		setClientRoots: srv.SetClientRoots,
 		settings:       new(srv.MCPSettings()),
@@ -377,7 +364,6 @@ func dialRemote(o options, getenv func(string) string, log *slog.Logger) (servic
 		ready:       []any{"connected to skillsd", "server", o.server},
 		remote:      true,
 		close:       func() {},
-		waitLoaded:  func(context.Context) error { return nil },
 		waitScanned: func(context.Context) error { return nil },
 		guard:       func() (*edge.Guard, error) { return remoteGuard(o, getenv, log) },
 		http:        func() (skillsd.MCPHTTPSettings, error) { return skillsd.MCPHTTPFromEnv(getenv) },
