@@ -508,3 +508,41 @@ func FuzzDecodeIndexFile(f *testing.F) {
 		}
 	})
 }
+
+// TestSpellings checks the table of spellings against the surfaces it is
+// made from, for a built and a stored index: each term's forms are the
+// surfaces of that term, every surface is some term's form, and a term out
+// of range has none.
+func TestSpellings(t *testing.T) {
+	skills := corpusSkills(t)
+	dir := t.TempDir()
+	built := storeIndex(t, dir, skills, Options{})
+	stored := New(skills, Options{Cache: openStored(dir)})
+	if !stored.stored {
+		t.Fatal("the index was built again, not read from its file")
+	}
+	for name, ix := range map[string]*Index{"built": built, "stored": stored} {
+		ix.spellingsOf(nil)
+		want := map[int32][]string{}
+		for s, term := range ix.surfaces {
+			want[term] = append(want[term], s)
+		}
+		n := 0
+		for term := range int32(len(ix.terms)) {
+			got := slices.Sorted(slices.Values(ix.spellings.of(term)))
+			w := slices.Sorted(slices.Values(want[term]))
+			if !slices.Equal(got, w) {
+				t.Fatalf("%s: term %d (%s): spellings %q, want %q", name, term, ix.terms[term].text, got, w)
+			}
+			n += len(got)
+		}
+		if n != len(ix.surfaces) {
+			t.Errorf("%s: %d spellings, want %d", name, n, len(ix.surfaces))
+		}
+		for _, term := range []int32{-1, int32(len(ix.terms)), 1 << 30} {
+			if f := ix.spellings.of(term); f != nil {
+				t.Errorf("%s: spellings of term %d: %q, want none", name, term, f)
+			}
+		}
+	}
+}
