@@ -12,7 +12,7 @@ import (
 // describes every regular file, as the catalog's walk does at a warm start
 // (one ReadDirResolved per folder, Info for each file; no file is read):
 //
-//	go test -run XXX -bench ReadDirTree -benchmem -count 6 ./internal/confine/
+//	go test -run '^$' -bench ReadDirTree -benchmem -count 6 ./internal/confine/
 //
 // The tree is made in a temporary folder with the shape of the benchmark
 // corpus (387 skills in 14 repositories: about 960 folders and 2,300

@@ -31,15 +31,12 @@ const analysisVersion = 1
 // cacheFormat names the cache file's layout; it opens the file.
 const cacheFormat = "skillsd-search-analysis\n"
 
-// cacheHeaderLen is the header's size: the format, the analysis version
-// (uint32), the payload's length (uint64) and its CRC-32C (uint32), little
-// endian.
-const cacheHeaderLen = len(cacheFormat) + 4 + 8 + 4
+// cacheHeaderLen is the header's size (fileheader.go; its version is
+// analysisVersion).
+const cacheHeaderLen = len(cacheFormat) + fileHeaderTail
 
 // maxCacheFile bounds what is read back from the cache file.
 const maxCacheFile = 256 << 20
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // CacheFileName is the file name of the analysis cache under a state folder.
 func CacheFileName() string { return "search-cache-" + strconv.Itoa(analysisVersion) + ".bin" }
@@ -458,11 +455,7 @@ func encodeCache(m map[cacheKey]*docAnalysis) []byte {
 	payload := binary.AppendUvarint(make([]byte, 0, len(table)+len(body)+binary.MaxVarintLen64), uint64(len(ids)))
 	payload = append(append(payload, table...), body...)
 
-	out := make([]byte, 0, cacheHeaderLen+len(payload))
-	out = append(out, cacheFormat...)
-	out = binary.LittleEndian.AppendUint32(out, analysisVersion)
-	out = binary.LittleEndian.AppendUint64(out, uint64(len(payload)))
-	out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(payload, castagnoli))
+	out := appendFileHeader(make([]byte, 0, cacheHeaderLen+len(payload)), cacheFormat, analysisVersion, payload)
 	return append(out, payload...)
 }
 
@@ -602,14 +595,12 @@ func (r *cacheReader) byte() byte {
 // (their strings and packed bytes are parts of it, not copies): the caller
 // must not change data afterwards.
 func decodeCache(data []byte) (map[cacheKey]*docAnalysis, error) {
-	if len(data) < cacheHeaderLen || string(data[:len(cacheFormat)]) != cacheFormat {
+	if len(data) < cacheHeaderLen {
 		return nil, errCache
 	}
-	h := data[len(cacheFormat):cacheHeaderLen]
 	payload := data[cacheHeaderLen:]
-	if binary.LittleEndian.Uint32(h) != analysisVersion ||
-		binary.LittleEndian.Uint64(h[4:]) != uint64(len(payload)) ||
-		binary.LittleEndian.Uint32(h[12:]) != crc32.Checksum(payload, castagnoli) {
+	size, sum, ok := parseFileHeader(data[:cacheHeaderLen], cacheFormat, analysisVersion)
+	if !ok || size != uint64(len(payload)) || sum != crc32.Checksum(payload, castagnoli) {
 		return nil, errCache
 	}
 	r := &cacheReader{data: payload}

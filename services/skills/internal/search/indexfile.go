@@ -31,10 +31,9 @@ const indexVersion = 1
 // indexFormat names the index file's layout; it opens the file.
 const indexFormat = "skillsd-search-index\n"
 
-// indexHeaderLen is the header's size: the format, the index version
-// (uint32), the payload's length (uint64) and its CRC-32C (uint32), little
-// endian, as the analysis cache's.
-const indexHeaderLen = len(indexFormat) + 4 + 8 + 4
+// indexHeaderLen is the header's size (fileheader.go; its version is
+// indexVersion).
+const indexHeaderLen = len(indexFormat) + fileHeaderTail
 
 // maxIndexFile bounds what is read back from the index file.
 const maxIndexFile = 512 << 20
@@ -240,11 +239,7 @@ func encodeIndex(ix *Index, key *cacheKey) []byte {
 	}
 
 	// The header, over the room left for it at the start.
-	payload := b[indexHeaderLen:]
-	h := append(b[:0], indexFormat...)
-	h = binary.LittleEndian.AppendUint32(h, indexVersion)
-	h = binary.LittleEndian.AppendUint64(h, uint64(len(payload)))
-	binary.LittleEndian.AppendUint32(h, crc32.Checksum(payload, castagnoli))
+	appendFileHeader(b[:0], indexFormat, indexVersion, b[indexHeaderLen:])
 	return b
 }
 
@@ -359,11 +354,11 @@ func readIndex(src io.Reader, size int64, bufSize int) (*storedIndex, error) {
 	if size < int64(indexHeaderLen) {
 		return nil, errIndexFile
 	}
-	if _, err := io.ReadFull(src, h[:]); err != nil || string(h[:len(indexFormat)]) != indexFormat {
+	if _, err := io.ReadFull(src, h[:]); err != nil {
 		return nil, errIndexFile
 	}
-	hv := h[len(indexFormat):]
-	if binary.LittleEndian.Uint32(hv) != indexVersion || binary.LittleEndian.Uint64(hv[4:]) != uint64(size-int64(indexHeaderLen)) {
+	psize, sum, ok := parseFileHeader(h[:], indexFormat, indexVersion)
+	if !ok || psize != uint64(size-int64(indexHeaderLen)) {
 		return nil, errIndexFile
 	}
 	crc := crc32.New(castagnoli)
@@ -375,7 +370,7 @@ func readIndex(src io.Reader, size int64, bufSize int) (*storedIndex, error) {
 	// Nothing after the payload (a file that grew), and the checksum of
 	// all of it.
 	var more [1]byte
-	if _, err := io.ReadFull(src, more[:]); err != io.EOF || crc.Sum32() != binary.LittleEndian.Uint32(hv[12:]) {
+	if _, err := io.ReadFull(src, more[:]); err != io.EOF || crc.Sum32() != sum {
 		return nil, errIndexFile
 	}
 	return st, nil
