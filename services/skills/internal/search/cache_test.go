@@ -118,22 +118,7 @@ func hitsString(hits []Hit) string {
 // one read back from its file (every skill reused), and with one that knows
 // only some of the skills; they must all be the same index.
 func TestCacheSameIndex(t *testing.T) {
-	corpora := []struct {
-		name    string
-		skills  func(testing.TB) []*catalog.Skill
-		queries func(testing.TB) []string
-		workers []int
-	}{
-		{"fixture", func(testing.TB) []*catalog.Skill { return cacheFixture() }, func(testing.TB) []string { return cacheQueries }, []int{1, 3}},
-		{"corpus", corpusSkills, func(tb testing.TB) []string {
-			qs := slices.Clone(cacheQueries)
-			for _, q := range devQueries(tb) {
-				qs = append(qs, q.Query)
-			}
-			return qs
-		}, []int{3}},
-	}
-	for _, c := range corpora {
+	for _, c := range indexCorpora() {
 		for _, workers := range c.workers {
 			t.Run(fmt.Sprintf("%s/workers=%d", c.name, workers), func(t *testing.T) {
 				skills := c.skills(t)
@@ -522,4 +507,46 @@ func resolved(m map[cacheKey]*docAnalysis) map[cacheKey]resolvedAnalysis {
 		out[k] = r
 	}
 	return out
+}
+
+// edited returns a copy of skills whose i-th skill (and its document) is a
+// copy changed by edit: the other skills, and the originals, are shared.
+func edited(skills []*catalog.Skill, i int, edit func(*catalog.Skill, *skill.Document)) []*catalog.Skill {
+	out := slices.Clone(skills)
+	sk := *out[i]
+	doc := *sk.Doc
+	edit(&sk, &doc)
+	sk.Doc = &doc
+	out[i] = &sk
+	return out
+}
+
+// appendBody is an edit (edited) that adds text to a skill's body.
+func appendBody(text string) func(*catalog.Skill, *skill.Document) {
+	return func(_ *catalog.Skill, d *skill.Document) { d.Body += text }
+}
+
+// indexCorpora are the skills and queries the tests that compare indexes
+// run over, with the worker counts each builds with.
+func indexCorpora() []struct {
+	name    string
+	skills  func(testing.TB) []*catalog.Skill
+	queries func(testing.TB) []string
+	workers []int
+} {
+	return []struct {
+		name    string
+		skills  func(testing.TB) []*catalog.Skill
+		queries func(testing.TB) []string
+		workers []int
+	}{
+		{"fixture", func(testing.TB) []*catalog.Skill { return cacheFixture() }, func(testing.TB) []string { return cacheQueries }, []int{1, 3}},
+		{"corpus", corpusSkills, func(tb testing.TB) []string {
+			qs := slices.Clone(cacheQueries)
+			for _, q := range devQueries(tb) {
+				qs = append(qs, q.Query)
+			}
+			return qs
+		}, []int{3}},
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
+	"github.com/skillsd/skillsd/services/skills/internal/skill"
 )
 
 // openStored opens the analysis cache and index file of dir.
@@ -56,22 +57,7 @@ func sameDecisions(t *testing.T, skills []*catalog.Skill, a, b *Index, queries [
 // all-terms and matched; a build of other skills over the same cache, after
 // it, is the index built without a cache.
 func TestIndexFileSameIndex(t *testing.T) {
-	corpora := []struct {
-		name    string
-		skills  func(testing.TB) []*catalog.Skill
-		queries func(testing.TB) []string
-		workers []int
-	}{
-		{"fixture", func(testing.TB) []*catalog.Skill { return cacheFixture() }, func(testing.TB) []string { return cacheQueries }, []int{1, 3}},
-		{"corpus", corpusSkills, func(tb testing.TB) []string {
-			qs := slices.Clone(cacheQueries)
-			for _, q := range devQueries(tb) {
-				qs = append(qs, q.Query)
-			}
-			return qs
-		}, []int{3}},
-	}
-	for _, c := range corpora {
+	for _, c := range indexCorpora() {
 		for _, workers := range c.workers {
 			t.Run(fmt.Sprintf("%s/workers=%d", c.name, workers), func(t *testing.T) {
 				skills := c.skills(t)
@@ -101,12 +87,7 @@ func TestIndexFileSameIndex(t *testing.T) {
 
 				// The cache still has every analysis: a build of changed
 				// skills after it replays the others.
-				changed := slices.Clone(skills)
-				sk := *changed[0]
-				doc := *sk.Doc
-				doc.Body += "\n\nAlso: réseau kubernetes playwright 不安定.\n"
-				sk.Doc = &doc
-				changed[0] = &sk
+				changed := edited(skills, 0, appendBody("\n\nAlso: réseau kubernetes playwright 不安定.\n"))
 				if n, want := opts.Cache.Len(), OpenAnalysisCache(filepath.Join(dir, CacheFileName())).Len(); n != want || n == 0 {
 					t.Fatalf("after reading the index the cache has %d analyses, want %d", n, want)
 				}
@@ -129,20 +110,9 @@ func TestIndexFileFollowsItsInputs(t *testing.T) {
 	skills := cacheFixture()
 	dir := t.TempDir()
 	storeIndex(t, dir, skills, Options{})
-	edited := slices.Clone(skills)
-	sk := *edited[2]
-	doc := *sk.Doc
-	doc.Body += " one more word"
-	sk.Doc = &doc
-	edited[2] = &sk
-	last := slices.Clone(skills)
-	sk3 := *last[len(last)-1]
-	sk3.Description += " And tables."
-	last[len(last)-1] = &sk3
-	renamed := slices.Clone(skills)
-	sk2 := *renamed[1]
-	sk2.Description += "."
-	renamed[1] = &sk2
+	body := edited(skills, 2, appendBody(" one more word"))
+	last := edited(skills, len(skills)-1, func(sk *catalog.Skill, _ *skill.Document) { sk.Description += " And tables." })
+	renamed := edited(skills, 1, func(sk *catalog.Skill, _ *skill.Document) { sk.Description += "." })
 	moved := slices.Clone(skills)
 	moved[0], moved[1] = moved[1], moved[0]
 	tune := defaultTuning
@@ -157,7 +127,7 @@ func TestIndexFileFollowsItsInputs(t *testing.T) {
 	}{
 		{"same", skills, Options{}, true},
 		{"threshold and cut", skills, Options{Threshold: 0.5, CutRatio: 0.4, Workers: 1}, true},
-		{"edited body", edited, Options{}, false},
+		{"edited body", body, Options{}, false},
 		{"edited description", renamed, Options{}, false},
 		{"edited last", last, Options{}, false},
 		{"added", append(slices.Clone(skills), rankSkill("more", "One more skill.", "Body.")), Options{}, false},
@@ -210,12 +180,7 @@ func TestIndexFileFollowsItsInputs(t *testing.T) {
 // analyses every skill again, as a build without a cache does.
 func TestIndexFileWithoutTheAnalyses(t *testing.T) {
 	skills := cacheFixture()
-	changed := slices.Clone(skills)
-	sk := *changed[1]
-	doc := *sk.Doc
-	doc.Body += "\n\nAlso: kubernetes playwright.\n"
-	sk.Doc = &doc
-	changed[1] = &sk
+	changed := edited(skills, 1, appendBody("\n\nAlso: kubernetes playwright.\n"))
 	loaded := func(c *AnalysisCache) bool {
 		c.mu.Lock()
 		defer c.mu.Unlock()
