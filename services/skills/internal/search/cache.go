@@ -484,6 +484,11 @@ func appendTerm(b []byte, term int32, counts *[numFields]uint16) []byte {
 type packedReader struct{ b []byte }
 
 func (r *packedReader) uvarint() uint64 {
+	if len(r.b) > 0 && r.b[0] < 0x80 { // most counts, and many terms: one byte
+		c := r.b[0]
+		r.b = r.b[1:]
+		return uint64(c)
+	}
 	v, n := binary.Uvarint(r.b)
 	r.b = r.b[n:]
 	return v

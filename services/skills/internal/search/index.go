@@ -269,16 +269,43 @@ func (ix *Index) typosLater(delay time.Duration) *time.Timer {
 	return time.AfterFunc(delay, func() { ix.typoIndex() })
 }
 
-// docTerm is a term's counts in one skill, by field, during the build.
-type docTerm struct {
-	term   int32 // worker-local id until merged
-	counts [numFields]uint16
+// analyzedDoc is a skill after analysis, before merging: its terms with
+// their counts by field, in the order of their first occurrence, and its
+// field lengths. The terms are packed as a docAnalysis packs them
+// (appendTerm), and are the bytes of its docAnalysis when it has one
+// (analysed for the cache, or replayed): a list of structs took three times
+// the memory at the build's peak.
+type analyzedDoc struct {
+	terms []byte
+	// local maps the term ids of terms to worker-local ids + 1 when they are
+	// ids in a docAnalysis's string table (a replayed skill); nil when they
+	// are local ids already.
+	local  []int32
+	length [numFields]int32
 }
 
-// analyzedDoc is a skill after analysis, before merging.
-type analyzedDoc struct {
-	terms  []docTerm
-	length [numFields]int32
+// post appends to the posting lists of its terms (by worker-local id,
+// through m to the index's terms) the postings of the skill ad, doc i, whose
+// field length normalisation is norm.
+func (ad *analyzedDoc) post(terms []termEntry, m []int32, i int32, norm *[numFields]float64) {
+	r := packedReader{b: ad.terms}
+	var counts [numFields]uint16
+	for len(r.b) > 0 {
+		t := r.term(&counts)
+		if ad.local != nil {
+			t = ad.local[t] - 1
+		}
+		var tf float64
+		var fields uint8
+		for f, c := range counts {
+			if c > 0 {
+				tf += float64(c) * norm[f]
+				fields |= 1 << f
+			}
+		}
+		e := &terms[m[t]]
+		e.postings = append(e.postings, posting{doc: i, tf: float32(tf), fields: fields})
+	}
 }
 
 // docAnalysis is one skill's analysis in a form that does not depend on
@@ -326,9 +353,11 @@ type worker struct {
 	// pairs maps two adjacent local terms to the local id of their bigram.
 	pairs    map[[2]int32]int32
 	surfaces map[string]int32 // surface → local term
-	// counts and touched count the current skill's terms.
+	// counts and touched count the current skill's terms; df counts the
+	// skills each term occurs in.
 	counts  [][numFields]uint16
 	touched []int32
+	df      []int32
 	// cjk and nwords count the current skill's CJK runs and words.
 	cjk, nwords int
 	hasCJK      bool
@@ -341,9 +370,13 @@ type worker struct {
 	seen   []surfaceRef
 	pos    []int32
 	// pack is scratch space for a docAnalysis's packed bytes, arena
-	// where they are kept.
+	// where they are kept; terms keeps the packed terms of the skills
+	// analysed without a docAnalysis (analyzedDoc), order is scratch space
+	// for a replayed skill's terms.
 	pack  []byte
 	arena byteArena
+	terms byteArena
+	order []int32
 	// termMemo and surfMemo remember, by string table (its first
 	// element), the local term + 1 of each term replayed, and the surfaces
 	// replayed, so that replay looks each string up once.
@@ -370,6 +403,7 @@ func newWorker(stops stopSet, tune *tuning, record bool, words, known int) *work
 		local:    make(map[string]int32, terms),
 		names:    make([]string, 0, terms),
 		counts:   make([][numFields]uint16, 0, terms),
+		df:       make([]int32, 0, terms),
 		pairs:    make(map[[2]int32]int32, words*3/4),
 		surfaces: make(map[string]int32, known),
 		record:   record,
@@ -521,14 +555,13 @@ func (ix *Index) build(workers int, cache *AnalysisCache) {
 		ix.hasCJK = ix.hasCJK || wk.hasCJK
 	}
 	df := make([]int32, len(ix.terms))
+	for w, wk := range ws {
+		for lid, n := range wk.df {
+			df[remap[w][lid]] += n
+		}
+	}
 	var total [numFields]float64
 	for i := range out {
-		m := remap[i%workers]
-		for j := range out[i].terms {
-			dt := &out[i].terms[j]
-			dt.term = m[dt.term]
-			df[dt.term]++
-		}
 		for f := range numFields {
 			total[f] += float64(out[i].length[f])
 		}
@@ -553,18 +586,8 @@ func (ix *Index) build(workers int, cache *AnalysisCache) {
 		for f := range numFields {
 			norm[f] = ix.tune.weight[f] / (1 - ix.tune.b[f] + ix.tune.b[f]*float64(out[i].length[f])/avg[f])
 		}
-		for _, dt := range out[i].terms {
-			var tf float64
-			var fields uint8
-			for f, c := range dt.counts {
-				if c > 0 {
-					tf += float64(c) * norm[f]
-					fields |= 1 << f
-				}
-			}
-			e := &ix.terms[dt.term]
-			e.postings = append(e.postings, posting{doc: int32(i), tf: float32(tf), fields: fields})
-		}
+		out[i].post(ix.terms, remap[i%workers], int32(i), &norm)
+		out[i] = analyzedDoc{} // in the postings now
 	}
 }
 
@@ -618,20 +641,27 @@ func (w *worker) doc(d *doc, rec *docAnalysis) analyzedDoc {
 	cjk := w.cjk > 0 && w.cjk*5 > w.nwords
 	w.hasCJK = w.hasCJK || cjk
 	w.cjk, w.nwords = 0, 0
-	ad.terms = make([]docTerm, len(w.touched))
-	for i, lid := range w.touched {
-		ad.terms[i] = docTerm{term: lid, counts: w.counts[lid]}
-		w.counts[lid] = [numFields]uint16{}
-	}
-	w.touched = w.touched[:0]
 	if rec != nil {
 		w.describe(rec, d.lang, cjk, &ad)
+	} else {
+		b := w.pack[:0]
+		for _, lid := range w.touched {
+			b = appendTerm(b, lid, &w.counts[lid])
+		}
+		ad.terms = w.terms.clone(b)
+		w.pack = b
 	}
+	for _, lid := range w.touched {
+		w.counts[lid] = [numFields]uint16{}
+		w.df[lid]++
+	}
+	w.touched = w.touched[:0]
 	return ad
 }
 
-// describe fills rec with the analysis ad of a skill of language l, and the
-// surfaces seen in it.
+// describe fills rec with the analysis of a skill of language l whose
+// terms and counts are those touched, and the surfaces seen in it; ad's
+// terms are then a part of rec's packed bytes.
 func (w *worker) describe(rec *docAnalysis, l lang, cjk bool, ad *analyzedDoc) {
 	rec.lang, rec.cjk, rec.length = l, cjk, ad.length
 	rec.names = w.names[:len(w.names):len(w.names)]
@@ -639,16 +669,19 @@ func (w *worker) describe(rec *docAnalysis, l lang, cjk bool, ad *analyzedDoc) {
 	if len(w.pos) < len(w.names) {
 		w.pos = make([]int32, len(w.names)+len(w.names)/2)
 	}
-	b := binary.AppendUvarint(w.pack[:0], uint64(len(ad.terms)))
-	for i, dt := range ad.terms {
-		b = appendTerm(b, dt.term, &dt.counts)
-		w.pos[dt.term] = int32(i)
+	b := binary.AppendUvarint(w.pack[:0], uint64(len(w.touched)))
+	start := len(b)
+	for i, lid := range w.touched {
+		b = appendTerm(b, lid, &w.counts[lid])
+		w.pos[lid] = int32(i)
 	}
+	end := len(b)
 	b = binary.AppendUvarint(b, uint64(len(w.seen)))
 	for _, s := range w.seen {
 		b = binary.AppendUvarint(binary.AppendUvarint(b, uint64(s.surface)), uint64(w.pos[s.term]))
 	}
 	rec.packed = w.arena.clone(b)
+	ad.terms = rec.packed[start:end:end]
 	w.pack = b
 	w.seen = w.seen[:0]
 }
@@ -660,15 +693,19 @@ func (w *worker) replay(d *doc, da *docAnalysis) analyzedDoc {
 	d.lang = da.lang
 	w.hasCJK = w.hasCJK || da.cjk
 	r := packedReader{b: da.packed}
-	ad := analyzedDoc{terms: make([]docTerm, r.uvarint()), length: da.length}
-	if len(ad.terms) > 0 {
+	ad := analyzedDoc{length: da.length}
+	// ids are the skill's terms as local ids, in order.
+	ids := w.order[:0]
+	if n := r.uvarint(); n > 0 {
 		memo := w.termMemo[&da.names[0]]
 		if len(memo) < len(da.names) {
 			memo = append(memo, make([]int32, len(da.names)-len(memo))...)
 			w.termMemo[&da.names[0]] = memo
 		}
-		for i := range ad.terms {
-			t := r.term(&ad.terms[i].counts)
+		start := len(da.packed) - len(r.b)
+		var counts [numFields]uint16
+		for range n {
+			t := r.term(&counts)
 			id := memo[t] - 1
 			if id < 0 {
 				var ok bool
@@ -677,9 +714,15 @@ func (w *worker) replay(d *doc, da *docAnalysis) analyzedDoc {
 				}
 				memo[t] = id + 1
 			}
-			ad.terms[i].term = id
+			ids = append(ids, id)
+			w.df[id]++
 		}
+		// The memo may move as it grows for later skills, but what this
+		// skill's terms map to is set now and never changes.
+		end := len(da.packed) - len(r.b)
+		ad.terms, ad.local = da.packed[start:end:end], memo
 	}
+	w.order = ids
 	if n := r.uvarint(); n > 0 {
 		// Only a surface's first sight counts: one replayed before is done.
 		done := w.surfMemo[&da.surfs[0]]
@@ -694,7 +737,7 @@ func (w *worker) replay(d *doc, da *docAnalysis) analyzedDoc {
 			}
 			done[s] = true
 			if _, ok := w.surfaces[da.surfs[s]]; !ok {
-				w.surfaces[da.surfs[s]] = ad.terms[t].term
+				w.surfaces[da.surfs[s]] = ids[t]
 			}
 		}
 	}
@@ -829,6 +872,7 @@ func (w *worker) add(term string) int32 {
 	w.local[term] = id
 	w.names = append(w.names, term)
 	w.counts = append(w.counts, [numFields]uint16{})
+	w.df = append(w.df, 0)
 	return id
 }
 
