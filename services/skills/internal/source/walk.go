@@ -298,6 +298,36 @@ func joinRel(dir, name string) string {
 	return dir + "/" + name
 }
 
+// relIn is joinRel(dir, name) for the entry name of the folder at dir,
+// whose path is abs: the end of abs when it reads the same (so that a
+// large tree's records do not hold each path twice), else a new string.
+func relIn(abs, dir, name string) string {
+	n := len(name)
+	if dir != "" {
+		n += len(dir) + 1
+	}
+	if len(abs) < n || abs[len(abs)-len(name):] != name {
+		return joinRel(dir, name)
+	}
+	if dir != "" {
+		at := len(abs) - len(name) - 1
+		if abs[at] != '/' || abs[at-len(dir):at] != dir {
+			return joinRel(dir, name)
+		}
+	}
+	return abs[len(abs)-n:]
+}
+
+// realIn is the real path of the entry name (not a link) of the folder
+// parent, whose path is abs: abs itself when the folder's path is its
+// real path (no link on the way), so that one string serves both.
+func realIn(parent dirTask, abs, name string) string {
+	if parent.real == parent.abs {
+		return abs
+	}
+	return filepath.Join(parent.real, name)
+}
+
 func relOrDot(rel string) string {
 	if rel == "" {
 		return "."
@@ -466,14 +496,15 @@ func (w *walker) walkDir(ctx context.Context, t dirTask) error {
 // classify resolves one folder entry; false when it is skipped.
 func (w *walker) classify(b *batch, parent dirTask, de fs.DirEntry) (item, bool) {
 	name := de.Name()
-	it := item{name: name, abs: filepath.Join(parent.abs, name), rel: joinRel(parent.rel, name)}
+	abs := filepath.Join(parent.abs, name)
+	it := item{name: name, abs: abs, rel: relIn(abs, parent.rel, name)}
 	t := de.Type()
 	switch {
 	case t&fs.ModeSymlink != 0:
 		return w.followLink(b, parent, it)
 	case t.IsDir():
 		it.dir = true
-		it.real = filepath.Join(parent.real, name)
+		it.real = realIn(parent, abs, name)
 		return it, true
 	case t.IsRegular():
 		info, err := de.Info()
@@ -484,7 +515,7 @@ func (w *walker) classify(b *batch, parent dirTask, de fs.DirEntry) (item, bool)
 			return it, false
 		}
 		it.size, it.modTime = info.Size(), info.ModTime()
-		it.real = filepath.Join(parent.real, name)
+		it.real = realIn(parent, abs, name)
 		return it, true
 	}
 	// Devices, pipes and sockets are never opened; say so, or a FIFO named
