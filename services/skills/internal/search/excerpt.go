@@ -25,13 +25,13 @@ func (ix *Index) excerpt(d *doc, r *result, di int32) string {
 			continue
 		}
 		for _, a := range g.alts {
-			ps := ix.terms[a.term].postings
-			if i, ok := searchPostings(ps, di); ok {
-				if ps[i].fields&(1<<fieldDesc) != 0 {
-					inDesc[a.term] = ix.terms[a.term].idf
+			e := &ix.terms[a.term]
+			if i, ok := searchPostings(e.postings, di); ok {
+				if e.fields[i]&(1<<fieldDesc) != 0 {
+					inDesc[a.term] = e.idf
 				}
-				if ps[i].fields&(1<<fieldBody|1<<fieldCode) != 0 {
-					inBody[a.term] = ix.terms[a.term].idf
+				if e.fields[i]&(1<<fieldBody|1<<fieldCode) != 0 {
+					inBody[a.term] = e.idf
 				}
 			}
 		}

@@ -225,9 +225,9 @@ func encodeIndex(ix *Index, key *cacheKey) []byte {
 		b = binary.AppendUvarint(b, uint64(len(t.text)))
 		b = binary.AppendUvarint(b, uint64(len(t.postings)))
 		next := int32(0)
-		for _, p := range t.postings {
+		for i, p := range t.postings {
 			b = binary.AppendUvarint(b, uint64(p.doc-next))
-			b = append(b, p.fields)
+			b = append(b, t.fields[i])
 			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(p.tf))
 			next = p.doc + 1
 		}
@@ -408,7 +408,7 @@ func decodePayload(r *indexReader) (*storedIndex, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	all := make([]posting, npost)
+	all, allFields := make([]posting, npost), make([]uint8, npost)
 	st.terms = make([]termEntry, nterms)
 	st.vocab = make(map[string]int32, nterms)
 	n := float64(ndocs)
@@ -418,6 +418,7 @@ func decodePayload(r *indexReader) (*storedIndex, error) {
 		e.text, strs = strs[:l], strs[l:]
 		df := int(r.uvarint(uint64(len(all))))
 		e.postings, all = all[:df:df], all[df:]
+		e.fields, allFields = allFields[:df:df], allFields[df:]
 		next := uint64(0)
 		for i := range e.postings {
 			d := next + r.uvarint(uint64(ndocs))
@@ -427,7 +428,7 @@ func decodePayload(r *indexReader) (*storedIndex, error) {
 				return nil, errIndexFile
 			}
 			p := &e.postings[i]
-			p.doc, p.fields = int32(d), fields
+			p.doc, e.fields[i] = int32(d), fields
 			p.tf = math.Float32frombits(tf)
 			if math.IsNaN(float64(p.tf)) || math.IsInf(float64(p.tf), 0) {
 				return nil, errIndexFile

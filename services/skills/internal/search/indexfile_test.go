@@ -415,9 +415,12 @@ func checkStored(t *testing.T, st *storedIndex) {
 		if st.vocab[e.text] != int32(id) {
 			t.Fatalf("term %d %q is %d in the vocabulary", id, e.text, st.vocab[e.text])
 		}
+		if len(e.fields) != len(e.postings) {
+			t.Fatalf("term %q: %d postings, %d field sets", e.text, len(e.postings), len(e.fields))
+		}
 		for i, p := range e.postings {
-			if p.doc < 0 || int(p.doc) >= len(st.langs) || i > 0 && p.doc <= e.postings[i-1].doc || p.fields == 0 || p.fields >= 1<<numFields {
-				t.Fatalf("term %q posting %d: %+v of %d skills", e.text, i, p, len(st.langs))
+			if p.doc < 0 || int(p.doc) >= len(st.langs) || i > 0 && p.doc <= e.postings[i-1].doc || e.fields[i] == 0 || e.fields[i] >= 1<<numFields {
+				t.Fatalf("term %q posting %d: %+v (fields %#x) of %d skills", e.text, i, p, e.fields[i], len(st.langs))
 			}
 		}
 	}
