@@ -20,8 +20,8 @@ import (
 // in id order) depends on it either.
 type strTable struct {
 	keys []string // by id
-	// slots holds id+1 of the key hashed to it or probed past it; 0 is an
-	// empty slot.
+	// slots holds each key's id+1 in the first slot that was empty from
+	// its hash's on (linear probing); 0 marks an empty slot.
 	slots []int32
 }
 
