@@ -68,16 +68,16 @@ func sameIndex(t *testing.T, a, b *Index) {
 			}
 		}
 	}
-	if !maps.Equal(a.vocab, b.vocab) {
+	if !maps.Equal(a.vocab.asMap(), b.vocab.asMap()) {
 		t.Error("vocabularies differ")
 	}
-	if !maps.Equal(a.surfaces, b.surfaces) {
-		for s, id := range a.surfaces {
-			if got, ok := b.surfaces[s]; !ok || got != id {
+	if as, bs := surfaceMap(a.surfaces, a.surfaceTerms), surfaceMap(b.surfaces, b.surfaceTerms); !maps.Equal(as, bs) {
+		for s, id := range as {
+			if got, ok := bs[s]; !ok || got != id {
 				t.Errorf("surface %q: term %d (%v), want %d", s, got, ok, id)
 			}
 		}
-		t.Errorf("%d surfaces, want %d", len(b.surfaces), len(a.surfaces))
+		t.Errorf("%d surfaces, want %d", len(bs), len(as))
 	}
 	if a.langs != b.langs || a.hasCJK != b.hasCJK || a.unknownIDF != b.unknownIDF {
 		t.Errorf("langs %b cjk %v unknown idf %v, want %b %v %v", b.langs, b.hasCJK, b.unknownIDF, a.langs, a.hasCJK, a.unknownIDF)

@@ -112,9 +112,9 @@ func (sp *spellings) fill(nterms, nsurf int, each func(add func(s string, t int3
 // their term.
 func (ix *Index) spellingsOf(want map[int32]float64) map[string]int32 {
 	ix.spellings.once.Do(func() {
-		ix.spellings.fill(len(ix.terms), len(ix.surfaces), func(add func(string, int32)) {
-			for s, t := range ix.surfaces {
-				add(s, t)
+		ix.spellings.fill(len(ix.terms), ix.surfaces.len(), func(add func(string, int32)) {
+			for id, s := range ix.surfaces.byID() {
+				add(s, ix.surfaceTerms[id])
 			}
 		})
 	})
@@ -146,7 +146,7 @@ func (ix *Index) bestWindow(text string, want map[int32]float64, early bool) (st
 		if tok.kind == tokCJK {
 			// Locate the run by its first wanted bigram.
 			cjkBigrams(raw, func(g string) {
-				if id, ok := ix.vocab[g]; ok && !found {
+				if id, ok := ix.vocab.id(g); ok && !found {
 					if _, w := want[id]; w {
 						t, found = id, true
 					}

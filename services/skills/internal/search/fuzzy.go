@@ -3,6 +3,7 @@ package search
 import (
 	"slices"
 	"sort"
+	"strings"
 )
 
 // Typo tolerance: a query word that no skill contains is looked up among the
@@ -41,20 +42,24 @@ type typoEntry struct {
 	surface int32
 }
 
-func newTypoIndex(surfaces map[string]int32, worth func(term int32) bool) *typoIndex {
-	ti := &typoIndex{}
+// newTypoIndex indexes the surfaces (with terms, the term of each by its
+// id in surfaces) worth correcting to.
+func newTypoIndex(surfaces *strTable, terms []int32, worth func(term int32) bool) *typoIndex {
+	var ids []int32
 	n := 0
-	for s, t := range surfaces {
-		if len(s) >= typoMinLen1-1 && isASCII(s) && worth(t) {
+	for id, s := range surfaces.byID() {
+		if len(s) >= typoMinLen1-1 && isASCII(s) && worth(terms[id]) {
 			n += len(s) + 1
-			ti.surfaces = append(ti.surfaces, s)
+			ids = append(ids, id)
 		}
 	}
-	slices.Sort(ti.surfaces) // deterministic ids
-	ti.terms = make([]int32, len(ti.surfaces))
+	// Deterministic ids: sorted by surface.
+	slices.SortFunc(ids, func(a, b int32) int { return strings.Compare(surfaces.key(a), surfaces.key(b)) })
+	ti := &typoIndex{surfaces: make([]string, len(ids)), terms: make([]int32, len(ids))}
 	ti.entries = make([]typoEntry, 0, n)
-	for i, s := range ti.surfaces {
-		ti.terms[i] = surfaces[s]
+	for i, id := range ids {
+		s := surfaces.key(id)
+		ti.surfaces[i], ti.terms[i] = s, terms[id]
 		ti.entries = append(ti.entries, typoEntry{hashSkip(s, -1, -1), int32(i)})
 		for j := range len(s) {
 			if j > 0 && s[j] == s[j-1] {
@@ -216,8 +221,8 @@ func (ti *typoIndex) split(ix *Index, w string) (left, right string, ok bool) {
 	bestScore := 0
 	for i := 3; i <= len(w)-3; i++ {
 		l, r := w[:i], w[i:]
-		tl, okl := ix.surfaces[l]
-		tr, okr := ix.surfaces[r]
+		tl, okl := ix.surfaceTerm(l)
+		tr, okr := ix.surfaceTerm(r)
 		if !okl || !okr || ix.stops[langEnglish][l] || ix.stops[langEnglish][r] {
 			continue
 		}

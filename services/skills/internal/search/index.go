@@ -137,9 +137,8 @@ type posting struct {
 	tf float32
 }
 
-// termEntry is one term of the vocabulary.
+// termEntry is one term of the vocabulary (its text is in Index.vocab).
 type termEntry struct {
-	text     string
 	idf      float64
 	postings []posting // sorted by doc
 	// fields[i] has bit f set when the term occurs in field f of the skill
@@ -163,10 +162,14 @@ type Index struct {
 	stops     stopSet
 	docs      []doc
 	terms     []termEntry
-	vocab     map[string]int32
-	// surfaces maps each surface form (folded word) of the skills to its
-	// term, for typo tolerance and word splitting.
-	surfaces map[string]int32
+	// vocab holds the terms' texts: a term's id in it is its index in
+	// terms.
+	vocab strTable
+	// surfaces holds the surface forms (folded words) of the skills, and
+	// surfaceTerms the term of each (by its id in surfaces), for typo
+	// tolerance, word splitting and excerpts (surfaceTerm).
+	surfaces     strTable
+	surfaceTerms []int32
 	// typos is the typo index, made on the first query that needs it
 	// (typoIndex).
 	typosOnce sync.Once
@@ -231,6 +234,16 @@ func New(skills []*catalog.Skill, opts Options) *Index {
 // Len is the number of indexed skills.
 func (ix *Index) Len() int { return len(ix.docs) }
 
+// surfaceTerm returns the term of the surface form s and true, or -1 and
+// false when no skill has s.
+func (ix *Index) surfaceTerm(s string) (int32, bool) {
+	id, ok := ix.surfaces.id(s)
+	if !ok {
+		return -1, false
+	}
+	return ix.surfaceTerms[id], true
+}
+
 // typoIndex returns the typo index, making it on first use; nil when
 // neither typo tolerance nor word splitting is on.
 func (ix *Index) typoIndex() *typoIndex {
@@ -241,7 +254,7 @@ func (ix *Index) typoIndex() *typoIndex {
 		// Words worth correcting to: in a name, description, keywords or
 		// heading of some skill, or in two skills.
 		const head = 1<<fieldName | 1<<fieldDesc | 1<<fieldKeywords | 1<<fieldHeadings
-		ix.typos = newTypoIndex(ix.surfaces, func(t int32) bool {
+		ix.typos = newTypoIndex(&ix.surfaces, ix.surfaceTerms, func(t int32) bool {
 			e := &ix.terms[t]
 			if len(e.postings) >= 2 {
 				return true
@@ -534,29 +547,24 @@ func (ix *Index) build(workers int, cache *AnalysisCache) {
 		nsurf += len(wk.surfaces)
 	}
 	// At most the sum of the workers' (they share most words).
-	ix.vocab = make(map[string]int32, names)
-	ix.terms = make([]termEntry, 0, names)
-	ix.surfaces = make(map[string]int32, nsurf)
+	ix.vocab = newStrTable(names)
+	ix.surfaces = newStrTable(nsurf)
+	ix.surfaceTerms = make([]int32, 0, nsurf)
 	remap := make([][]int32, workers)
 	for w, wk := range ws {
 		m := make([]int32, len(wk.names))
 		for lid, t := range wk.names {
-			id, ok := ix.vocab[t]
-			if !ok {
-				id = int32(len(ix.terms))
-				ix.vocab[t] = id
-				ix.terms = append(ix.terms, termEntry{text: t})
-			}
-			m[lid] = id
+			m[lid], _ = ix.vocab.add(t)
 		}
 		remap[w] = m
 		for s, lid := range wk.surfaces {
-			if _, ok := ix.surfaces[s]; !ok {
-				ix.surfaces[s] = m[lid]
+			if _, added := ix.surfaces.add(s); added {
+				ix.surfaceTerms = append(ix.surfaceTerms, m[lid])
 			}
 		}
 		ix.hasCJK = ix.hasCJK || wk.hasCJK
 	}
+	ix.terms = make([]termEntry, ix.vocab.len())
 	df := make([]int32, len(ix.terms))
 	for w, wk := range ws {
 		for lid, n := range wk.df {

@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"maps"
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/skillsd/skillsd/services/skills/internal/statefile"
@@ -47,12 +47,14 @@ var errIndexFile = errors.New("search index file: foreign or damaged file")
 // storedIndex is an index file's content, decoded: all of an Index that
 // build computes, less the skills.
 type storedIndex struct {
-	key      cacheKey
-	langs    []lang // of each skill
-	hasCJK   bool
-	terms    []termEntry
-	vocab    map[string]int32
-	surfaces map[string]int32
+	key    cacheKey
+	langs  []lang // of each skill
+	hasCJK bool
+	terms  []termEntry
+	// vocab, surfaces and surfaceTerms are as in Index.
+	vocab        strTable
+	surfaces     strTable
+	surfaceTerms []int32
 }
 
 // indexKey hashes what the index of the skills whose analyses have keys
@@ -82,7 +84,7 @@ func (ix *Index) adopt(st *storedIndex, key *cacheKey) bool {
 		ix.langs |= 1 << l
 	}
 	ix.hasCJK = st.hasCJK
-	ix.terms, ix.vocab, ix.surfaces = st.terms, st.vocab, st.surfaces
+	ix.terms, ix.vocab, ix.surfaces, ix.surfaceTerms = st.terms, st.vocab, st.surfaces, st.surfaceTerms
 	ix.unknownIDF = idf(0, float64(len(ix.docs)))
 	ix.stored = true
 	return true
@@ -192,14 +194,14 @@ func (c *AnalysisCache) saveIndex() error {
 
 // encodeIndex returns the index file's content for ix, whose key is key.
 func encodeIndex(ix *Index, key *cacheKey) []byte {
-	surfs := slices.Sorted(maps.Keys(ix.surfaces))
+	surfs := sortedSurfaces(ix)
 	nstr, npost := 0, 0
-	for _, t := range ix.terms {
-		nstr += len(t.text)
-		npost += len(t.postings)
+	for t := range ix.terms {
+		nstr += len(ix.vocab.key(int32(t)))
+		npost += len(ix.terms[t].postings)
 	}
 	for _, s := range surfs {
-		nstr += len(s)
+		nstr += len(ix.surfaces.key(s))
 	}
 	b := make([]byte, indexHeaderLen, indexHeaderLen+len(key)+len(ix.docs)+nstr+7*npost+4*len(ix.terms)+4*len(surfs)+32)
 	b = append(b, key[:]...)
@@ -213,16 +215,16 @@ func encodeIndex(ix *Index, key *cacheKey) []byte {
 	}
 	b = append(b, flags)
 	b = binary.AppendUvarint(b, uint64(nstr))
-	for _, t := range ix.terms {
-		b = append(b, t.text...)
+	for _, k := range ix.vocab.byID() {
+		b = append(b, k...)
 	}
 	for _, s := range surfs {
-		b = append(b, s...)
+		b = append(b, ix.surfaces.key(s)...)
 	}
 	b = binary.AppendUvarint(b, uint64(npost))
 	b = binary.AppendUvarint(b, uint64(len(ix.terms)))
-	for _, t := range ix.terms {
-		b = binary.AppendUvarint(b, uint64(len(t.text)))
+	for id, t := range ix.terms {
+		b = binary.AppendUvarint(b, uint64(len(ix.vocab.key(int32(id)))))
 		b = binary.AppendUvarint(b, uint64(len(t.postings)))
 		next := int32(0)
 		for i, p := range t.postings {
@@ -234,13 +236,24 @@ func encodeIndex(ix *Index, key *cacheKey) []byte {
 	}
 	b = binary.AppendUvarint(b, uint64(len(surfs)))
 	for _, s := range surfs {
-		b = binary.AppendUvarint(b, uint64(len(s)))
-		b = binary.AppendUvarint(b, uint64(ix.surfaces[s]))
+		b = binary.AppendUvarint(b, uint64(len(ix.surfaces.key(s))))
+		b = binary.AppendUvarint(b, uint64(ix.surfaceTerms[s]))
 	}
 
 	// The header, over the room left for it at the start.
 	appendFileHeader(b[:0], indexFormat, indexVersion, b[indexHeaderLen:])
 	return b
+}
+
+// sortedSurfaces returns the ids of ix's surfaces in the order of the
+// surfaces.
+func sortedSurfaces(ix *Index) []int32 {
+	ids := make([]int32, ix.surfaces.len())
+	for i := range ids {
+		ids[i] = int32(i)
+	}
+	slices.SortFunc(ids, func(a, b int32) int { return strings.Compare(ix.surfaces.key(a), ix.surfaces.key(b)) })
+	return ids
 }
 
 // indexReader decodes the payload from a stream, through a buffer of its
@@ -410,12 +423,13 @@ func decodePayload(r *indexReader) (*storedIndex, error) {
 	}
 	all, allFields := make([]posting, npost), make([]uint8, npost)
 	st.terms = make([]termEntry, nterms)
-	st.vocab = make(map[string]int32, nterms)
+	st.vocab = newStrTable(nterms)
 	n := float64(ndocs)
 	for t := range st.terms {
 		e := &st.terms[t]
 		l := int(r.uvarint(uint64(len(strs))))
-		e.text, strs = strs[:l], strs[l:]
+		text := strs[:l]
+		strs = strs[l:]
 		df := int(r.uvarint(uint64(len(all))))
 		e.postings, all = all[:df:df], all[df:]
 		e.fields, allFields = allFields[:df:df], allFields[df:]
@@ -435,10 +449,9 @@ func decodePayload(r *indexReader) (*storedIndex, error) {
 			}
 			next = d + 1
 		}
-		if _, dup := st.vocab[e.text]; dup || r.err != nil {
+		if _, added := st.vocab.add(text); !added || r.err != nil {
 			return nil, errIndexFile
 		}
-		st.vocab[e.text] = int32(t)
 		e.idf = idf(float64(df), n)
 	}
 	if len(all) != 0 {
@@ -448,7 +461,8 @@ func decodePayload(r *indexReader) (*storedIndex, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	st.surfaces = make(map[string]int32, nsurf)
+	st.surfaces = newStrTable(nsurf)
+	st.surfaceTerms = make([]int32, nsurf)
 	prev := ""
 	for i := range nsurf {
 		l := int(r.uvarint(uint64(len(strs))))
@@ -458,7 +472,8 @@ func decodePayload(r *indexReader) (*storedIndex, error) {
 		if r.err != nil || t >= uint64(nterms) || (i > 0 && s <= prev) {
 			return nil, errIndexFile // out of range, not sorted, or twice
 		}
-		st.surfaces[s] = int32(t)
+		st.surfaces.add(s) // new: sorted, so distinct
+		st.surfaceTerms[i] = int32(t)
 		prev = s
 	}
 	if r.err != nil || r.remaining() != 0 || len(strs) != 0 {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -303,7 +304,7 @@ func TestIndexFileNotTrusted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(st.terms, ix.terms) || !reflect.DeepEqual(st.surfaces, ix.surfaces) || !reflect.DeepEqual(st.vocab, ix.vocab) {
+	if !reflect.DeepEqual(st.terms, ix.terms) || !maps.Equal(surfaceMap(st.surfaces, st.surfaceTerms), surfaceMap(ix.surfaces, ix.surfaceTerms)) || !maps.Equal(st.vocab.asMap(), ix.vocab.asMap()) {
 		t.Fatal("the good file decodes to another index")
 	}
 	// Whatever the buffer's size, the same index; a stream longer or
@@ -408,23 +409,24 @@ func checkStored(t *testing.T, st *storedIndex) {
 			t.Fatalf("language %d", l)
 		}
 	}
-	if len(st.vocab) != len(st.terms) {
-		t.Fatalf("%d words for %d terms", len(st.vocab), len(st.terms))
+	if st.vocab.len() != len(st.terms) {
+		t.Fatalf("%d words for %d terms", st.vocab.len(), len(st.terms))
 	}
 	for id, e := range st.terms {
-		if st.vocab[e.text] != int32(id) {
-			t.Fatalf("term %d %q is %d in the vocabulary", id, e.text, st.vocab[e.text])
+		text := st.vocab.key(int32(id))
+		if got, _ := st.vocab.id(text); got != int32(id) {
+			t.Fatalf("term %d %q is %d in the vocabulary", id, text, got)
 		}
 		if len(e.fields) != len(e.postings) {
-			t.Fatalf("term %q: %d postings, %d field sets", e.text, len(e.postings), len(e.fields))
+			t.Fatalf("term %q: %d postings, %d field sets", text, len(e.postings), len(e.fields))
 		}
 		for i, p := range e.postings {
 			if p.doc < 0 || int(p.doc) >= len(st.langs) || i > 0 && p.doc <= e.postings[i-1].doc || e.fields[i] == 0 || e.fields[i] >= 1<<numFields {
-				t.Fatalf("term %q posting %d: %+v (fields %#x) of %d skills", e.text, i, p, e.fields[i], len(st.langs))
+				t.Fatalf("term %q posting %d: %+v (fields %#x) of %d skills", text, i, p, e.fields[i], len(st.langs))
 			}
 		}
 	}
-	for s, id := range st.surfaces {
+	for s, id := range surfaceMap(st.surfaces, st.surfaceTerms) {
 		if id < 0 || int(id) >= len(st.terms) {
 			t.Fatalf("surface %q: term %d of %d", s, id, len(st.terms))
 		}
@@ -492,7 +494,8 @@ func TestSpellings(t *testing.T) {
 	for name, ix := range map[string]*Index{"built": built, "stored": stored} {
 		ix.spellingsOf(nil)
 		want := map[int32][]string{}
-		for s, term := range ix.surfaces {
+		surfaces := surfaceMap(ix.surfaces, ix.surfaceTerms)
+		for s, term := range surfaces {
 			want[term] = append(want[term], s)
 		}
 		n := 0
@@ -500,12 +503,12 @@ func TestSpellings(t *testing.T) {
 			got := slices.Sorted(slices.Values(ix.spellings.of(term)))
 			w := slices.Sorted(slices.Values(want[term]))
 			if !slices.Equal(got, w) {
-				t.Fatalf("%s: term %d (%s): spellings %q, want %q", name, term, ix.terms[term].text, got, w)
+				t.Fatalf("%s: term %d (%s): spellings %q, want %q", name, term, ix.vocab.key(term), got, w)
 			}
 			n += len(got)
 		}
-		if n != len(ix.surfaces) {
-			t.Errorf("%s: %d spellings, want %d", name, n, len(ix.surfaces))
+		if n != len(surfaces) {
+			t.Errorf("%s: %d spellings, want %d", name, n, len(surfaces))
 		}
 		for _, term := range []int32{-1, int32(len(ix.terms)), 1 << 30} {
 			if f := ix.spellings.of(term); f != nil {

@@ -62,7 +62,7 @@ func (ix *Index) analyzeQuery(text string, s *scratch) []qgroup {
 		if tok.kind == tokCJK {
 			cjkBigrams(raw, func(gram string) {
 				g := qgroup{word: gram, weight: 1}
-				if t, ok := ix.vocab[gram]; ok {
+				if t, ok := ix.vocab.id(gram); ok {
 					g.alts = []qalt{{term: t, w: 1, word: gram}}
 					g.attainable = ix.terms[t].idf
 				} else if ix.hasCJK {
@@ -95,14 +95,14 @@ func (ix *Index) analyzeQuery(text string, s *scratch) []qgroup {
 		// another language may have it), and, for a word of another
 		// language than English, as English stems it (cognates: "isoler"
 		// and "isolate" share "isol").
-		if t, ok := ix.vocab[termOf(s.env, lower, surface, ql, ix.tune.analysis)]; ok {
+		if t, ok := ix.vocab.id(termOf(s.env, lower, surface, ql, ix.tune.analysis)); ok {
 			add(t, 1, surface)
 		}
-		if t, ok := ix.surfaces[surface]; ok {
+		if t, ok := ix.surfaceTerm(surface); ok {
 			add(t, 1, surface)
 		}
 		if ql != langEnglish && ix.tune.crossLang {
-			if t, ok := ix.vocab[termOf(s.env, surface, surface, langEnglish, ix.tune.analysis)]; ok {
+			if t, ok := ix.vocab.id(termOf(s.env, surface, surface, langEnglish, ix.tune.analysis)); ok {
 				add(t, 1, surface)
 			}
 		}
@@ -117,7 +117,7 @@ func (ix *Index) analyzeQuery(text string, s *scratch) []qgroup {
 			if l, r, ok := ix.typoIndex().split(ix, surface); ok {
 				// Two half-weight words, one share of the attainable score.
 				for _, part := range []string{l, r} {
-					t := ix.surfaces[part]
+					t, _ := ix.surfaceTerm(part)
 					addGroup(qgroup{word: part, weight: 0.5, alts: []qalt{{term: t, w: 1, word: part}},
 						attainable: 0.5 * ix.terms[t].idf})
 				}
@@ -150,8 +150,8 @@ func (ix *Index) addBigrams(groups []qgroup, w float64) []qgroup {
 		if len(a.alts) == 0 || len(b.alts) == 0 {
 			continue
 		}
-		key := bigramKey(ix.terms[a.alts[0].term].text, ix.terms[b.alts[0].term].text)
-		if t, ok := ix.vocab[key]; ok {
+		key := bigramKey(ix.vocab.key(a.alts[0].term), ix.vocab.key(b.alts[0].term))
+		if t, ok := ix.vocab.id(key); ok {
 			word := a.word + " " + b.word
 			groups = append(groups, qgroup{word: word, weight: w, bonus: true, alts: []qalt{{term: t, w: 1, word: word}}})
 		}
