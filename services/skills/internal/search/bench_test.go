@@ -216,11 +216,12 @@ func BenchmarkCacheHeld(b *testing.B) {
 }
 
 // BenchmarkStartHeld reports the heap a start's first index of the
-// 3,000-skill catalog holds, from the analysis cache's file ("file": the
-// analyses replayed) and from the index file too ("stored"), the catalog
-// held throughout: heap-MB is the live heap after the build less the one
-// before it, peak-MB the largest heap (HeapAlloc, sampled every
-// millisecond) during the build less the one before it.
+// 3,000-skill catalog holds, with nothing cached ("fill": every skill
+// analysed, the analyses kept, as on a first start), from the analysis
+// cache's file ("file": the analyses replayed) and from the index file too
+// ("stored"), the catalog held throughout: heap-MB is the live heap after
+// the build less the one before it, peak-MB the largest heap (HeapAlloc,
+// sampled every millisecond) during the build less the one before it.
 func BenchmarkStartHeld(b *testing.B) {
 	skills := syntheticSkills(b, 3000)
 	dir := b.TempDir()
@@ -235,15 +236,20 @@ func BenchmarkStartHeld(b *testing.B) {
 		runtime.ReadMemStats(&m)
 		return float64(m.HeapAlloc) / (1 << 20)
 	}
-	for _, mode := range []string{"file", "stored"} {
+	for _, mode := range []string{"fill", "file", "stored"} {
 		b.Run(mode, func(b *testing.B) {
 			var held, peak float64
 			for b.Loop() {
 				runtime.GC()
 				base := heap()
-				c := OpenAnalysisCache(path)
-				if mode == "stored" {
-					c.WithIndexFile(ixPath)
+				var c *AnalysisCache
+				switch mode {
+				case "fill":
+					c = OpenAnalysisCache(filepath.Join(dir, "none", CacheFileName()))
+				case "file":
+					c = OpenAnalysisCache(path)
+				case "stored":
+					c = OpenAnalysisCache(path).WithIndexFile(ixPath)
 				}
 				done := make(chan struct{})
 				top := make(chan float64)
