@@ -79,6 +79,22 @@ func DialOptions() []grpc.DialOption {
 	}
 }
 
+// CallID returns ctx with a request id in its outgoing metadata: the one
+// already there, else ctx's own (RequestID), else a fresh one. Set once per
+// call, before gRPC's retries, it is the same on every attempt of the call:
+// what lets the service record the call's usage events once (package
+// upstream's connections use it).
+func CallID(ctx context.Context) context.Context {
+	if md, ok := metadata.FromOutgoingContext(ctx); ok && len(md.Get(metadataKey)) > 0 {
+		return ctx
+	}
+	id := RequestID(ctx)
+	if id == "" {
+		id = NewRequestID()
+	}
+	return metadata.AppendToOutgoingContext(ctx, metadataKey, id)
+}
+
 // outgoing adds ctx's request id to its outgoing metadata.
 func outgoing(ctx context.Context) context.Context {
 	id, ok := ctx.Value(requestIDKey{}).(string)

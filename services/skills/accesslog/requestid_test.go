@@ -1,6 +1,7 @@
 package accesslog
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"net/http"
@@ -67,4 +68,26 @@ func TestCallerRequestIDs(t *testing.T) {
 	if got := RequestID(bad); got != "" {
 		t.Errorf("a service call with request id %q: read %q, want none (one of ours is made)", "a b", got)
 	}
+}
+
+// TestCallID: a call keeps the request id its outgoing metadata has, else
+// takes its context's, else a fresh one of its own.
+func TestCallID(t *testing.T) {
+	base := t.Context()
+	if got := outgoingIDs(CallID(metadata.AppendToOutgoingContext(base, metadataKey, "given"))); len(got) != 1 || got[0] != "given" {
+		t.Errorf("with an outgoing id: %q, want [given]", got)
+	}
+	if got := outgoingIDs(CallID(WithRequestID(base, "mine"))); len(got) != 1 || got[0] != "mine" {
+		t.Errorf("with the context's id: %q, want [mine]", got)
+	}
+	a, b := outgoingIDs(CallID(base)), outgoingIDs(CallID(base))
+	if len(a) != 1 || len(b) != 1 || a[0] == "" || a[0] == b[0] {
+		t.Errorf("fresh ids of two calls: %q and %q, want two different ones", a, b)
+	}
+}
+
+// outgoingIDs are the request ids in ctx's outgoing metadata.
+func outgoingIDs(ctx context.Context) []string {
+	md, _ := metadata.FromOutgoingContext(ctx)
+	return md.Get(metadataKey)
 }

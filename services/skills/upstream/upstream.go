@@ -24,6 +24,7 @@
 package upstream
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -35,6 +36,8 @@ import (
 	_ "google.golang.org/grpc/health" // client-side health checking
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/resolver"
+
+	"github.com/skillsd/skillsd/services/skills/accesslog"
 )
 
 // ListScheme is the resolver scheme of a comma-separated list of replicas
@@ -132,6 +135,10 @@ func Dial(server string, opts ...grpc.DialOption) (*grpc.ClientConn, error) {
 	if Replicas(target) {
 		// Ours, not one a DNS TXT record might carry.
 		own = append(own, grpc.WithDefaultServiceConfig(ServiceConfig()), grpc.WithDisableServiceConfig())
+		// Each call carries one request id on all its attempts: a read
+		// retried on another replica after the first died before
+		// answering records its usage event once (usage.KeyedID).
+		own = append(own, grpc.WithChainUnaryInterceptor(callID))
 	}
 	conn, err := grpc.NewClient(target, append(own, opts...)...)
 	if err != nil {
@@ -172,6 +179,11 @@ func ServiceConfig() string {
 		panic(err) // a constant structure
 	}
 	return string(b)
+}
+
+// callID gives a call a request id before gRPC's retries (accesslog.CallID).
+func callID(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+	return invoker(accesslog.CallID(ctx), method, req, reply, cc, opts...)
 }
 
 // static resolves a list to its addresses, once.

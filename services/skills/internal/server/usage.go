@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	skillsv1 "github.com/skillsd/skillsd/proto/gen/go/skills/v1"
+	"github.com/skillsd/skillsd/services/skills/accesslog"
 	"github.com/skillsd/skillsd/services/skills/internal/failure"
 	"github.com/skillsd/skillsd/services/skills/internal/usage"
 )
@@ -35,12 +36,14 @@ func analyticsOff() error {
 }
 
 // record records a usage event; failures are logged by the recorder (or
-// here, at debug level) and never fail the call that caused the event.
+// here, at debug level) and never fail the call that caused the event. The
+// event's id comes from the call's request id: a call retried on another
+// replica (or on this one) records one event, not two.
 func (s *Service) record(ctx context.Context, p usage.Payload) {
 	if !s.opts.Usage.Enabled() {
 		return
 	}
-	if _, err := s.opts.Usage.Record(p); err != nil {
+	if _, err := s.opts.Usage.RecordFor(accesslog.RequestID(ctx), p); err != nil {
 		s.log.DebugContext(ctx, "usage event not recorded", "type", p.Type, "err", err)
 	}
 }

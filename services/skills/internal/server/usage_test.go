@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -426,5 +427,35 @@ func benchCorpus() string {
 			return ""
 		}
 		dir = parent
+	}
+}
+
+// TestRetriedCallRecordedOnce: a search made twice under one request id (a
+// client retrying a read on another replica of a fleet sharing one store,
+// after the first died having recorded the search but before answering)
+// leaves one search event; a search without one is an event of its own.
+// Before, each attempt recorded an event of its own (TestFleet saw it once).
+func TestRetriedCallRecordedOnce(t *testing.T) {
+	rec := openRecorder(t, "")
+	s := routingService(t, Options{MatchingStrategy: "auto", Usage: rec}, routingTree(t))
+	call := metadata.NewIncomingContext(t.Context(), metadata.Pairs("x-request-id", "call-7"))
+	req := &skillsv1.SearchSkillsRequest{Query: "react authentication"}
+	for range 2 { // the call and its retry
+		if _, err := s.SearchSkills(call, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.SearchSkills(t.Context(), req); err != nil { // another call
+		t.Fatal(err)
+	}
+	if err := rec.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	st, err := rec.Stats(t.Context(), usage.Window{Start: time.Now().Add(-time.Hour), End: time.Now().Add(time.Hour), TopN: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.TotalEvents != 2 {
+		t.Errorf("events stored = %d, want 2: the call retried once, and another call", st.TotalEvents)
 	}
 }

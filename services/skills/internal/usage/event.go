@@ -12,6 +12,7 @@ package usage
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -47,7 +48,9 @@ const (
 // Event is one usage event, in the shape the publisher posts
 // ({"events": [Event...]}) and a collector ingests.
 type Event struct {
-	// ID is unique (a UUIDv7), so that a collector can drop duplicates.
+	// ID is unique, so that a collector can drop duplicates: a UUIDv7, or
+	// for an event made by a call with a request id a UUIDv8 derived from
+	// it (KeyedID), the same when the call is made again.
 	ID string `json:"id"`
 	// Type is one of the Type* constants.
 	Type string `json:"type"`
@@ -99,6 +102,30 @@ func NewID(now time.Time) string {
 	copy(b[:6], ms[2:])
 	b[6] = 0x70 | b[6]&0x0f // version 7
 	b[8] = 0x80 | b[8]&0x3f // variant 10
+	return uuidText(b)
+}
+
+// KeyedID is the id of the event of type typ and data fields (JSON) made by
+// the call whose request id is call: a UUIDv8 whose bits are SHA-256 of the
+// three, so that the same call made twice (a retry) gives the same id and
+// any other call, type or data another one.
+func KeyedID(call, typ string, fields []byte) string {
+	h := sha256.New()
+	for _, part := range [][]byte{[]byte(call), []byte(typ), fields} {
+		var n [8]byte
+		binary.BigEndian.PutUint64(n[:], uint64(len(part)))
+		h.Write(n[:]) // length-prefixed: the parts cannot run into each other
+		h.Write(part)
+	}
+	var b [16]byte
+	copy(b[:], h.Sum(nil))
+	b[6] = 0x80 | b[6]&0x0f // version 8
+	b[8] = 0x80 | b[8]&0x3f // variant 10
+	return uuidText(b)
+}
+
+// uuidText is the text form of a UUID.
+func uuidText(b [16]byte) string {
 	h := hex.EncodeToString(b[:])
 	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }

@@ -195,7 +195,16 @@ func (r *Recorder) Enabled() bool { return r != nil }
 // when the event could not be spooled (ErrSpoolFull, a disk error, closed);
 // callers on a request path log it and go on. A nil Recorder returns a zero
 // Event and nil.
-func (r *Recorder) Record(p Payload) (Event, error) {
+func (r *Recorder) Record(p Payload) (Event, error) { return r.RecordFor("", p) }
+
+// RecordFor is Record for an event made by the call whose request id is
+// call: the event's ID is then KeyedID(call, its type and data), so that the
+// same call made again records the same event, which a store keeps once. A
+// client retries a read on another replica when the first died before
+// answering (package upstream), after that one may have recorded the
+// event: with one id, the fleet's shared store holds it once. An empty call
+// is Record.
+func (r *Recorder) RecordFor(call string, p Payload) (Event, error) {
 	if r == nil {
 		return Event{}, nil
 	}
@@ -204,7 +213,15 @@ func (r *Recorder) Record(p Payload) (Event, error) {
 	}
 	typ, data := p.Type, p.Data
 	now := r.now()
-	e := Event{ID: NewID(now), Type: typ, Timestamp: now.UTC(), ServerID: r.opts.ServerID, Data: data}
+	id := NewID(now)
+	if call != "" {
+		fields, err := json.Marshal(data) // map keys sorted: the same data, the same bytes
+		if err != nil {
+			return Event{}, fmt.Errorf("usage: encoding a %s event: %w", typ, err)
+		}
+		id = KeyedID(call, typ, fields)
+	}
+	e := Event{ID: id, Type: typ, Timestamp: now.UTC(), ServerID: r.opts.ServerID, Data: data}
 	line, err := json.Marshal(e)
 	if err != nil {
 		return Event{}, fmt.Errorf("usage: encoding a %s event: %w", typ, err)

@@ -389,3 +389,61 @@ func TestCrashChild(t *testing.T) {
 	fmt.Println("recorded")
 	<-t.Context().Done() // killed before this
 }
+
+// TestRecordForOneCall: the events of one call (one request id) have one
+// id, however often the call is made (a client retrying it), and the store
+// keeps it once; another call, or the same call's other data, is another
+// event, and Record's ids never repeat.
+func TestRecordForOneCall(t *testing.T) {
+	r := openTest(t, t.TempDir(), "", nil)
+	record := func(call string, p Payload) string {
+		t.Helper()
+		e, err := r.RecordFor(call, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e.ID
+	}
+	first := record("req-1", Searched("pdf tables", 3))
+	if again := record("req-1", Searched("pdf tables", 3)); again != first {
+		t.Errorf("the same call made again: id %s, want %s", again, first)
+	}
+	ids := map[string]bool{first: true}
+	for _, id := range []string{
+		record("req-2", Searched("pdf tables", 3)), // another call
+		record("req-1", Searched("pdf tables", 4)), // other data
+		record("req-1", NoMatch("pdf tables")),     // another type
+		record("", Searched("pdf tables", 3)),      // no call: Record
+		record("", Searched("pdf tables", 3)),
+	} {
+		if ids[id] {
+			t.Errorf("id %s given twice", id)
+		}
+		ids[id] = true
+	}
+	if err := r.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	st, err := r.Stats(t.Context(), Window{Start: time.Now().Add(-time.Hour), End: time.Now().Add(time.Hour), TopN: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.TotalEvents != 6 {
+		t.Errorf("TotalEvents = %d, want 6 (seven recorded, one of them twice)", st.TotalEvents)
+	}
+}
+
+// TestKeyedID checks KeyedID's form (a UUIDv8) and that no part runs into
+// the next.
+func TestKeyedID(t *testing.T) {
+	id := KeyedID("req", "search", []byte(`{"query":"q"}`))
+	if len(id) != 36 || id[8] != '-' || id[13] != '-' || id[18] != '-' || id[23] != '-' || id[14] != '8' || !strings.ContainsRune("89ab", rune(id[19])) {
+		t.Errorf("KeyedID = %q, want a UUIDv8 in its text form", id)
+	}
+	if KeyedID("ab", "c", nil) == KeyedID("a", "bc", nil) {
+		t.Error("KeyedID(ab, c) = KeyedID(a, bc): the parts run into each other")
+	}
+	if KeyedID("req", "search", []byte(`{"query":"q"}`)) != id {
+		t.Error("KeyedID is not a function of its inputs")
+	}
+}
