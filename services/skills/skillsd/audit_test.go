@@ -358,7 +358,7 @@ var configAudit = map[string]func(t *testing.T, a *audit){
 	"embedding.query_timeout_ms": func(t *testing.T, a *audit) {
 		fake := embedtest.NewServer(t)
 		s := a.start(t, "embedding: {provider: openai, base_url: "+fake.BaseURL()+", query_timeout_ms: 10}\nmatching: {strategy: ranked}")
-		waitUntil(t, "the skills embedded", func() bool { return fake.Inputs() >= 3 })
+		s.waitEmbedded(t)
 		fake.Delay(time.Second)
 		s.search(t, "pdf")
 		if !strings.Contains(s.logs.String(), "embedding the query failed; answering lexically") {
@@ -379,7 +379,8 @@ var configAudit = map[string]func(t *testing.T, a *audit){
 		fake := embedtest.NewServer(t)
 		base := "embedding: {provider: openai, base_url: " + fake.BaseURL()
 		def, low := a.start(t, base+"}\nmatching: {strategy: ranked}"), a.start(t, base+", strong_similarity: 0.05}\nmatching: {strategy: ranked}")
-		waitUntil(t, "both catalogs embedded", func() bool { return fake.Inputs() >= 6 })
+		def.waitEmbedded(t)
+		low.waitEmbedded(t)
 		differ := false
 		for _, q := range []string{"use", "decks", "formulas and text"} {
 			d, l := def.search(t, q), low.search(t, q)
@@ -717,7 +718,8 @@ func auditSemanticOrder(t *testing.T, a *audit, setting string, restated []strin
 	fake := embedtest.NewServer(t)
 	base := "embedding: {provider: openai, base_url: " + fake.BaseURL()
 	def, set := a.start(t, base+"}\nmatching: {strategy: ranked}"), a.start(t, base+", "+setting+"}\nmatching: {strategy: ranked}")
-	waitUntil(t, "both catalogs embedded", func() bool { return fake.Inputs() >= 6 })
+	def.waitEmbedded(t)
+	set.waitEmbedded(t)
 	order := func(s *running, q string) []string {
 		resp, err := skillsv1.NewRoutingServiceClient(s.conn).SearchSkills(t.Context(), &skillsv1.SearchSkillsRequest{Query: q, Restated: restated})
 		if err != nil {
@@ -826,6 +828,15 @@ type running struct {
 	logs  *syncBuffer
 	level *slog.LevelVar
 	opts  skillsd.Options
+}
+
+// waitEmbedded waits until the service has the skills' vectors: it logs
+// "skills embedded" once they are published, after the provider answered
+// (the provider having had the texts is not enough: a search made between
+// the two is lexical, which a test of semantic search must not see).
+func (r *running) waitEmbedded(t *testing.T) {
+	t.Helper()
+	waitUntil(t, "the skills embedded", func() bool { return strings.Contains(r.logs.String(), `msg="skills embedded"`) })
 }
 
 // start runs the service on the fixture catalog with yaml as config.yaml
