@@ -291,6 +291,14 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	}
 	s.ready = make(chan struct{})
 	s.scanned = make(chan struct{})
+	// What the last process kept (the catalog, its scans, its search
+	// index) is read from now on, beside the rest of the start, for the
+	// first build: a start with caches then walks the sources as soon as
+	// it loads, with nothing left to read in front of the walk.
+	s.searchCache = openSearchCache(cfg, getenv, home)
+	s.held.Preload()
+	s.scanner.Preload()
+	s.searchCache.Preload()
 
 	cont, err := newContent(opts, cfg, cwd, home, getenv, gitRepos, log)
 	if err != nil {
@@ -336,7 +344,6 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		}
 	}
 	run := processRunner(cfg, home, cwd, getenv, log)
-	s.searchCache = openSearchCache(cfg, getenv, home)
 	svc := server.New(server.Options{
 		Store:            s.store,
 		Refresher:        s.fresh,
@@ -409,6 +416,10 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	return s, nil
 }
 
+// Warm reports whether this start has the catalog cache of an earlier one:
+// its first load then mostly reads what that one kept, and is short.
+func (s *Server) Warm() bool { return s.held.Exists() }
+
 // loadLater loads the first catalog in the background, its RPCs refused
 // with msg until it is in; done, when not nil, is closed when the load ends.
 func (s *Server) loadLater(svc *server.Service, msg string, done chan struct{}) {
@@ -443,10 +454,6 @@ func (s *Server) loadLater(svc *server.Service, msg string, done chan struct{}) 
 // ready (WaitReady).
 func (s *Server) load(ctx context.Context, svc *server.Service) error {
 	start := time.Now()
-	// The scans and analyses kept by the last process are read beside the
-	// build's walk, for the build and the first index.
-	s.scanner.Preload()
-	s.searchCache.Preload()
 	s.fresh.SyncAtStart(ctx)
 	if err := s.fresh.Rebuild(ctx); err != nil {
 		return err

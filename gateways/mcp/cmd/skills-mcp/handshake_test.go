@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -85,4 +86,51 @@ func TestHandshake(t *testing.T) {
 		t.Fatal("the wait did not end by itself")
 	}
 	h.open() // after the timer: no second close
+}
+
+// TestWarmStartLoadsAtOnce: a start with the catalog cache of an earlier
+// one does not wait for the host's tools/list to load its catalog (its load
+// is short, and the host's first search waits for it); a first start does.
+func TestWarmStartLoadsAtOnce(t *testing.T) {
+	env := map[string]string{"SKILLSD_HOME": t.TempDir()}
+	getenv := func(k string) string { return env[k] }
+	skills := writeSkills(t)
+	start := func() (service, *handshake) {
+		t.Helper()
+		o := options{skillsDirs: []string{skills}, handshake: newHandshake(time.Hour)}
+		svc, err := startEmbedded(t.Context(), o, getenv, slog.New(slog.DiscardHandler), logVars{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return svc, o.handshake
+	}
+	isOpen := func(h *handshake) bool {
+		select {
+		case <-h.done:
+			return true
+		default:
+			return false
+		}
+	}
+
+	svc, h := start()
+	if isOpen(h) {
+		t.Fatal("a first start loads before the host listed the tools")
+	}
+	h.open()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	if err := svc.waitScanned(ctx); err != nil {
+		t.Fatal(err)
+	}
+	svc.close() // writes the catalog cache
+
+	svc, h = start()
+	defer svc.close()
+	if !isOpen(h) {
+		t.Error("a warm start waits for the host's tools/list to load")
+	}
+	if err := svc.waitScanned(ctx); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -115,6 +115,11 @@ type Cache struct {
 	// last is when the last background write started.
 	last   time.Time
 	closed bool
+	// first is what the first read of the file found (readFirst), until
+	// the first load takes it; firstTaken says it did.
+	first      *Snapshot
+	firstTaken bool
+	firstOnce  sync.Once
 	// wg counts the scheduled and running background writes.
 	wg sync.WaitGroup
 }
@@ -250,15 +255,66 @@ func (c *Cache) Save(s *Snapshot) error {
 	return nil
 }
 
-// load reads the file into a snapshot that holds only what a build reuses
-// (skills with their file, source name, layout, size and time, document,
-// parse diagnostics, digest and companion files); nil when there is no
-// usable file, which is logged at debug level.
+// Exists reports whether the file is there, as a regular file: a start
+// that has it reads its catalog more than it parses it (false on a nil
+// Cache).
+func (c *Cache) Exists() bool {
+	if c == nil {
+		return false
+	}
+	info, err := os.Lstat(c.file)
+	return err == nil && info.Mode().IsRegular()
+}
+
+// Preload reads the file in the background for the first build to take
+// (load), so that a server's start reads it beside the rest of its work
+// instead of in front of its first walk. It does nothing on a nil Cache, or
+// when the file was read already.
+func (c *Cache) Preload() {
+	if c == nil {
+		return
+	}
+	go c.readFirst()
+}
+
+// readFirst reads the file once per Cache, for the first load: mapped, not
+// copied, and the skills decoded share the mapping, which stays for as long
+// as the process (statefile.Map). The cache is written by renaming a new
+// file over it, so the mapping keeps what was read.
+func (c *Cache) readFirst() {
+	c.firstOnce.Do(func() {
+		s := c.read(statefile.Map)
+		c.mu.Lock()
+		c.first = s
+		c.mu.Unlock()
+	})
+}
+
+// load returns the file's content as a snapshot that holds only what a
+// build reuses (skills with their file, source name, layout, size and time,
+// document, parse diagnostics, digest and companion files); nil when there
+// is no usable file, which is logged at debug level. The first load takes
+// what Preload read (reading it now if it did not); a later one (a build
+// that starts over without a snapshot) reads the file again, copied, so
+// that mappings do not pile up.
 func (c *Cache) load() *Snapshot {
 	if c == nil {
 		return nil
 	}
-	data, err := statefile.Read(c.file, maxCacheFile)
+	c.readFirst()
+	c.mu.Lock()
+	s, taken := c.first, c.firstTaken
+	c.first, c.firstTaken = nil, true
+	c.mu.Unlock()
+	if !taken {
+		return s
+	}
+	return c.read(statefile.Read)
+}
+
+// read reads the file with readFile and decodes it (load).
+func (c *Cache) read(readFile func(string, int64) ([]byte, error)) *Snapshot {
+	data, err := readFile(c.file, maxCacheFile)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			c.log.Debug("catalog cache ignored", "file", c.file, "error", err)
@@ -710,8 +766,9 @@ func decodeSkills(body []byte) ([]*Skill, error) {
 		n = int(binary.BigEndian.Uint32(body[len(body)-4:]))
 		d.b = body[:len(body)-4]
 		// Decoded strings share body's memory instead of copying a large
-		// catalog's once more: body is the decoder's own (read from the
-		// file, or encoded for it) and nothing writes to it after this.
+		// catalog's once more: body is the decoder's own (read or mapped
+		// from the file, or encoded for it) and nothing writes to it after
+		// this.
 		d.s = unsafe.String(unsafe.SliceData(body), len(body)-4)
 	} else {
 		d.fail()

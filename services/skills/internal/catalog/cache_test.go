@@ -777,6 +777,49 @@ func TestCacheOnlyWithoutPrevious(t *testing.T) {
 	}
 }
 
+// TestCachePreload: what Preload reads (the file mapped, not copied) is
+// what the first build takes, whole; a build after it that starts over
+// without a snapshot reads the file again, and takes the same; a file
+// rewritten after the preload leaves the skills read from it intact.
+func TestCachePreload(t *testing.T) {
+	dir := restartTree(t)
+	roots := []*source.Root{localRoot("t", dir)}
+	file := filepath.Join(t.TempDir(), CacheFileName())
+	if newTestCache(t, file).Exists() {
+		t.Fatal("Exists before the file was written")
+	}
+	want := build(t, roots...)
+	if err := newTestCache(t, file).Save(want); err != nil {
+		t.Fatal(err)
+	}
+	c := newTestCache(t, file)
+	if !c.Exists() {
+		t.Fatal("not Exists after Save")
+	}
+	c.Preload()
+	c.Preload() // once only
+	first := buildCached(t, roots, c)
+	sameCatalog(t, first, want)
+	if n := first.Stats().Reused; n != want.Len() {
+		t.Errorf("the first build took %d skills from the preload, want %d", n, want.Len())
+	}
+	// The file replaced (an edit's snapshot kept) after the mapped read.
+	rewrite(t, filepath.Join(dir, "added", "SKILL.md"), folderSkill("added", "Added after the first build.", "x"), past.Add(time.Hour))
+	if err := c.Save(build(t, roots...)); err != nil {
+		t.Fatal(err)
+	}
+	sameCatalog(t, first, want)
+	again := buildCached(t, roots, c)
+	if n, total := again.Stats().Reused, again.Len(); n != total-1 {
+		t.Errorf("a second build without a snapshot reused %d of %d skills, want all but the new one", n, total)
+	}
+	var nilCache *Cache
+	nilCache.Preload()
+	if nilCache.Exists() {
+		t.Error("a nil Cache Exists")
+	}
+}
+
 // TestCacheRemovesOlderFormats: writing the cache removes the files of
 // earlier formats beside it (a format change renames the file), and only
 // when the file has the package's own name.

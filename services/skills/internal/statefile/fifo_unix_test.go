@@ -18,20 +18,22 @@ func TestReadFIFO(t *testing.T) {
 	if err := syscall.Mkfifo(path, 0o600); err != nil {
 		t.Skipf("no FIFOs here: %v", err)
 	}
-	done := make(chan error, 1)
-	go func() {
-		_, err := Read(path, 1<<20)
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		if !errors.Is(err, ErrNotRegular) {
-			t.Errorf("Read = %v, want ErrNotRegular", err)
+	for name, read := range readers {
+		done := make(chan error, 1)
+		go func() {
+			_, err := read(path, 1<<20)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if !errors.Is(err, ErrNotRegular) {
+				t.Errorf("%s = %v, want ErrNotRegular", name, err)
+			}
+		case <-time.After(5 * time.Second):
+			if f, _ := os.OpenFile(path, os.O_WRONLY, 0); f != nil { // unblock the reader
+				f.Close()
+			}
+			t.Fatalf("%s waited on the FIFO", name)
 		}
-	case <-time.After(5 * time.Second):
-		if f, _ := os.OpenFile(path, os.O_WRONLY, 0); f != nil { // unblock the reader
-			f.Close()
-		}
-		t.Fatal("Read waited on the FIFO")
 	}
 }

@@ -30,6 +30,11 @@ func Read(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readAll(f, size)
+}
+
+// readAll reads f, of size bytes when it was opened, to its end.
+func readAll(f *os.File, size int64) ([]byte, error) {
 	// One byte more than the size, to see the file grow meanwhile.
 	data := make([]byte, size+1)
 	n, err := io.ReadFull(f, data)
@@ -40,6 +45,33 @@ func Read(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	return data[:n], nil
+}
+
+// Map returns the content of the file at path, under Read's conditions,
+// mapped into memory read-only instead of copied into the heap: a start
+// that reads its caches then takes pages the kernel already holds instead
+// of faulting in and filling fresh memory (on a virtual machine, where a
+// fresh page costs several microseconds, that was most of reading a
+// 4 MB catalog cache: 13 ms against 0.2).
+//
+// The mapping is never undone: what is decoded from it may share its memory
+// for as long as the process lives. So Map is for a file read once per
+// process, whose content is not written to (writing to it faults). The
+// service replaces its files by renaming (Write), never in place, so a
+// mapping keeps the content it was made with; a file cut short in place by
+// another program while it is mapped would make a later read of the lost
+// part fault. Where mapping is not available (not Linux), or fails, Map
+// returns Read's copy.
+func Map(path string, limit int64) ([]byte, error) {
+	f, size, err := Open(path, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if data, ok := mapFile(f, size); ok {
+		return data, nil
+	}
+	return readAll(f, size)
 }
 
 // Open opens the file at path for reading, under Read's conditions, and

@@ -60,22 +60,69 @@ func TestWriteFailureKeepsTheFile(t *testing.T) {
 	}
 }
 
+// readers are the two ways to read a state file whole.
+var readers = map[string]func(string, int64) ([]byte, error){"Read": Read, "Map": Map}
+
 func TestReadRefuses(t *testing.T) {
-	dir := t.TempDir()
-	if _, err := Read(filepath.Join(dir, "missing"), 10); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("missing file: %v, want fs.ErrNotExist", err)
+	for name, read := range readers {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			if _, err := read(filepath.Join(dir, "missing"), 10); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("missing file: %v, want fs.ErrNotExist", err)
+			}
+			if _, err := read(dir, 10); !errors.Is(err, ErrNotRegular) {
+				t.Errorf("a folder: %v, want ErrNotRegular", err)
+			}
+			target := filepath.Join(dir, "target")
+			if err := os.WriteFile(target, []byte("x"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := read(target, 0); err == nil {
+				t.Error("a file over the limit was read")
+			}
+			link := filepath.Join(dir, "link")
+			if err := os.Symlink(target, link); err == nil {
+				if _, err := read(link, 10); !errors.Is(err, ErrNotRegular) {
+					t.Errorf("a link: %v, want ErrNotRegular", err)
+				}
+			}
+		})
 	}
-	if _, err := Read(dir, 10); !errors.Is(err, ErrNotRegular) {
-		t.Errorf("a folder: %v, want ErrNotRegular", err)
-	}
-	target := filepath.Join(dir, "target")
-	if err := os.WriteFile(target, []byte("x"), 0o600); err != nil {
+}
+
+// TestMapKeepsContent: what Map returns is the file's content, and stays
+// so after Write replaces the file (a new file renamed over it), as a
+// catalog cache read at start is rewritten while its skills are served.
+func TestMapKeepsContent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cache.bin")
+	old := strings.Repeat("0123456789abcdef", 1<<12) + "end" // several pages, not a whole number of them
+	if err := os.WriteFile(path, []byte(old), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	link := filepath.Join(dir, "link")
-	if err := os.Symlink(target, link); err == nil {
-		if _, err := Read(link, 10); !errors.Is(err, ErrNotRegular) {
-			t.Errorf("a link: %v, want ErrNotRegular", err)
-		}
+	data, err := Map(path, int64(len(old)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(data) != old {
+		t.Fatalf("Map = %d bytes, not the file's content", len(data))
+	}
+	if err := Write(path, func(w io.Writer) error {
+		_, err := io.WriteString(w, "new")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if string(data) != old {
+		t.Error("the mapped content changed when the file was replaced")
+	}
+	if again, err := Map(path, 10); err != nil || string(again) != "new" {
+		t.Errorf("Map after the write = %q, %v", again, err)
+	}
+	empty := filepath.Join(t.TempDir(), "empty")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := Map(empty, 10); err != nil || len(data) != 0 {
+		t.Errorf("Map of an empty file = %q, %v", data, err)
 	}
 }

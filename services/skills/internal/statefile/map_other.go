@@ -1,0 +1,8 @@
+//go:build !linux
+
+package statefile
+
+import "os"
+
+// mapFile does not map: Map reads the file instead.
+func mapFile(*os.File, int64) ([]byte, bool) { return nil, false }
