@@ -1,7 +1,6 @@
 package search
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -26,7 +25,7 @@ import (
 
 // indexVersion changes whenever the index file's layout, or what build
 // computes from the same analyses (weights, idf, term ids), changes.
-const indexVersion = 1
+const indexVersion = 2
 
 // indexFormat names the index file's layout; it opens the file.
 const indexFormat = "skillsd-search-index\n"
@@ -105,12 +104,13 @@ func (c *AnalysisCache) loadIndex() {
 		if c.indexPath == "" {
 			return
 		}
-		f, size, err := statefile.Open(c.indexPath, maxIndexFile)
+		// Mapped, once a process: the index decoded from it uses its
+		// postings and strings where they lie (decodeIndex).
+		data, err := statefile.Map(c.indexPath, maxIndexFile)
 		if err != nil {
 			return
 		}
-		defer f.Close()
-		st, _ := readIndex(f, size, indexBuffer)
+		st, _ := decodeIndex(data)
 		c.mu.Lock()
 		c.stored = st
 		c.mu.Unlock()
@@ -183,14 +183,19 @@ func (c *AnalysisCache) saveIndex() error {
 //	skills: count, then each skill's language (1 byte)
 //	flags (1 byte: 1 = some skill is CJK)
 //	strings: length, bytes (every term's text, then every surface's)
-//	postings: count (all terms')
-//	terms: count, then each: text length, posting count, then each posting:
-//	  skill (the first as is, then less the previous one's + 1), field
-//	  mask (1 byte), pseudo term frequency (float32, 4 bytes)
+//	postings: count (all terms'), then zero bytes up to the next multiple
+//	  of 8 from the start of the file, then each posting as it lies in
+//	  memory (posting): skill (uint32), pseudo term frequency (float32),
+//	  little endian; then each posting's field mask (1 byte)
+//	terms: count, then each: text length, posting count (its postings are
+//	  the next ones, by skill)
 //	surfaces: count, then each (sorted): length, term
 //
 // A term's idf and the idf of unknown terms are computed from the posting
-// counts, as build does.
+// counts, as build does. The postings, the field masks and the strings are
+// used where they lie in the file, which a start maps (statefile.Map):
+// decoding them would fill as much fresh memory, at several microseconds a
+// page on a virtual machine, for what the file already holds as it is.
 
 // encodeIndex returns the index file's content for ix, whose key is key.
 func encodeIndex(ix *Index, key *cacheKey) []byte {
@@ -203,7 +208,7 @@ func encodeIndex(ix *Index, key *cacheKey) []byte {
 	for _, s := range surfs {
 		nstr += len(ix.surfaces.key(s))
 	}
-	b := make([]byte, indexHeaderLen, indexHeaderLen+len(key)+len(ix.docs)+nstr+7*npost+4*len(ix.terms)+4*len(surfs)+32)
+	b := make([]byte, indexHeaderLen, indexHeaderLen+len(key)+len(ix.docs)+nstr+9*npost+4*len(ix.terms)+4*len(surfs)+48)
 	b = append(b, key[:]...)
 	b = binary.AppendUvarint(b, uint64(len(ix.docs)))
 	for _, d := range ix.docs {
@@ -222,17 +227,22 @@ func encodeIndex(ix *Index, key *cacheKey) []byte {
 		b = append(b, ix.surfaces.key(s)...)
 	}
 	b = binary.AppendUvarint(b, uint64(npost))
+	for len(b)%postingAlign != 0 {
+		b = append(b, 0)
+	}
+	for _, t := range ix.terms {
+		for _, p := range t.postings {
+			b = binary.LittleEndian.AppendUint32(b, uint32(p.doc))
+			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(p.tf))
+		}
+	}
+	for _, t := range ix.terms {
+		b = append(b, t.fields...)
+	}
 	b = binary.AppendUvarint(b, uint64(len(ix.terms)))
 	for id, t := range ix.terms {
 		b = binary.AppendUvarint(b, uint64(len(ix.vocab.key(int32(id)))))
 		b = binary.AppendUvarint(b, uint64(len(t.postings)))
-		next := int32(0)
-		for i, p := range t.postings {
-			b = binary.AppendUvarint(b, uint64(p.doc-next))
-			b = append(b, t.fields[i])
-			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(p.tf))
-			next = p.doc + 1
-		}
 	}
 	b = binary.AppendUvarint(b, uint64(len(surfs)))
 	for _, s := range surfs {
@@ -243,6 +253,39 @@ func encodeIndex(ix *Index, key *cacheKey) []byte {
 	// The header, over the room left for it at the start.
 	appendFileHeader(b[:0], indexFormat, indexVersion, b[indexHeaderLen:])
 	return b
+}
+
+// postingAlign is the alignment of the postings in the file (from its
+// start) and in memory.
+const postingAlign = 8
+
+// A posting is 8 bytes, as the file holds it, and postingAlign aligns it
+// (both fail to compile otherwise).
+var (
+	_ = [1]struct{}{}[unsafe.Sizeof(posting{})-8]
+	_ = [1]struct{}{}[postingAlign%unsafe.Alignof(posting{})]
+)
+
+// nativeLittleEndian says this machine lays numbers out as the file does,
+// so that the file's postings can be used where they lie.
+var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// postingsIn returns the postings whose file form is raw (8 bytes each):
+// raw itself, when this machine's layout is the file's and raw is aligned,
+// else decoded into a slice of their own.
+func postingsIn(raw []byte) []posting {
+	n := len(raw) / 8
+	if n == 0 {
+		return nil
+	}
+	if at := unsafe.SliceData(raw); nativeLittleEndian && uintptr(unsafe.Pointer(at))%unsafe.Alignof(posting{}) == 0 {
+		return unsafe.Slice((*posting)(unsafe.Pointer(at)), n)
+	}
+	out := make([]posting, n)
+	for i := range out {
+		out[i] = posting{doc: int32(binary.LittleEndian.Uint32(raw[8*i:])), tf: math.Float32frombits(binary.LittleEndian.Uint32(raw[8*i+4:]))}
+	}
+	return out
 }
 
 // sortedSurfaces returns the ids of ix's surfaces in the order of the
@@ -256,45 +299,32 @@ func sortedSurfaces(ix *Index) []int32 {
 	return ids
 }
 
-// indexReader decodes the payload from a stream, through a buffer of its
-// own, so that the file's bytes are never whole in memory; after the first
+// indexReader decodes a payload held whole in memory; after the first
 // error it reads zeros.
 type indexReader struct {
-	src io.Reader
-	// buf[off:] has been read from src and not decoded yet.
-	buf []byte
+	b   []byte
 	off int
-	// left is how many bytes of the payload src has not given yet.
-	left uint64
-	err  error
+	err error
 }
 
 // remaining is how many bytes of the payload are left to decode.
-func (r *indexReader) remaining() uint64 { return uint64(len(r.buf)-r.off) + r.left }
-
-// fill makes n bytes (at most the buffer's capacity), or all those left
-// when fewer, ready in the buffer.
-func (r *indexReader) fill(n int) {
-	if len(r.buf)-r.off >= n || r.left == 0 || r.err != nil {
-		return
-	}
-	k := copy(r.buf[:cap(r.buf)], r.buf[r.off:])
-	m := int(min(uint64(cap(r.buf)-k), r.left))
-	got, err := io.ReadFull(r.src, r.buf[k:k+m])
-	r.buf, r.off = r.buf[:k+got], 0
-	r.left -= uint64(got)
-	if err != nil {
-		r.err = errIndexFile // shorter than its header says, or unreadable
-	}
-}
+func (r *indexReader) remaining() uint64 { return uint64(len(r.b) - r.off) }
 
 // uvarint reads a number, at most most.
 func (r *indexReader) uvarint(most uint64) uint64 {
-	r.fill(binary.MaxVarintLen64)
 	if r.err != nil {
 		return 0
 	}
-	v, n := binary.Uvarint(r.buf[r.off:])
+	if r.off < len(r.b) && r.b[r.off] < 0x80 { // one byte: most of them
+		v := uint64(r.b[r.off])
+		if v > most {
+			r.err = errIndexFile
+			return 0
+		}
+		r.off++
+		return v
+	}
+	v, n := binary.Uvarint(r.b[r.off:])
 	if n <= 0 || v > most {
 		r.err = errIndexFile
 		return 0
@@ -303,99 +333,54 @@ func (r *indexReader) uvarint(most uint64) uint64 {
 	return v
 }
 
-// read fills dst with the next len(dst) bytes.
-func (r *indexReader) read(dst []byte) {
-	if r.err != nil {
-		return
-	}
-	if uint64(len(dst)) > r.remaining() {
+// bytes returns the next n bytes, where they lie.
+func (r *indexReader) bytes(n uint64) []byte {
+	if r.err != nil || n > r.remaining() {
 		r.err = errIndexFile
-		return
+		return nil
 	}
-	k := copy(dst, r.buf[r.off:])
-	r.off += k
-	if k < len(dst) {
-		got, err := io.ReadFull(r.src, dst[k:])
-		r.left -= uint64(got)
-		if err != nil {
-			r.err = errIndexFile
-		}
-	}
+	b := r.b[r.off : r.off+int(n) : r.off+int(n)]
+	r.off += int(n)
+	return b
 }
 
 func (r *indexReader) byte() byte {
-	r.fill(1)
-	if r.err != nil || r.off == len(r.buf) {
+	if r.err != nil || r.off == len(r.b) {
 		r.err = errIndexFile
 		return 0
 	}
 	r.off++
-	return r.buf[r.off-1]
+	return r.b[r.off-1]
 }
 
-// uint32 reads 4 bytes, little endian.
-func (r *indexReader) uint32() uint32 {
-	r.fill(4)
-	if r.err != nil || len(r.buf)-r.off < 4 {
-		r.err = errIndexFile
-		return 0
-	}
-	r.off += 4
-	return binary.LittleEndian.Uint32(r.buf[r.off-4:])
-}
-
-// indexBuffer is the size of readIndex's buffer when it reads a file.
-const indexBuffer = 64 << 10
-
-// decodeIndex decodes an index file's content (readIndex), through a
-// small buffer: the tests and the fuzzer reach every refill.
+// decodeIndex decodes an index file's content, checking everything: the
+// format, the version, the payload's length and checksum, every length and
+// id against what is left and what it indexes (skills, terms), that posting
+// lists are sorted by skill, that terms and surfaces are distinct, that the
+// padding is zeros and that nothing follows the surfaces. Anything else is
+// errIndexFile. Whatever it allocates is bounded by the size. What it
+// returns shares data's memory (the strings, the postings, the field
+// masks), which must not change after: the file mapped, or a slice of the
+// caller's own.
 func decodeIndex(data []byte) (*storedIndex, error) {
-	return readIndex(bytes.NewReader(data), int64(len(data)), 16)
+	if len(data) < indexHeaderLen {
+		return nil, errIndexFile
+	}
+	psize, sum, ok := parseFileHeader(data[:indexHeaderLen], indexFormat, indexVersion)
+	payload := data[indexHeaderLen:]
+	if !ok || psize != uint64(len(payload)) || crc32.Checksum(payload, castagnoli) != sum {
+		return nil, errIndexFile
+	}
+	return decodePayload(&indexReader{b: payload})
 }
 
-// readIndex reads and decodes an index file of size bytes from src with a
-// buffer of bufSize bytes (16 at least), checking everything: the format,
-// the version, the payload's length and checksum, every length and id
-// against what is left and what it indexes (skills, terms), that posting
-// lists are sorted by skill, that terms and surfaces are distinct, and that
-// the file ends where the header says. Anything else is errIndexFile. The
-// checksum is checked at the end, the rest as it reads: whatever it
-// allocates is bounded by the size. What it returns shares no memory with
-// its buffer: the strings are one block, the postings one slice.
-func readIndex(src io.Reader, size int64, bufSize int) (*storedIndex, error) {
-	var h [indexHeaderLen]byte
-	if size < int64(indexHeaderLen) {
-		return nil, errIndexFile
-	}
-	if _, err := io.ReadFull(src, h[:]); err != nil {
-		return nil, errIndexFile
-	}
-	psize, sum, ok := parseFileHeader(h[:], indexFormat, indexVersion)
-	if !ok || psize != uint64(size-int64(indexHeaderLen)) {
-		return nil, errIndexFile
-	}
-	crc := crc32.New(castagnoli)
-	r := &indexReader{src: io.TeeReader(src, crc), buf: make([]byte, 0, max(bufSize, 16)), left: uint64(size - int64(indexHeaderLen))}
-	st, err := decodePayload(r)
-	if err != nil {
-		return nil, err
-	}
-	// Nothing after the payload (a file that grew), and the checksum of
-	// all of it.
-	var more [1]byte
-	if _, err := io.ReadFull(src, more[:]); err != io.EOF || crc.Sum32() != sum {
-		return nil, errIndexFile
-	}
-	return st, nil
-}
-
-// decodePayload decodes the payload from r (readIndex).
+// decodePayload decodes the payload in r (decodeIndex), which starts
+// indexHeaderLen bytes into the file.
 func decodePayload(r *indexReader) (*storedIndex, error) {
 	st := &storedIndex{}
-	r.read(st.key[:])
+	copy(st.key[:], r.bytes(uint64(len(st.key))))
 	ndocs := int(r.uvarint(min(r.remaining(), math.MaxInt32)))
-	langs := make([]byte, ndocs)
-	r.read(langs)
+	langs := r.bytes(uint64(ndocs))
 	flags := r.byte()
 	if r.err != nil || flags&^1 != 0 {
 		return nil, errIndexFile
@@ -409,19 +394,25 @@ func decodePayload(r *indexReader) (*storedIndex, error) {
 		st.langs[i] = lang(l)
 	}
 	// One block for every string; each term and surface is a part of it.
-	blob := make([]byte, r.uvarint(r.remaining()))
-	r.read(blob)
+	blob := r.bytes(r.uvarint(r.remaining()))
 	var strs string
 	if len(blob) > 0 {
-		strs = unsafe.String(&blob[0], len(blob)) // never written again
+		strs = unsafe.String(&blob[0], len(blob))
 	}
-	// A posting takes 6 bytes at least, a term 2 (its lengths).
-	npost := int(r.uvarint(r.remaining() / 6))
+	// A posting takes 9 bytes (8, and its field mask).
+	npost := r.uvarint(r.remaining() / 9)
+	pad := (postingAlign - (indexHeaderLen+r.off)%postingAlign) % postingAlign
+	for _, z := range r.bytes(uint64(pad)) {
+		if z != 0 {
+			return nil, errIndexFile
+		}
+	}
+	all, allFields := postingsIn(r.bytes(8*npost)), r.bytes(npost)
+	// A term takes 2 bytes at least (its lengths).
 	nterms := int(r.uvarint(r.remaining() / 2))
 	if r.err != nil {
 		return nil, r.err
 	}
-	all, allFields := make([]posting, npost), make([]uint8, npost)
 	st.terms = make([]termEntry, nterms)
 	st.vocab = newStrTable(nterms)
 	n := float64(ndocs)
@@ -433,21 +424,14 @@ func decodePayload(r *indexReader) (*storedIndex, error) {
 		df := int(r.uvarint(uint64(len(all))))
 		e.postings, all = all[:df:df], all[df:]
 		e.fields, allFields = allFields[:df:df], allFields[df:]
-		next := uint64(0)
+		next := int32(0)
 		for i := range e.postings {
-			d := next + r.uvarint(uint64(ndocs))
-			fields := r.byte()
-			tf := r.uint32()
-			if r.err != nil || d >= uint64(ndocs) || fields == 0 || fields >= 1<<numFields {
+			p, fields := &e.postings[i], e.fields[i]
+			if p.doc < next || int(p.doc) >= ndocs || fields == 0 || fields >= 1<<numFields ||
+				math.IsNaN(float64(p.tf)) || math.IsInf(float64(p.tf), 0) {
 				return nil, errIndexFile
 			}
-			p := &e.postings[i]
-			p.doc, e.fields[i] = int32(d), fields
-			p.tf = math.Float32frombits(tf)
-			if math.IsNaN(float64(p.tf)) || math.IsInf(float64(p.tf), 0) {
-				return nil, errIndexFile
-			}
-			next = d + 1
+			next = p.doc + 1
 		}
 		if _, added := st.vocab.add(text); !added || r.err != nil {
 			return nil, errIndexFile
