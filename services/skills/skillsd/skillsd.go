@@ -141,7 +141,9 @@ type Options struct {
 	// LoadAfter, when set, holds that background load until it is closed:
 	// skills-mcp opens it once its host has listed the tools, so that the
 	// load does not compete with the handshake for a busy machine's cores.
-	// Calls waiting with WaitScanned wait for it too. Nil starts at once.
+	// Calls waiting with WaitScanned wait for it too. Nil starts at once. A
+	// warm start (Warm) does not wait for it: its load is short, and
+	// starts in New (buildEarly).
 	LoadAfter <-chan struct{}
 	// AccessLog writes one info line per call (package accesslog): for a
 	// service on a network listener. The zero value logs calls at debug
@@ -205,6 +207,10 @@ type Server struct {
 	loading     atomic.Pointer[string]
 	stopLoading context.CancelFunc
 	loadWG      sync.WaitGroup
+	// early is the first catalog's build when New started it before the
+	// rest of the service (a warm start, loaded in the background:
+	// buildEarly); the load takes its result. Nil otherwise.
+	early *earlyBuild
 	// loadDone is closed when a load New left to the background
 	// (Options.LoadInBackground) ends, loaded or not; nil otherwise.
 	loadDone chan struct{}
@@ -332,11 +338,22 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		},
 		Logger: log,
 	})
+	// A warm start that loads in the background builds its first catalog
+	// from here on, beside the rest of its start (the usage store, the
+	// service, the host's handshake): its build mostly checks the files
+	// against what the last process kept, and the host's first search
+	// waits for it. A first start waits for LoadAfter instead, so that its
+	// longer build does not compete with the handshake.
+	if opts.LoadInBackground && !s.requireSkills() && s.Warm() && len(s.fresh.FirstClones()) == 0 {
+		s.early = s.buildEarly()
+	}
 	if s.sem, err = openSemantic(cfg, getenv, home, log); err != nil {
+		s.early.stop()
 		return nil, err
 	}
 	if !opts.NoUsage {
 		if s.usage, err = openUsage(ctx, cfg, getenv, home, log); err != nil {
+			s.early.stop()
 			if s.sem != nil {
 				s.sem.Close()
 			}
@@ -420,6 +437,48 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 // its first load then mostly reads what that one kept, and is short.
 func (s *Server) Warm() bool { return s.held.Exists() }
 
+// earlyBuild is a first catalog build started by New (buildEarly).
+type earlyBuild struct {
+	done   chan struct{}
+	err    error
+	cancel context.CancelFunc
+}
+
+// buildEarly starts the first catalog's build (the git sources' start-up
+// sync, then the build) in the background.
+func (s *Server) buildEarly() *earlyBuild {
+	ctx, cancel := context.WithCancel(context.Background())
+	e := &earlyBuild{done: make(chan struct{}), cancel: cancel}
+	go func() {
+		defer close(e.done)
+		defer cancel()
+		s.fresh.SyncAtStart(ctx)
+		e.err = s.fresh.Rebuild(ctx)
+	}()
+	return e
+}
+
+// wait waits for the build and returns its error; when ctx ends first, it
+// stops the build and returns ctx's error.
+func (e *earlyBuild) wait(ctx context.Context) error {
+	select {
+	case <-e.done:
+		return e.err
+	case <-ctx.Done():
+		e.stop()
+		return ctx.Err()
+	}
+}
+
+// stop stops the build and waits for it to end (nothing on a nil build).
+func (e *earlyBuild) stop() {
+	if e == nil {
+		return
+	}
+	e.cancel()
+	<-e.done
+}
+
 // loadLater loads the first catalog in the background, its RPCs refused
 // with msg until it is in; done, when not nil, is closed when the load ends.
 func (s *Server) loadLater(svc *server.Service, msg string, done chan struct{}) {
@@ -432,7 +491,7 @@ func (s *Server) loadLater(svc *server.Service, msg string, done chan struct{}) 
 		if done != nil {
 			defer close(done)
 		}
-		if s.opts.LoadAfter != nil {
+		if s.opts.LoadAfter != nil && s.early == nil {
 			select {
 			case <-s.opts.LoadAfter:
 			case <-lctx.Done():
@@ -454,9 +513,15 @@ func (s *Server) loadLater(svc *server.Service, msg string, done chan struct{}) 
 // ready (WaitReady).
 func (s *Server) load(ctx context.Context, svc *server.Service) error {
 	start := time.Now()
-	s.fresh.SyncAtStart(ctx)
-	if err := s.fresh.Rebuild(ctx); err != nil {
-		return err
+	if e := s.early; e != nil {
+		if err := e.wait(ctx); err != nil {
+			return err
+		}
+	} else {
+		s.fresh.SyncAtStart(ctx)
+		if err := s.fresh.Rebuild(ctx); err != nil {
+			return err
+		}
 	}
 	snap := s.store.Current()
 	s.log.Info("catalog loaded", "skills", len(snap.Skills()), "sources", len(s.fresh.Roots()), "diagnostics", len(snap.Diagnostics()), "duration", time.Since(start))

@@ -130,7 +130,7 @@ const handshakeWait = 200 * time.Millisecond
 // other request but initialize), or handshakeWait after the start: the
 // embedded catalog loads then (skillsd.Options.LoadAfter), so that on a busy
 // machine its load does not compete with the host's first requests, which
-// need no catalog. A warm start (skillsd.Server.Warm) opens it at once.
+// need no catalog. (A warm start does not wait for it: skillsd.Options.LoadAfter.)
 type handshake struct {
 	done chan struct{}
 	// mu guards opened and timer (the timer's own goroutine opens it too).
@@ -285,12 +285,6 @@ func startEmbedded(ctx context.Context, o options, getenv func(string) string, l
 	})
 	if err != nil {
 		return service{}, fmt.Errorf("starting the embedded skills service: %w", err)
-	}
-	if srv.Warm() {
-		// A start with the caches of an earlier one loads at once: its load
-		// is short (it reads more than it parses), and the host's first
-		// search waits for it, not the handshake.
-		o.handshake.open()
 	}
 	return service{
 		dial: func(opts ...grpc.DialOption) (*grpc.ClientConn, error) {
