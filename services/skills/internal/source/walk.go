@@ -369,7 +369,15 @@ func (w *walker) walkDir(ctx context.Context, t dirTask) error {
 		w.merge(b)
 		return nil
 	}
-	var files, dirs []item
+	// Sized from the listing: a folder's few entries, appended one by one,
+	// took a growing slice each, and a start is made mostly of such folders.
+	nsub := 0
+	for _, de := range ents {
+		if de.Type()&(fs.ModeDir|fs.ModeSymlink) != 0 {
+			nsub++
+		}
+	}
+	files, dirs := make([]item, 0, len(ents)-nsub+min(nsub, 1)), make([]item, 0, nsub)
 	for _, de := range ents {
 		if hidden(de.Name()) {
 			continue
@@ -387,7 +395,8 @@ func (w *walker) walkDir(ctx context.Context, t dirTask) error {
 
 	// Files first: a folder's own SKILL.md, and the .md files that make their
 	// sibling folders resource folders, decide how the subfolders are read.
-	var kept []item
+	kept := make([]item, 0, len(files))
+	b.files = make([]fileRec, 0, len(files))
 	skillIdx := -1
 	for _, f := range files {
 		if !f.link && f.size > 0 && f.size < stubMaxSize && (w.known == nil || !w.known(f.abs, f.size, f.modTime)) {

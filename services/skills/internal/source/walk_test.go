@@ -16,7 +16,7 @@ import (
 	"github.com/skillsd/skillsd/services/skills/internal/skill"
 )
 
-func writeTree(t *testing.T, dir string, files map[string]string) string {
+func writeTree(t testing.TB, dir string, files map[string]string) string {
 	t.Helper()
 	if dir == "" {
 		dir = t.TempDir()
