@@ -187,6 +187,9 @@ func Build(ctx context.Context, roots []*source.Root, opts Options) (*Snapshot, 
 			revs[src.Name] = opts.Revision(src.Name)
 		}
 		wopts := source.Options{Known: knownIn(held, src.Name), Dirty: opts.Dirty}
+		if held != nil && opts.Previous == nil {
+			wopts.Listings = held.listings[src.Name] // read from the cache
+		}
 		if opts.Previous != nil {
 			wopts.Previous = opts.Previous.walks[src.Name]
 		}

@@ -20,6 +20,7 @@ import (
 	"unsafe"
 
 	"github.com/skillsd/skillsd/services/skills/internal/skill"
+	"github.com/skillsd/skillsd/services/skills/internal/source"
 	"github.com/skillsd/skillsd/services/skills/internal/statefile"
 )
 
@@ -44,13 +45,16 @@ import (
 //	"skillsd-catalog-cache/1\n"  the format (cacheMagic)
 //	version                      the binary's version (Cache's)
 //	body length, CRC-32C of body (4 bytes, big-endian)
-//	body                         the number of skills (4 bytes, big-endian),
-//	                             then a record of each (appendSkill)
+//	body                         a record of each skill (appendSkill), then
+//	                             their number (4 bytes, big-endian); then
+//	                             the folder listings of each source's walk
+//	                             (appendListings), then their length (4
+//	                             bytes, big-endian)
 
 // cacheFormat is the version of the layout, in the file's name and header:
 // change it whenever what is written changes (a field of skill.Document,
 // File or skill.Diagnostic included).
-const cacheFormat = 2
+const cacheFormat = 3
 
 // cacheMagic opens every cache file.
 var cacheMagic = "skillsd-catalog-cache/" + strconv.Itoa(cacheFormat) + "\n"
@@ -228,7 +232,7 @@ func (c *Cache) Save(s *Snapshot) error {
 	// A first pass only sums the body: no copy of a large catalog is made
 	// in memory, and an unchanged one is not written.
 	sum := crc32.New(castagnoli)
-	size, err := encodeSkillsTo(sum, s.skills, notAfter)
+	size, err := encodeBodyTo(sum, s, notAfter)
 	if err != nil {
 		return fmt.Errorf("catalog cache: %w", err)
 	}
@@ -244,7 +248,7 @@ func (c *Cache) Save(s *Snapshot) error {
 		if _, err := w.Write(header); err != nil {
 			return err
 		}
-		_, err := encodeSkillsTo(w, s.skills, notAfter)
+		_, err := encodeBodyTo(w, s, notAfter)
 		return err
 	}); err != nil {
 		return fmt.Errorf("catalog cache: %w", err)
@@ -321,7 +325,7 @@ func (c *Cache) read(readFile func(string, int64) ([]byte, error)) *Snapshot {
 		}
 		return nil
 	}
-	skills, sum, err := decodeCache(data, c.version)
+	skills, listings, sum, err := decodeCache(data, c.version)
 	if err != nil {
 		c.log.Debug("catalog cache ignored", "file", c.file, "error", err)
 		return nil
@@ -329,7 +333,7 @@ func (c *Cache) read(readFile func(string, int64) ([]byte, error)) *Snapshot {
 	c.writeMu.Lock()
 	c.sum, c.known = sum, true
 	c.writeMu.Unlock()
-	return &Snapshot{skills: skills}
+	return &Snapshot{skills: skills, listings: listings}
 }
 
 // castagnoli is the CRC-32C table (computed with the CPU's instruction
@@ -357,34 +361,116 @@ var (
 
 // decodeCache checks a cache file's header and checksum and decodes its
 // body; it returns the checksum of the body.
-func decodeCache(data []byte, version string) ([]*Skill, uint32, error) {
+func decodeCache(data []byte, version string) ([]*Skill, map[string]*source.Listings, uint32, error) {
 	var sum uint32
 	rest, ok := bytes.CutPrefix(data, []byte(cacheMagic))
 	if !ok {
-		return nil, sum, errCacheFormat
+		return nil, nil, sum, errCacheFormat
 	}
 	d := &decoder{b: rest}
 	v := d.bytes()
 	if d.err != nil || len(d.b) < 12 {
-		return nil, sum, errCacheCorrupt
+		return nil, nil, sum, errCacheCorrupt
 	}
 	if string(v) != version {
-		return nil, sum, fmt.Errorf("%w (%q, not %q)", errCacheVersion, v, version)
+		return nil, nil, sum, fmt.Errorf("%w (%q, not %q)", errCacheVersion, v, version)
 	}
 	n := binary.BigEndian.Uint64(d.b)
 	if uint64(len(d.b)-12) != n {
-		return nil, sum, fmt.Errorf("%w: the body is not %d bytes long", errCacheCorrupt, n)
+		return nil, nil, sum, fmt.Errorf("%w: the body is not %d bytes long", errCacheCorrupt, n)
 	}
 	sum = binary.BigEndian.Uint32(d.b[8:])
 	body := d.b[12:]
 	if checksum(body) != sum {
-		return nil, sum, errCacheChecksum
+		return nil, nil, sum, errCacheChecksum
 	}
-	skills, err := decodeSkills(body)
+	skillsPart, listingsPart, ok := splitBody(body)
+	if !ok {
+		return nil, nil, sum, fmt.Errorf("%w: no listings", errCacheCorrupt)
+	}
+	skills, err := decodeSkills(skillsPart)
 	if err != nil {
-		return nil, sum, err
+		return nil, nil, sum, err
 	}
-	return skills, sum, nil
+	listings, err := decodeListings(listingsPart)
+	if err != nil {
+		return nil, nil, sum, fmt.Errorf("%w: %v", errCacheCorrupt, err)
+	}
+	return skills, listings, sum, nil
+}
+
+// encodeBodyTo writes the body of a cache file for s to w: its skills
+// (encodeSkillsTo), then the listings of its walks (appendListings) and
+// their length. It returns the body's size.
+func encodeBodyTo(w io.Writer, s *Snapshot, notAfter time.Time) (int64, error) {
+	size, err := encodeSkillsTo(w, s.skills, notAfter)
+	if err != nil {
+		return size, err
+	}
+	l := appendListings(nil, s.walks)
+	l = binary.BigEndian.AppendUint32(l, uint32(len(l)))
+	_, err = w.Write(l)
+	return size + int64(len(l)), err
+}
+
+// splitBody splits a body into its skills and its listings.
+func splitBody(body []byte) (skills, listings []byte, ok bool) {
+	if len(body) < 4 {
+		return nil, nil, false
+	}
+	n := uint64(binary.BigEndian.Uint32(body[len(body)-4:]))
+	if n > uint64(len(body)-4) {
+		return nil, nil, false
+	}
+	end := len(body) - 4
+	return body[: end-int(n) : end-int(n)], body[end-int(n) : end], true
+}
+
+// appendListings appends the folder listings of the walks, by source name:
+// their number, then each source's name and listings (source.AppendListings).
+func appendListings(b []byte, walks map[string]*source.State) []byte {
+	names := make([]string, 0, len(walks))
+	for name, st := range walks {
+		if st.Listings().Len() > 0 {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	b = binary.AppendUvarint(b, uint64(len(names)))
+	for _, name := range names {
+		b = appendString(b, name)
+		b = source.AppendListings(b, walks[name].Listings())
+	}
+	return b
+}
+
+// decodeListings reads appendListings's encoding, all of it.
+func decodeListings(b []byte) (map[string]*source.Listings, error) {
+	d := &decoder{b: b}
+	n := d.length(2)
+	if d.err != nil {
+		return nil, d.err
+	}
+	out := make(map[string]*source.Listings, n)
+	for range n {
+		name := string(d.bytes())
+		if d.err != nil {
+			return nil, d.err
+		}
+		l, rest, err := source.ParseListings(d.b)
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := out[name]; dup || l == nil {
+			return nil, errors.New("a source's listings twice, or empty")
+		}
+		out[name] = l
+		d.b = rest
+	}
+	if len(d.b) != 0 {
+		return nil, errors.New("bytes after the listings")
+	}
+	return out, nil
 }
 
 // encodeSkills is the body of a cache file: every skill whose skill file

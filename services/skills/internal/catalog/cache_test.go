@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -386,7 +387,7 @@ func TestCacheRacyFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	skills, _, err := decodeCache(data, cacheTestVersion)
+	skills, _, _, err := decodeCache(data, cacheTestVersion)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -437,7 +438,7 @@ func TestCacheKeep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	skills, _, err := decodeCache(data, cacheTestVersion)
+	skills, _, _, err := decodeCache(data, cacheTestVersion)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -600,12 +601,12 @@ func FuzzCacheDecode(f *testing.F) {
 	}
 	body := encodeSkills(snap.skills, time.Now())
 	f.Add(body)
-	f.Add(fakeFile(cacheTestVersion, body))
+	f.Add(fakeFile(cacheTestVersion, append(append([]byte{}, body...), 0, 0, 0, 0, 1)))
 	f.Add(body[:len(body)/2])
 	f.Add([]byte{})
 	f.Add([]byte(cacheMagic))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, _, _ = decodeCache(data, cacheTestVersion)
+		_, _, _, _ = decodeCache(data, cacheTestVersion)
 		skills, err := decodeSkills(data)
 		if err != nil {
 			return
@@ -804,19 +805,81 @@ func TestCachePreload(t *testing.T) {
 		t.Errorf("the first build took %d skills from the preload, want %d", n, want.Len())
 	}
 	// The file replaced (an edit's snapshot kept) after the mapped read.
-	rewrite(t, filepath.Join(dir, "added", "SKILL.md"), folderSkill("added", "Added after the first build.", "x"), past.Add(time.Hour))
+	rewrite(t, filepath.Join(dir, "added", "SKILL.md"), folderSkill("added", "Added after the first build.", "x"), past.Add(time.Minute))
 	if err := c.Save(build(t, roots...)); err != nil {
 		t.Fatal(err)
 	}
 	sameCatalog(t, first, want)
+	// Read again (not the first read's mapping): the new skill is in it.
 	again := buildCached(t, roots, c)
-	if n, total := again.Stats().Reused, again.Len(); n != total-1 {
-		t.Errorf("a second build without a snapshot reused %d of %d skills, want all but the new one", n, total)
+	if n, total := again.Stats().Reused, again.Len(); n != total || total != want.Len()+1 {
+		t.Errorf("a second build without a snapshot reused %d of %d skills, want all %d", n, total, want.Len()+1)
 	}
 	var nilCache *Cache
 	nilCache.Preload()
 	if nilCache.Exists() {
 		t.Error("a nil Cache Exists")
+	}
+}
+
+// TestCacheListings: the cache keeps the folder listings of a build's
+// walks, and the first build of the next start lists from them every
+// folder that did not change (its stamp), finding exactly what a build
+// without a cache finds, also after files were added, removed and
+// rewritten in place while the server was down.
+func TestCacheListings(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("folder listings are kept on Linux only")
+	}
+	dir := restartTree(t)
+	ageTree(t, dir)
+	// The folders too, deepest first (a folder's time must be old for its
+	// listing to be kept).
+	var folders []string
+	if err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			folders = append(folders, p)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for i := len(folders) - 1; i >= 0; i-- {
+		if err := os.Chtimes(folders[i], past, past); err != nil {
+			t.Fatal(err)
+		}
+	}
+	roots := []*source.Root{localRoot("t", dir)}
+	file := filepath.Join(t.TempDir(), CacheFileName())
+	first := buildCached(t, roots, newTestCache(t, file))
+	if n := first.walks["t"].Listings().Len(); n != len(folders) {
+		t.Fatalf("%d folders listed, want %d", n, len(folders))
+	}
+	if err := newTestCache(t, file).Save(first); err != nil {
+		t.Fatal(err)
+	}
+	again := buildCached(t, roots, newTestCache(t, file))
+	sameCatalog(t, again, build(t, roots...))
+	if n := again.walks["t"].FromListings(); n != len(folders) {
+		t.Errorf("unchanged: %d of %d folders listed from the cache", n, len(folders))
+	}
+	if err := newTestCache(t, file).Save(again); err != nil {
+		t.Fatal(err)
+	}
+
+	// While the server is down.
+	rewrite(t, filepath.Join(dir, "companion", "data.txt"), "bbbbbbbb\n", past.Add(time.Hour)) // in place
+	rewrite(t, filepath.Join(dir, "guides", "new.md"), treeSkill("new", "New guide", "Added."), past.Add(time.Hour))
+	if err := os.Remove(filepath.Join(dir, "grows", "ref.md")); err != nil {
+		t.Fatal(err)
+	}
+	later := buildCached(t, roots, newTestCache(t, file))
+	sameCatalog(t, later, build(t, roots...))
+	if n := later.walks["t"].FromListings(); n != len(folders)-2 {
+		t.Errorf("after two folders changed: %d of %d folders listed from the cache, want all but those", n, len(folders))
+	}
+	if got := later.Get("companion"); got == nil || len(got.Files) == 0 {
+		t.Fatal("companion lost")
 	}
 }
 

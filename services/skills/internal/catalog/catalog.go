@@ -223,6 +223,10 @@ type Snapshot struct {
 	id string
 	// walks are the walks of the sources, by name, for the next build.
 	walks map[string]*source.State
+	// listings, in a snapshot read from the catalog cache, are the folder
+	// listings of the last process's walks, by source name, for the first
+	// walks of this one (source.Options.Listings).
+	listings map[string]*source.Listings
 	// scanner is the build's scanner (nil when it scanned nothing), and
 	// scanEpoch its CacheEpoch before the build asked it anything.
 	scanner   *scan.Scanner

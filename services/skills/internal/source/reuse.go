@@ -3,6 +3,7 @@ package source
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -26,8 +27,12 @@ type State struct {
 	pending  []pendingEntry // sorted by RelFile, Data dropped
 	diags    []skill.Diagnostic
 	dirs     []dirRec // sorted by rel
-	// reused counts the folders taken from the previous walk.
-	reused int
+	// listed are the folder listings the walk read or took, for the next
+	// process (listing.go), sorted by rel.
+	listed []folderList
+	// reused counts the folders taken from the previous walk, and
+	// fromListings those listed from the last process's listings.
+	reused, fromListings int
 }
 
 // dirRec is one folder a walk read, with what decided how it was read.
@@ -40,6 +45,10 @@ type dirRec struct {
 type Options struct {
 	// Known skips reading files the caller holds already (see WalkKnown).
 	Known Known
+	// Listings are the last process's listings of the same root
+	// (State.Listings, kept by the catalog cache): a folder whose stamp
+	// is unchanged is taken from them instead of listed again.
+	Listings *Listings
 	// Previous is the State of the last walk of the same root, and Dirty
 	// the absolute paths that changed since (files or folders, as a file
 	// watcher reports them). A folder below the root that neither is nor
@@ -104,7 +113,13 @@ func (w *walker) reuse(b *batch, sub dirTask) bool {
 	}
 	w.visited.Add(int64(len(dirs) + len(files)))
 	w.reused.Add(int64(len(dirs) + 1))
-	b.reused = append(b.reused, reusedPart{dirs: p.dirs[i : i+1 : i+1]}, reusedPart{dirs: dirs, files: files, pending: pending})
+	// The folder's own listing and those below it, for the next process.
+	var own []folderList
+	if l := (&Listings{folders: p.listed}).find(sub.rel); l != nil {
+		own = []folderList{*l}
+	}
+	listed := under(p.listed, prefix, func(f folderList) string { return f.rel })
+	b.reused = append(b.reused, reusedPart{dirs: p.dirs[i : i+1 : i+1], listed: own}, reusedPart{dirs: dirs, files: files, pending: pending, listed: listed})
 	b.diags = append(b.diags, diags...)
 	return true
 }
@@ -115,6 +130,7 @@ type reusedPart struct {
 	dirs    []dirRec
 	files   []fileRec
 	pending []pendingEntry
+	listed  []folderList
 }
 
 // take adds the records of the folders taken from the previous walk to the
@@ -124,16 +140,16 @@ func (w *walker) take() {
 	if len(w.taken) == 0 {
 		return
 	}
-	nd, nf, np := len(w.dirs), len(w.files), len(w.pending)
+	nd, nf, np, nl := len(w.dirs), len(w.files), len(w.pending), len(w.listed)
 	for _, r := range w.taken {
-		nd, nf, np = nd+len(r.dirs), nf+len(r.files), np+len(r.pending)
+		nd, nf, np, nl = nd+len(r.dirs), nf+len(r.files), np+len(r.pending), nl+len(r.listed)
 	}
-	dirs, files, pending := make([]dirRec, 0, nd), make([]fileRec, 0, nf), make([]pendingEntry, 0, np)
-	dirs, files, pending = append(dirs, w.dirs...), append(files, w.files...), append(pending, w.pending...)
+	dirs, files, pending, listed := make([]dirRec, 0, nd), make([]fileRec, 0, nf), make([]pendingEntry, 0, np), make([]folderList, 0, nl)
+	dirs, files, pending, listed = append(dirs, w.dirs...), append(files, w.files...), append(pending, w.pending...), append(listed, w.listed...)
 	for _, r := range w.taken {
-		dirs, files, pending = append(dirs, r.dirs...), append(files, r.files...), append(pending, r.pending...)
+		dirs, files, pending, listed = append(dirs, r.dirs...), append(files, r.files...), append(pending, r.pending...), append(listed, r.listed...)
 	}
-	w.dirs, w.files, w.pending, w.taken = dirs, files, pending, nil
+	w.dirs, w.files, w.pending, w.listed, w.taken = dirs, files, pending, listed, nil
 }
 
 // under returns the items of s (sorted by key) whose key starts with prefix.
@@ -166,7 +182,12 @@ func (s *State) Folders() []string {
 
 // state is the walk's State for the next walk.
 func (w *walker) state() *State {
-	st := &State{root: *w.root, realRoot: w.realRoot, lim: w.lim, reusable: !w.sawLink.Load() && !w.stopped.Load(), reused: int(w.reused.Load())}
+	st := &State{root: *w.root, realRoot: w.realRoot, lim: w.lim, reusable: !w.sawLink.Load() && !w.stopped.Load(), reused: int(w.reused.Load()),
+		fromListings: int(w.fromListings.Load())}
+	// The listings hold whatever the walk met (they are checked folder by
+	// folder), so they are kept even when the walk is not reusable.
+	sortRuns(w.listed, func(a, b folderList) int { return strings.Compare(a.rel, b.rel) })
+	st.listed = slices.CompactFunc(w.listed, func(a, b folderList) bool { return a.rel == b.rel })
 	for _, d := range w.diags {
 		if d.Code == CodeLimitDepth || d.Code == CodeLimitFiles || d.Code == CodeLimitSkillFiles || d.Code == CodeDuplicateFolder {
 			st.reusable = false

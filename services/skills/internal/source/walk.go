@@ -88,12 +88,16 @@ func walkRoot(ctx context.Context, root *Root, lim Limits, opts Options) ([]Entr
 	w := &walker{
 		rule:     rule,
 		known:    opts.Known,
+		cached:   opts.Listings,
 		root:     root,
 		lim:      lim.withDefaults(),
 		realRoot: realRoot,
 		spare:    make(chan struct{}, max(runtime.GOMAXPROCS(0)-1, 0)),
 	}
 	w.reuseFrom(opts)
+	if w.cached != nil && w.cached.realRoot != realRoot {
+		w.cached = nil // another tree's
+	}
 	if err := w.walkDir(ctx, dirTask{abs: root.Dir, real: realRoot, path: &ancestor{real: realRoot}}); err != nil {
 		w.wg.Wait()
 		return nil, nil, nil, err
@@ -119,6 +123,10 @@ func walkRoot(ctx context.Context, root *Root, lim Limits, opts Options) ([]Entr
 type walker struct {
 	// known skips reading unchanged SKILL.md files (see WalkKnown).
 	known Known
+	// cached are the last process's listings (Options.Listings), and
+	// fromListings counts the folders taken from them (listing.go).
+	cached       *Listings
+	fromListings atomic.Int64
 	// prev and dirty let clean folders be taken from the previous walk
 	// (reuse.go); sawLink says a symlink was met (the State is then not
 	// reusable).
@@ -144,6 +152,7 @@ type walker struct {
 	pending []pendingEntry
 	diags   []skill.Diagnostic
 	dirs    []dirRec
+	listed  []folderList
 	budgets []*budget
 	// taken are the parts of the previous walk's State taken for clean
 	// folders, added to files, pending and dirs when the walk ends (take).
@@ -218,17 +227,19 @@ type batch struct {
 	pending []pendingEntry
 	diags   []skill.Diagnostic
 	dirs    []dirRec
+	listed  []folderList
 	// reused are the records of the folders taken from the previous walk,
 	// as parts of its State (not copied until the walk ends: taken).
 	reused []reusedPart
 }
 
 func (w *walker) merge(b *batch) {
-	if len(b.files)+len(b.pending)+len(b.diags)+len(b.dirs)+len(b.reused) == 0 {
+	if len(b.files)+len(b.pending)+len(b.diags)+len(b.dirs)+len(b.listed)+len(b.reused) == 0 {
 		return
 	}
 	w.mu.Lock()
 	w.dirs = append(w.dirs, b.dirs...)
+	w.listed = append(w.listed, b.listed...)
 	w.files = append(w.files, b.files...)
 	w.pending = append(w.pending, b.pending...)
 	w.diags = append(w.diags, b.diags...)
@@ -349,7 +360,7 @@ func (w *walker) walkDir(ctx context.Context, t dirTask) error {
 	// Every read goes through real paths, resolved from the root's real path
 	// once at the start: a walk reads one tree even when the root is a link
 	// switched meanwhile (a git checkout moving to a new commit).
-	ents, err := confine.ReadDirResolved(t.real)
+	ents, err := w.list(b, t)
 	if err != nil {
 		if t.depth == 0 && len(ents) == 0 {
 			return fmt.Errorf("source %s: %w", w.root.Name, err)
@@ -930,3 +941,6 @@ func errText(err error) string {
 
 // readFile reads a whole file the walk resolved; size is its expected size.
 func readFile(name string, size int64) ([]byte, error) { return confine.ReadResolved(name, size) }
+
+// readDir lists the folder at its real path real.
+func readDir(real string) ([]fs.DirEntry, error) { return confine.ReadDirResolved(real) }
