@@ -98,6 +98,7 @@ func walkRoot(ctx context.Context, root *Root, lim Limits, opts Options) ([]Entr
 	if w.cached != nil && w.cached.realRoot != realRoot {
 		w.cached = nil // another tree's
 	}
+	w.presize()
 	if err := w.walkDir(ctx, dirTask{abs: root.Dir, real: realRoot, path: &ancestor{real: realRoot}}); err != nil {
 		w.wg.Wait()
 		return nil, nil, nil, err
@@ -406,7 +407,7 @@ func (w *walker) walkDir(ctx context.Context, t dirTask) error {
 
 	// Files first: a folder's own SKILL.md, and the .md files that make their
 	// sibling folders resource folders, decide how the subfolders are read.
-	kept := make([]item, 0, len(files))
+	kept := files[:0] // filtered in place: files is not read after
 	b.files = make([]fileRec, 0, len(files))
 	skillIdx := -1
 	for _, f := range files {
@@ -459,7 +460,7 @@ func (w *walker) walkDir(ctx context.Context, t dirTask) error {
 		}
 	}
 
-	var subs []dirTask
+	subs := make([]dirTask, 0, len(dirs))
 	for _, d := range dirs {
 		if t.path.has(d.real) {
 			w.diag(b, d.rel, skill.SeverityWarning, CodeSymlinkLoop,
