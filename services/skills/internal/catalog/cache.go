@@ -407,10 +407,12 @@ func encodeBodyTo(w io.Writer, s *Snapshot, notAfter time.Time) (int64, error) {
 	if err != nil {
 		return size, err
 	}
-	l := appendListings(nil, s.walks)
-	l = binary.BigEndian.AppendUint32(l, uint32(len(l)))
-	_, err = w.Write(l)
-	return size + int64(len(l)), err
+	n, err := writeListings(w, s.walks)
+	if err != nil {
+		return size + n, err
+	}
+	_, err = w.Write(binary.BigEndian.AppendUint32(nil, uint32(n)))
+	return size + n + 4, err
 }
 
 // splitBody splits a body into its skills and its listings.
@@ -426,9 +428,10 @@ func splitBody(body []byte) (skills, listings []byte, ok bool) {
 	return body[: end-int(n) : end-int(n)], body[end-int(n) : end], true
 }
 
-// appendListings appends the folder listings of the walks, by source name:
-// their number, then each source's name and listings (source.AppendListings).
-func appendListings(b []byte, walks map[string]*source.State) []byte {
+// writeListings writes the folder listings of the walks to w, by source
+// name: their number, then each source's name and listings
+// (source.WriteListings). It returns the number of bytes written.
+func writeListings(w io.Writer, walks map[string]*source.State) (int64, error) {
 	names := make([]string, 0, len(walks))
 	for name, st := range walks {
 		if st.Listings().Len() > 0 {
@@ -436,15 +439,25 @@ func appendListings(b []byte, walks map[string]*source.State) []byte {
 		}
 	}
 	slices.Sort(names)
-	b = binary.AppendUvarint(b, uint64(len(names)))
+	k, err := w.Write(binary.AppendUvarint(nil, uint64(len(names))))
+	n := int64(k)
 	for _, name := range names {
-		b = appendString(b, name)
-		b = source.AppendListings(b, walks[name].Listings())
+		if err != nil {
+			return n, err
+		}
+		k, err = w.Write(appendString(nil, name))
+		n += int64(k)
+		if err != nil {
+			return n, err
+		}
+		var m int64
+		m, err = source.WriteListings(w, walks[name].Listings())
+		n += m
 	}
-	return b
+	return n, err
 }
 
-// decodeListings reads appendListings's encoding, all of it.
+// decodeListings reads writeListings's encoding, all of it.
 func decodeListings(b []byte) (map[string]*source.Listings, error) {
 	d := &decoder{b: b}
 	n := d.length(2)

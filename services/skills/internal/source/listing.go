@@ -3,6 +3,7 @@ package source
 import (
 	"encoding/binary"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -35,7 +36,12 @@ type Listings struct {
 type folderList struct {
 	rel   string // from the root, slash-separated; "" for the root
 	stamp folderStamp
-	ents  []listedEntry // sorted by name
+	// n is the number of entries, and packed the entries in order of name,
+	// each its type's code (listedTypes, 1 byte), its name's length and its
+	// name: one string per folder, as the file holds it (a slice of
+	// structs and strings took half as much again at 10,000 skills).
+	n      int
+	packed string
 }
 
 // listedEntry is one entry of a listing: its name, and its type as
@@ -43,6 +49,56 @@ type folderList struct {
 type listedEntry struct {
 	name string
 	typ  fs.FileMode
+}
+
+// pack returns the packed form of entries (in order of name).
+func pack(entries []listedEntry) string {
+	n := 0
+	for _, e := range entries {
+		n += 1 + binary.MaxVarintLen64 + len(e.name)
+	}
+	b := make([]byte, 0, n)
+	for _, e := range entries {
+		b = append(b, byte(typeCode(e.typ)))
+		b = appendString(b, e.name)
+	}
+	return string(b)
+}
+
+// each yields the folder's entries in order; it reports whether it went
+// through all of them (false when yield stops it, or at a malformed entry:
+// a packed string not made here nor checked by ParseListings).
+func (f *folderList) each(yield func(name string, typ fs.FileMode) bool) bool {
+	s := f.packed
+	for len(s) > 0 {
+		code := int(s[0])
+		l, k := uvarintIn(s[1:])
+		if code >= len(listedTypes) || k <= 0 || l > uint64(len(s)-1-k) {
+			return false
+		}
+		name := s[1+k : 1+k+int(l)]
+		s = s[1+k+int(l):]
+		if !yield(name, listedTypes[code]) {
+			return false
+		}
+	}
+	return true
+}
+
+// uvarintIn is binary.Uvarint over a string.
+func uvarintIn(s string) (uint64, int) {
+	var v uint64
+	for i := 0; i < len(s) && i < binary.MaxVarintLen64; i++ {
+		c := s[i]
+		if c < 0x80 {
+			if i == binary.MaxVarintLen64-1 && c > 1 {
+				return 0, -1
+			}
+			return v | uint64(c)<<(7*i), i + 1
+		}
+		v |= uint64(c&0x7f) << (7 * i)
+	}
+	return 0, 0
 }
 
 // folderStamp identifies a folder's state: its device and inode, and its
@@ -124,11 +180,16 @@ func (w *walker) list(b *batch, t dirTask) ([]fs.DirEntry, error) {
 	st, stamped := stampOf(t.real) // before the listing: a change during it moves the stamp
 	ents, err := readDir(t.real)
 	if err == nil && stamped && st.settled(at) {
-		le := make([]listedEntry, len(ents))
-		for i, de := range ents {
-			le[i] = listedEntry{name: de.Name(), typ: de.Type()}
+		n := 0
+		for _, de := range ents {
+			n += 2 + len(de.Name())
 		}
-		b.listed = append(b.listed, folderList{rel: t.rel, stamp: st, ents: le})
+		p := make([]byte, 0, n)
+		for _, de := range ents {
+			p = append(p, byte(typeCode(de.Type())))
+			p = appendString(p, de.Name())
+		}
+		b.listed = append(b.listed, folderList{rel: t.rel, stamp: st, n: len(ents), packed: string(p)})
 	}
 	return ents, err
 }
@@ -142,11 +203,10 @@ func (w *walker) presize() {
 	}
 	n, skills := 0, 0
 	for i := range w.cached.folders {
-		n += len(w.cached.folders[i].ents)
-		for _, e := range w.cached.folders[i].ents {
-			if e.name == skillFileName {
-				skills++
-			}
+		f := &w.cached.folders[i]
+		n += f.n
+		if strings.Contains(f.packed, skillFileName) {
+			skills++
 		}
 	}
 	w.files = make([]fileRec, 0, n)
@@ -159,19 +219,25 @@ func (w *walker) presize() {
 // described now (lstat of their path in dir); false when one of them is
 // gone or no longer a regular file (then the folder is read again).
 func (l *folderList) entries(dir string) ([]fs.DirEntry, bool) {
-	ents := make([]listedDirEntry, len(l.ents))
-	out := make([]fs.DirEntry, len(l.ents))
-	for i, e := range l.ents {
-		d := &ents[i]
-		d.dir, d.name, d.typ = dir, e.name, e.typ
-		if e.typ == 0 {
-			info, err := os.Lstat(filepath.Join(dir, e.name))
+	ents := make([]listedDirEntry, 0, l.n)
+	ok := l.each(func(name string, typ fs.FileMode) bool {
+		d := listedDirEntry{dir: dir, name: name, typ: typ}
+		if typ == 0 {
+			info, err := os.Lstat(filepath.Join(dir, name))
 			if err != nil || !info.Mode().IsRegular() {
-				return nil, false
+				return false
 			}
 			d.info = info
 		}
-		out[i] = d
+		ents = append(ents, d)
+		return true
+	})
+	if !ok || len(ents) != l.n {
+		return nil, false
+	}
+	out := make([]fs.DirEntry, len(ents))
+	for i := range ents {
+		out[i] = &ents[i]
 	}
 	return out, true
 }
@@ -196,27 +262,54 @@ func (d *listedDirEntry) Info() (fs.FileInfo, error) {
 // AppendListings appends l's encoding to b (ParseListings reads it back);
 // a nil l is encoded as none.
 func AppendListings(b []byte, l *Listings) []byte {
-	if l == nil {
+	b = appendListingsHead(b, l)
+	for i := range l.Len() {
+		b = appendFolder(b, &l.folders[i])
+	}
+	return b
+}
+
+// WriteListings writes AppendListings's encoding of l to w, a few folders
+// at a time: the listings of 10,000 skills encode to about 3.7 MB, which a
+// start writing its catalog cache need not hold whole. It returns the
+// number of bytes written.
+func WriteListings(w io.Writer, l *Listings) (int64, error) {
+	var n int64
+	b := appendListingsHead(make([]byte, 0, 32<<10), l)
+	flush := func() error {
+		k, err := w.Write(b)
+		n += int64(k)
+		b = b[:0]
+		return err
+	}
+	for i := range l.Len() {
+		if b = appendFolder(b, &l.folders[i]); len(b) >= 32<<10 {
+			if err := flush(); err != nil {
+				return n, err
+			}
+		}
+	}
+	return n, flush()
+}
+
+// appendListingsHead appends the number of folders and the real root.
+func appendListingsHead(b []byte, l *Listings) []byte {
+	if l.Len() == 0 {
 		return binary.AppendUvarint(b, 0)
 	}
 	b = binary.AppendUvarint(b, uint64(len(l.folders)))
-	if len(l.folders) == 0 {
-		return b
-	}
-	b = appendString(b, l.realRoot)
-	for _, f := range l.folders {
-		b = appendString(b, f.rel)
-		b = binary.AppendUvarint(b, f.stamp.dev)
-		b = binary.AppendUvarint(b, f.stamp.ino)
-		b = binary.AppendVarint(b, f.stamp.mtime)
-		b = binary.AppendVarint(b, f.stamp.ctime)
-		b = binary.AppendUvarint(b, uint64(len(f.ents)))
-		for _, e := range f.ents {
-			b = appendString(b, e.name)
-			b = binary.AppendUvarint(b, uint64(typeCode(e.typ)))
-		}
-	}
-	return b
+	return appendString(b, l.realRoot)
+}
+
+// appendFolder appends one folder's listing.
+func appendFolder(b []byte, f *folderList) []byte {
+	b = appendString(b, f.rel)
+	b = binary.AppendUvarint(b, f.stamp.dev)
+	b = binary.AppendUvarint(b, f.stamp.ino)
+	b = binary.AppendVarint(b, f.stamp.mtime)
+	b = binary.AppendVarint(b, f.stamp.ctime)
+	b = binary.AppendUvarint(b, uint64(f.n))
+	return appendString(b, f.packed)
 }
 
 func appendString(b []byte, s string) []byte {
@@ -265,24 +358,31 @@ func ParseListings(b []byte) (*Listings, []byte, error) {
 		f := &l.folders[i]
 		f.rel = p.string()
 		f.stamp = folderStamp{dev: p.uvarint(), ino: p.uvarint(), mtime: p.varint(), ctime: p.varint()}
-		f.ents = make([]listedEntry, p.count(2))
-		if p.err != nil || !validRel(f.rel) || i > 0 && f.rel <= l.folders[i-1].rel {
+		f.n = p.count(3) // an entry takes 3 bytes at least
+		f.packed = p.string()
+		if p.err != nil || !validRel(f.rel) || i > 0 && f.rel <= l.folders[i-1].rel || !f.valid() {
 			return nil, nil, errListings
-		}
-		for j := range f.ents {
-			e := &f.ents[j]
-			e.name = p.string()
-			code := p.uvarint()
-			if p.err != nil || code >= uint64(len(listedTypes)) || !validName(e.name) || j > 0 && e.name <= f.ents[j-1].name {
-				return nil, nil, errListings
-			}
-			e.typ = listedTypes[code]
 		}
 	}
 	if p.err != nil {
 		return nil, nil, p.err
 	}
 	return l, p.b, nil
+}
+
+// valid reports whether the folder's packed entries are well formed, n of
+// them, each a plain name of a known type, in order of name, each once.
+func (f *folderList) valid() bool {
+	count, prev := 0, ""
+	ok := f.each(func(name string, _ fs.FileMode) bool {
+		if !validName(name) || count > 0 && name <= prev {
+			return false
+		}
+		count++
+		prev = name
+		return true
+	})
+	return ok && count == f.n
 }
 
 // validRel reports whether rel is "" or a clean slash-separated relative

@@ -1,6 +1,8 @@
 package source
 
 import (
+	"bytes"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -18,6 +20,11 @@ func settleNow(t *testing.T) {
 	old := settleWindow
 	settleWindow = -time.Hour
 	t.Cleanup(func() { settleWindow = old })
+}
+
+// listOf is the listing of the folder rel holding entries.
+func listOf(rel string, entries ...listedEntry) folderList {
+	return folderList{rel: rel, n: len(entries), packed: pack(entries)}
 }
 
 // walkListed walks r with the listings l and returns what it found, its
@@ -171,12 +178,24 @@ func TestListingsRoundTrip(t *testing.T) {
 		t.Fatal("no listings")
 	}
 	b := AppendListings(nil, l)
+	var streamed bytes.Buffer
+	if n, err := WriteListings(&streamed, l); err != nil || n != int64(len(b)) || !bytes.Equal(streamed.Bytes(), b) {
+		t.Fatalf("WriteListings wrote %d bytes (%v), not AppendListings's %d", n, err, len(b))
+	}
+	big := &Listings{realRoot: "/r"} // past WriteListings's buffer
+	for i := range 5000 {
+		big.folders = append(big.folders, listOf(fmt.Sprintf("f%05d", i), listedEntry{name: "SKILL.md"}, listedEntry{name: "scripts", typ: fs.ModeDir}))
+	}
+	streamed.Reset()
+	if n, err := WriteListings(&streamed, big); err != nil || n != int64(streamed.Len()) || !bytes.Equal(streamed.Bytes(), AppendListings(nil, big)) {
+		t.Fatalf("WriteListings of %d folders: %d bytes, %v, not AppendListings's", big.Len(), n, err)
+	}
 	b = append(b, "rest"...)
 	got, rest, err := ParseListings(b)
 	if err != nil || string(rest) != "rest" {
 		t.Fatalf("ParseListings = %v, rest %q", err, rest)
 	}
-	if d := cmp.Diff(l, got, cmp.AllowUnexported(Listings{}, folderList{}, listedEntry{}, folderStamp{})); d != "" {
+	if d := cmp.Diff(l, got, cmp.AllowUnexported(Listings{}, folderList{}, folderStamp{})); d != "" {
 		t.Fatalf("round trip (-want +got):\n%s", d)
 	}
 	if none, rest, err := ParseListings(AppendListings(nil, nil)); none != nil || len(rest) != 0 || err != nil {
@@ -189,10 +208,12 @@ func TestListingsRoundTrip(t *testing.T) {
 		"unclean rel":    {realRoot: "/tmp", folders: []folderList{{rel: "a//b"}}},
 		"absolute rel":   {realRoot: "/tmp", folders: []folderList{{rel: "/etc"}}},
 		"folders twice":  {realRoot: "/tmp", folders: []folderList{{rel: "a"}, {rel: "a"}}},
-		"name with /":    {realRoot: "/tmp", folders: []folderList{{rel: "", ents: []listedEntry{{name: "a/b"}}}}},
-		"name ..":        {realRoot: "/tmp", folders: []folderList{{rel: "", ents: []listedEntry{{name: ".."}}}}},
-		"empty name":     {realRoot: "/tmp", folders: []folderList{{rel: "", ents: []listedEntry{{name: ""}}}}},
-		"names unsorted": {realRoot: "/tmp", folders: []folderList{{rel: "", ents: []listedEntry{{name: "b"}, {name: "a"}}}}},
+		"name with /":    {realRoot: "/tmp", folders: []folderList{listOf("", listedEntry{name: "a/b"})}},
+		"name ..":        {realRoot: "/tmp", folders: []folderList{listOf("", listedEntry{name: ".."})}},
+		"empty name":     {realRoot: "/tmp", folders: []folderList{listOf("", listedEntry{name: ""})}},
+		"names unsorted": {realRoot: "/tmp", folders: []folderList{listOf("", listedEntry{name: "b"}, listedEntry{name: "a"})}},
+		"names twice":    {realRoot: "/tmp", folders: []folderList{listOf("", listedEntry{name: "a"}, listedEntry{name: "a"})}},
+		"count wrong":    {realRoot: "/tmp", folders: []folderList{{rel: "", n: 2, packed: pack([]listedEntry{{name: "a"}})}}},
 	}
 	for name, h := range hostile {
 		if _, _, err := ParseListings(AppendListings(nil, h)); err == nil {
@@ -219,7 +240,7 @@ func TestListedDirEntry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &folderList{ents: []listedEntry{{name: "f.txt"}, {name: "sub", typ: fs.ModeDir}}}
+	l := new(listOf("", listedEntry{name: "f.txt"}, listedEntry{name: "sub", typ: fs.ModeDir}))
 	ents, ok := l.entries(dir)
 	if !ok || len(ents) != 2 {
 		t.Fatalf("entries = %d, %v", len(ents), ok)
@@ -230,11 +251,11 @@ func TestListedDirEntry(t *testing.T) {
 	if got, err := ents[1].Info(); err != nil || !got.IsDir() || !ents[1].IsDir() || ents[1].Name() != "sub" {
 		t.Errorf("sub: %v, %v", got, err)
 	}
-	gone := &folderList{ents: []listedEntry{{name: "missing.txt"}}}
+	gone := new(listOf("", listedEntry{name: "missing.txt"}))
 	if _, ok := gone.entries(dir); ok {
 		t.Error("a listing with a file gone was taken")
 	}
-	notFile := &folderList{ents: []listedEntry{{name: "sub"}}} // a folder listed as a file
+	notFile := new(listOf("", listedEntry{name: "sub"})) // a folder listed as a file
 	if _, ok := notFile.entries(dir); ok {
 		t.Error("a listing with a file now a folder was taken")
 	}
@@ -247,8 +268,8 @@ func TestListedDirEntry(t *testing.T) {
 // encodes back to the same bytes.
 func FuzzParseListings(f *testing.F) {
 	f.Add(AppendListings(nil, &Listings{realRoot: "/r", folders: []folderList{
-		{rel: "", stamp: folderStamp{1, 2, 3, 4}, ents: []listedEntry{{name: "a", typ: fs.ModeDir}, {name: "b.md"}}},
-		{rel: "a", ents: []listedEntry{{name: "l", typ: fs.ModeSymlink}}},
+		{rel: "", stamp: folderStamp{1, 2, 3, 4}, n: 2, packed: pack([]listedEntry{{name: "a", typ: fs.ModeDir}, {name: "b.md"}})},
+		listOf("a", listedEntry{name: "l", typ: fs.ModeSymlink}),
 	}}))
 	f.Add([]byte{0})
 	f.Add([]byte{})
@@ -262,7 +283,7 @@ func FuzzParseListings(f *testing.F) {
 			// Varints have one shortest form; a longer one may decode to
 			// the same values: compare what was decoded instead.
 			l2, _, err := ParseListings(again)
-			if err != nil || !cmp.Equal(l, l2, cmp.AllowUnexported(Listings{}, folderList{}, listedEntry{}, folderStamp{})) {
+			if err != nil || !cmp.Equal(l, l2, cmp.AllowUnexported(Listings{}, folderList{}, folderStamp{})) {
 				t.Fatalf("re-encoded: %v", err)
 			}
 		}
