@@ -250,7 +250,7 @@ func (c *AnalysisCache) saveAnalyses() error {
 	if !dirty {
 		return nil
 	}
-	if err := statefile.Write(c.path, func(w io.Writer) error { _, err := w.Write(encodeCache(m)); return err }); err != nil {
+	if err := statefile.Write(c.path, func(w io.Writer) error { return writeCache(w, m) }); err != nil {
 		c.mu.Lock()
 		c.dirty = true // try again on the next Save
 		c.mu.Unlock()
@@ -405,8 +405,20 @@ func writeField(w io.Writer, s string) {
 // Analyses come in key order, so that the same analyses always encode to the
 // same bytes.
 
-// encodeCache returns the cache file's content for the analyses m.
+// encodeCache returns the cache file's content for the analyses m (the
+// tests'; writeCache streams it).
 func encodeCache(m map[cacheKey]*docAnalysis) []byte {
+	var b bytes.Buffer
+	_ = writeCache(&b, m) // a Buffer does not fail
+	return b.Bytes()
+}
+
+// writeCache writes the cache file's content for the analyses m to w in two
+// passes: the first only sums the payload for the header, the second writes
+// it. At 10,000 skills the file is about 35 MB, which a cold start, saving
+// it just after its first index, held three times over in memory when it
+// was built whole (body, payload, file).
+func writeCache(w io.Writer, m map[cacheKey]*docAnalysis) error {
 	keys := make([]cacheKey, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -419,44 +431,64 @@ func encodeCache(m map[cacheKey]*docAnalysis) []byte {
 			func(s, _ int32) { ids[da.surfs[s]] = 0 })
 	}
 	strs := slices.Sorted(maps.Keys(ids))
-	var table, body []byte
 	for i, s := range strs {
 		ids[s] = uint64(i)
-		table = binary.AppendUvarint(table, uint64(len(s)))
-		table = append(table, s...)
 	}
-	body = binary.AppendUvarint(body, uint64(len(keys)))
+	sum := &indexWriter{w: crc32.New(castagnoli)}
+	writeCachePayload(sum, m, keys, strs, ids)
+	if sum.err != nil {
+		return sum.err
+	}
+	if _, err := w.Write(appendFileHeaderOf(nil, cacheFormat, analysisVersion, uint64(sum.n), sum.w.(hash.Hash32).Sum32())); err != nil {
+		return err
+	}
+	out := &indexWriter{w: w}
+	writeCachePayload(out, m, keys, strs, ids)
+	if out.err == nil && out.n != sum.n {
+		return errors.New("search cache: the analyses changed while they were written")
+	}
+	return out.err
+}
+
+// writeCachePayload writes the payload of the cache file for the analyses
+// m (keys sorted, strs the distinct strings in order, ids their ids) to iw,
+// and flushes it.
+func writeCachePayload(iw *indexWriter, m map[cacheKey]*docAnalysis, keys []cacheKey, strs []string, ids map[string]uint64) {
+	iw.buf = binary.AppendUvarint(iw.buf, uint64(len(strs)))
+	for _, s := range strs {
+		iw.buf = binary.AppendUvarint(iw.buf, uint64(len(s)))
+		iw.buf = append(iw.buf, s...)
+		iw.room()
+	}
+	iw.buf = binary.AppendUvarint(iw.buf, uint64(len(keys)))
 	for _, k := range keys {
 		da := m[k]
-		body = append(body, k[:]...)
+		iw.buf = append(iw.buf, k[:]...)
 		var flags byte
 		if da.cjk {
 			flags |= 1
 		}
-		body = append(body, byte(da.lang), flags)
+		iw.buf = append(iw.buf, byte(da.lang), flags)
 		for _, n := range da.length {
-			body = binary.AppendUvarint(body, uint64(n))
+			iw.buf = binary.AppendUvarint(iw.buf, uint64(n))
 		}
 		r := packedReader{b: da.packed}
 		nterms := r.uvarint()
-		body = binary.AppendUvarint(body, nterms)
+		iw.buf = binary.AppendUvarint(iw.buf, nterms)
 		var counts [numFields]uint16
 		for range nterms {
 			t := r.term(&counts)
-			body = appendTerm(body, int32(ids[da.names[t]]), &counts)
+			iw.buf = appendTerm(iw.buf, int32(ids[da.names[t]]), &counts)
 		}
 		nsurf := r.uvarint()
-		body = binary.AppendUvarint(body, nsurf)
+		iw.buf = binary.AppendUvarint(iw.buf, nsurf)
 		for range nsurf {
 			s, t := r.uvarint(), r.uvarint()
-			body = binary.AppendUvarint(binary.AppendUvarint(body, ids[da.surfs[s]]), t)
+			iw.buf = binary.AppendUvarint(binary.AppendUvarint(iw.buf, ids[da.surfs[s]]), t)
 		}
+		iw.room()
 	}
-	payload := binary.AppendUvarint(make([]byte, 0, len(table)+len(body)+binary.MaxVarintLen64), uint64(len(ids)))
-	payload = append(append(payload, table...), body...)
-
-	out := appendFileHeader(make([]byte, 0, cacheHeaderLen+len(payload)), cacheFormat, analysisVersion, payload)
-	return append(out, payload...)
+	iw.flush()
 }
 
 // appendTerm appends a term of a packed analysis (a record's term in the

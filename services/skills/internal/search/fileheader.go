@@ -17,10 +17,16 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // appendFileHeader appends to b the header of payload in a file of format
 // and version.
 func appendFileHeader(b []byte, format string, version uint32, payload []byte) []byte {
+	return appendFileHeaderOf(b, format, version, uint64(len(payload)), crc32.Checksum(payload, castagnoli))
+}
+
+// appendFileHeaderOf appends the header of a payload of size bytes whose
+// CRC-32C is sum (a payload written as a stream).
+func appendFileHeaderOf(b []byte, format string, version uint32, size uint64, sum uint32) []byte {
 	b = append(b, format...)
 	b = binary.LittleEndian.AppendUint32(b, version)
-	b = binary.LittleEndian.AppendUint64(b, uint64(len(payload)))
-	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(payload, castagnoli))
+	b = binary.LittleEndian.AppendUint64(b, size)
+	return binary.LittleEndian.AppendUint32(b, sum)
 }
 
 // parseFileHeader reads the header h (len(format)+fileHeaderTail bytes) of

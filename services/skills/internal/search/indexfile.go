@@ -1,10 +1,12 @@
 package search
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
 	"hash/crc32"
 	"io"
 	"math"
@@ -163,7 +165,7 @@ func (c *AnalysisCache) saveIndex() error {
 	if p == nil {
 		return nil
 	}
-	if err := statefile.Write(c.indexPath, func(w io.Writer) error { _, err := w.Write(encodeIndex(p.ix, &p.key)); return err }); err != nil {
+	if err := statefile.Write(c.indexPath, func(w io.Writer) error { return writeIndex(w, p.ix, &p.key) }); err != nil {
 		c.mu.Lock()
 		if c.pending == nil {
 			c.pending = p // try again on the next Save
@@ -197,9 +199,68 @@ func (c *AnalysisCache) saveIndex() error {
 // decoding them would fill as much fresh memory, at several microseconds a
 // page on a virtual machine, for what the file already holds as it is.
 
-// encodeIndex returns the index file's content for ix, whose key is key.
+// encodeIndex returns the index file's content for ix, whose key is key
+// (the tests'; writeIndex streams it).
 func encodeIndex(ix *Index, key *cacheKey) []byte {
+	var b bytes.Buffer
+	_ = writeIndex(&b, ix, key) // a Buffer does not fail
+	return b.Bytes()
+}
+
+// writeIndex writes the index file's content for ix, whose key is key, to
+// w in two passes over the index: the first only sums the payload for the
+// header, the second writes it. At 10,000 skills the file is about 60 MB,
+// which a cold start no longer holds in memory whole beside what it built.
+func writeIndex(w io.Writer, ix *Index, key *cacheKey) error {
 	surfs := sortedSurfaces(ix)
+	sum := &indexWriter{w: crc32.New(castagnoli), n: int64(indexHeaderLen)}
+	writePayload(sum, ix, key, surfs)
+	if sum.err != nil {
+		return sum.err
+	}
+	crc := sum.w.(hash.Hash32).Sum32()
+	size := uint64(sum.n) - uint64(indexHeaderLen)
+	if _, err := w.Write(appendFileHeaderOf(nil, indexFormat, indexVersion, size, crc)); err != nil {
+		return err
+	}
+	out := &indexWriter{w: w, n: int64(indexHeaderLen)}
+	writePayload(out, ix, key, surfs)
+	if out.err == nil && uint64(out.n)-uint64(indexHeaderLen) != size {
+		return errors.New("search index file: the index changed while it was written")
+	}
+	return out.err
+}
+
+// indexWriter writes through a buffer of its own, counting the bytes from
+// the start of the file (n); after the first error it writes nothing.
+type indexWriter struct {
+	w   io.Writer
+	buf []byte
+	n   int64
+	err error
+}
+
+// room flushes the buffer when it holds 32 KB or more.
+func (iw *indexWriter) room() {
+	if len(iw.buf) >= 32<<10 {
+		iw.flush()
+	}
+}
+
+func (iw *indexWriter) flush() {
+	if iw.err == nil && len(iw.buf) > 0 {
+		_, iw.err = iw.w.Write(iw.buf)
+	}
+	iw.n += int64(len(iw.buf))
+	iw.buf = iw.buf[:0]
+}
+
+// offset is the offset in the file of the next byte written.
+func (iw *indexWriter) offset() int64 { return iw.n + int64(len(iw.buf)) }
+
+// writePayload writes the payload of ix's file (whose key is key, whose
+// surfaces in order are surfs) to iw, and flushes it.
+func writePayload(iw *indexWriter, ix *Index, key *cacheKey, surfs []int32) {
 	nstr, npost := 0, 0
 	for t := range ix.terms {
 		nstr += len(ix.vocab.key(int32(t)))
@@ -208,51 +269,54 @@ func encodeIndex(ix *Index, key *cacheKey) []byte {
 	for _, s := range surfs {
 		nstr += len(ix.surfaces.key(s))
 	}
-	b := make([]byte, indexHeaderLen, indexHeaderLen+len(key)+len(ix.docs)+nstr+9*npost+4*len(ix.terms)+4*len(surfs)+48)
-	b = append(b, key[:]...)
-	b = binary.AppendUvarint(b, uint64(len(ix.docs)))
+	iw.buf = append(iw.buf, key[:]...)
+	iw.buf = binary.AppendUvarint(iw.buf, uint64(len(ix.docs)))
 	for _, d := range ix.docs {
-		b = append(b, byte(d.lang))
+		iw.buf = append(iw.buf, byte(d.lang))
+		iw.room()
 	}
 	var flags byte
 	if ix.hasCJK {
 		flags |= 1
 	}
-	b = append(b, flags)
-	b = binary.AppendUvarint(b, uint64(nstr))
+	iw.buf = append(iw.buf, flags)
+	iw.buf = binary.AppendUvarint(iw.buf, uint64(nstr))
 	for _, k := range ix.vocab.byID() {
-		b = append(b, k...)
+		iw.buf = append(iw.buf, k...)
+		iw.room()
 	}
 	for _, s := range surfs {
-		b = append(b, ix.surfaces.key(s)...)
+		iw.buf = append(iw.buf, ix.surfaces.key(s)...)
+		iw.room()
 	}
-	b = binary.AppendUvarint(b, uint64(npost))
-	for len(b)%postingAlign != 0 {
-		b = append(b, 0)
+	iw.buf = binary.AppendUvarint(iw.buf, uint64(npost))
+	for iw.offset()%postingAlign != 0 {
+		iw.buf = append(iw.buf, 0)
 	}
 	for _, t := range ix.terms {
 		for _, p := range t.postings {
-			b = binary.LittleEndian.AppendUint32(b, uint32(p.doc))
-			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(p.tf))
+			iw.buf = binary.LittleEndian.AppendUint32(iw.buf, uint32(p.doc))
+			iw.buf = binary.LittleEndian.AppendUint32(iw.buf, math.Float32bits(p.tf))
 		}
+		iw.room()
 	}
 	for _, t := range ix.terms {
-		b = append(b, t.fields...)
+		iw.buf = append(iw.buf, t.fields...)
+		iw.room()
 	}
-	b = binary.AppendUvarint(b, uint64(len(ix.terms)))
+	iw.buf = binary.AppendUvarint(iw.buf, uint64(len(ix.terms)))
 	for id, t := range ix.terms {
-		b = binary.AppendUvarint(b, uint64(len(ix.vocab.key(int32(id)))))
-		b = binary.AppendUvarint(b, uint64(len(t.postings)))
+		iw.buf = binary.AppendUvarint(iw.buf, uint64(len(ix.vocab.key(int32(id)))))
+		iw.buf = binary.AppendUvarint(iw.buf, uint64(len(t.postings)))
+		iw.room()
 	}
-	b = binary.AppendUvarint(b, uint64(len(surfs)))
+	iw.buf = binary.AppendUvarint(iw.buf, uint64(len(surfs)))
 	for _, s := range surfs {
-		b = binary.AppendUvarint(b, uint64(len(ix.surfaces.key(s))))
-		b = binary.AppendUvarint(b, uint64(ix.surfaceTerms[s]))
+		iw.buf = binary.AppendUvarint(iw.buf, uint64(len(ix.surfaces.key(s))))
+		iw.buf = binary.AppendUvarint(iw.buf, uint64(ix.surfaceTerms[s]))
+		iw.room()
 	}
-
-	// The header, over the room left for it at the start.
-	appendFileHeader(b[:0], indexFormat, indexVersion, b[indexHeaderLen:])
-	return b
+	iw.flush()
 }
 
 // postingAlign is the alignment of the postings in the file (from its
