@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"math"
 	"runtime"
 	"runtime/debug"
@@ -159,5 +161,74 @@ func TestTrackMemoryLimit(t *testing.T) {
 		}
 		runtime.GC()
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestSettleAfterLoad: a first load of longLoad or more is settled at once
+// (narrow headroom, memory released); a shorter one is left to the timer.
+func TestSettleAfterLoad(t *testing.T) {
+	var shares []uint64
+	released := 0
+	tr := &limitTracker{settleAfter: time.Hour,
+		apply:   func(share uint64) { shares = append(shares, share) },
+		release: func() { released++ },
+	}
+	tr.settleAfterLoad(longLoad - time.Millisecond)
+	if released != 0 || len(shares) != 0 {
+		t.Fatalf("a short load: released %d times, headroom set %v", released, shares)
+	}
+	tr.settleAfterLoad(longLoad)
+	if released != 1 || len(shares) != 1 || shares[0] != idleShare {
+		t.Fatalf("a long load: released %d times, headroom set %v, want once and 1/%d", released, shares, idleShare)
+	}
+}
+
+// TestSettledAfterLoad: the first call that waits for the catalog is
+// served once the settle, told how long the load took from the start, has
+// run; later calls do not settle again; a wait that fails settles nothing.
+func TestSettledAfterLoad(t *testing.T) {
+	ready := make(chan struct{})
+	wait := func(ctx context.Context) error {
+		select {
+		case <-ready:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	var tooks []time.Duration
+	settled := make(chan struct{})
+	settle := func(took time.Duration) {
+		tooks = append(tooks, took)
+		close(settled)
+	}
+	start := time.Now().Add(-time.Minute)
+	w := settledAfterLoad(wait, start, settle)
+	done := make(chan error, 1)
+	go func() { done <- w(t.Context()) }()
+	select {
+	case <-done:
+		t.Fatal("served before the load ended")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(ready)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-settled:
+	default:
+		t.Fatal("served before the settle")
+	}
+	if err := w(t.Context()); err != nil || len(tooks) != 1 || tooks[0] < time.Minute {
+		t.Fatalf("settles %v (err %v), want one of at least a minute", tooks, err)
+	}
+
+	failing := settledAfterLoad(func(context.Context) error { return errors.New("closed") }, start, func(time.Duration) { t.Error("settled after a failed load") })
+	if failing(t.Context()) == nil {
+		t.Error("the wait's error was lost")
+	}
+	if got := settledAfterLoad(wait, start, nil); got == nil || got(t.Context()) != nil {
+		t.Error("without a settle, not the wait itself")
 	}
 }

@@ -297,12 +297,44 @@ func startEmbedded(ctx context.Context, o options, getenv func(string) string, l
 		},
 		ready:          []any{"embedded skills service ready"},
 		close:          func() { _ = srv.Close() },
-		waitScanned:    srv.WaitScanned,
+		waitScanned:    settledAfterLoad(srv.WaitScanned, time.Now(), settleLoad),
 		setClientRoots: srv.SetClientRoots,
 		settings:       new(srv.MCPSettings()),
 		guard:          srv.Guard,
 		http:           func() (skillsd.MCPHTTPSettings, error) { return srv.MCPHTTP(), nil },
 	}, nil
+}
+
+// settledAfterLoad is wait (the embedded catalog's load and first scan)
+// that, the first time it returns without an error, tells settle how long
+// the load took from start, and returns once settle has (memlimit.go). A
+// nil settle leaves wait as it is.
+func settledAfterLoad(wait func(context.Context) error, start time.Time, settle func(time.Duration)) func(context.Context) error {
+	if settle == nil {
+		return wait
+	}
+	// The load's end, seen by a goroutine of its own: the first call may
+	// come long after it.
+	loaded := make(chan time.Duration, 1)
+	go func() {
+		if wait(context.Background()) == nil {
+			loaded <- time.Since(start)
+		}
+	}()
+	var once sync.Once
+	return func(ctx context.Context) error {
+		if err := wait(ctx); err != nil {
+			return err
+		}
+		once.Do(func() {
+			select {
+			case took := <-loaded:
+				settle(took)
+			case <-ctx.Done():
+			}
+		})
+		return nil
+	}
 }
 
 // waitScanned holds the calls to the embedded service, but its health
