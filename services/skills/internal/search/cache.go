@@ -439,7 +439,7 @@ func writeCache(w io.Writer, m map[cacheKey]*docAnalysis) error {
 	if sum.err != nil {
 		return sum.err
 	}
-	if _, err := w.Write(appendFileHeaderOf(nil, cacheFormat, analysisVersion, uint64(sum.n), sum.w.(hash.Hash32).Sum32())); err != nil {
+	if _, err := w.Write(appendFileHeader(nil, cacheFormat, analysisVersion, uint64(sum.n), sum.w.(hash.Hash32).Sum32())); err != nil {
 		return err
 	}
 	out := &indexWriter{w: w}

@@ -14,15 +14,10 @@ const fileHeaderTail = 4 + 8 + 4
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// appendFileHeader appends to b the header of payload in a file of format
-// and version.
-func appendFileHeader(b []byte, format string, version uint32, payload []byte) []byte {
-	return appendFileHeaderOf(b, format, version, uint64(len(payload)), crc32.Checksum(payload, castagnoli))
-}
-
-// appendFileHeaderOf appends the header of a payload of size bytes whose
-// CRC-32C is sum (a payload written as a stream).
-func appendFileHeaderOf(b []byte, format string, version uint32, size uint64, sum uint32) []byte {
+// appendFileHeader appends to b the header of a payload of size bytes,
+// whose CRC-32C is sum, in a file of format and version (the payloads are
+// written as streams: their sum comes from a first pass).
+func appendFileHeader(b []byte, format string, version uint32, size uint64, sum uint32) []byte {
 	b = append(b, format...)
 	b = binary.LittleEndian.AppendUint32(b, version)
 	b = binary.LittleEndian.AppendUint64(b, size)

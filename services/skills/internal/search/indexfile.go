@@ -220,7 +220,7 @@ func writeIndex(w io.Writer, ix *Index, key *cacheKey) error {
 	}
 	crc := sum.w.(hash.Hash32).Sum32()
 	size := uint64(sum.n) - uint64(indexHeaderLen)
-	if _, err := w.Write(appendFileHeaderOf(nil, indexFormat, indexVersion, size, crc)); err != nil {
+	if _, err := w.Write(appendFileHeader(nil, indexFormat, indexVersion, size, crc)); err != nil {
 		return err
 	}
 	out := &indexWriter{w: w, n: int64(indexHeaderLen)}
