@@ -313,12 +313,16 @@ func (c *Cache) load() *Snapshot {
 	if !taken {
 		return s
 	}
-	return c.read(statefile.Read)
+	return c.read(func(path string, limit int64) ([]byte, func(), error) {
+		data, err := statefile.Read(path, limit)
+		return data, func() {}, err
+	})
 }
 
-// read reads the file with readFile and decodes it (load).
-func (c *Cache) read(readFile func(string, int64) ([]byte, error)) *Snapshot {
-	data, err := readFile(c.file, maxCacheFile)
+// read reads the file with readFile and decodes it (load); a file it does
+// not use is released (a mapping undone: statefile.Map).
+func (c *Cache) read(readFile func(string, int64) ([]byte, func(), error)) *Snapshot {
+	data, release, err := readFile(c.file, maxCacheFile)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			c.log.Debug("catalog cache ignored", "file", c.file, "error", err)
@@ -327,6 +331,7 @@ func (c *Cache) read(readFile func(string, int64) ([]byte, error)) *Snapshot {
 	}
 	skills, listings, sum, err := decodeCache(data, c.version)
 	if err != nil {
+		release() // nothing decoded is kept
 		c.log.Debug("catalog cache ignored", "file", c.file, "error", err)
 		return nil
 	}

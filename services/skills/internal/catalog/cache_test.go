@@ -20,6 +20,7 @@ import (
 
 	"github.com/skillsd/skillsd/services/skills/internal/skill"
 	"github.com/skillsd/skillsd/services/skills/internal/source"
+	"github.com/skillsd/skillsd/services/skills/internal/testfs"
 )
 
 const cacheTestVersion = "1.2.3-test"
@@ -880,6 +881,36 @@ func TestCacheListings(t *testing.T) {
 	}
 	if got := later.Get("companion"); got == nil || len(got.Files) == 0 {
 		t.Fatal("companion lost")
+	}
+}
+
+// TestCacheUnusedReleased: a cache file written by another version is not
+// used, and its mapping is undone (its pages do not stay in the process);
+// a usable one stays mapped, its skills sharing its memory.
+func TestCacheUnusedReleased(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("files are mapped on Linux only")
+	}
+	dir := restartTree(t)
+	roots := []*source.Root{localRoot("t", dir)}
+	file := filepath.Join(t.TempDir(), CacheFileName())
+	if err := NewCache(file, "another-version", nil).Save(build(t, roots...)); err != nil {
+		t.Fatal(err)
+	}
+	if n := buildCached(t, roots, newTestCache(t, file)).Stats().Reused; n != 0 {
+		t.Fatalf("another version's cache gave %d skills", n)
+	}
+	if testfs.Mapped(t, file) {
+		t.Error("another version's cache stays mapped")
+	}
+	if err := newTestCache(t, file).Save(build(t, roots...)); err != nil {
+		t.Fatal(err)
+	}
+	if n := buildCached(t, roots, newTestCache(t, file)).Stats().Reused; n == 0 {
+		t.Fatal("the cache gave nothing")
+	}
+	if !testfs.Mapped(t, file) {
+		t.Error("a cache in use is not mapped")
 	}
 }
 

@@ -503,6 +503,7 @@ func (ix *Index) build(workers int, cache *AnalysisCache) {
 				cache.indexOnDisk(key)
 				return
 			}
+			st.drop() // another catalog's index: its file is not used
 			defer cache.keepIndex(ix, key)
 		}
 		prev := cache.entries()

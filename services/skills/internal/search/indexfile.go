@@ -56,6 +56,17 @@ type storedIndex struct {
 	vocab        strTable
 	surfaces     strTable
 	surfaceTerms []int32
+	// release, when set, undoes the mapping of the file it was decoded
+	// from (statefile.Map): for an index not adopted (dropped).
+	release func()
+}
+
+// drop releases the file st was decoded from, when st is not used (nothing
+// on a nil st or one decoded from bytes of the caller's).
+func (st *storedIndex) drop() {
+	if st != nil && st.release != nil {
+		st.release()
+	}
 }
 
 // indexKey hashes what the index of the skills whose analyses have keys
@@ -108,11 +119,16 @@ func (c *AnalysisCache) loadIndex() {
 		}
 		// Mapped, once a process: the index decoded from it uses its
 		// postings and strings where they lie (decodeIndex).
-		data, err := statefile.Map(c.indexPath, maxIndexFile)
+		data, release, err := statefile.Map(c.indexPath, maxIndexFile)
 		if err != nil {
 			return
 		}
-		st, _ := decodeIndex(data)
+		st, err := decodeIndex(data)
+		if err != nil {
+			release()
+			return
+		}
+		st.release = release
 		c.mu.Lock()
 		c.stored = st
 		c.mu.Unlock()

@@ -9,12 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"testing"
 	"unsafe"
 
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
 	"github.com/skillsd/skillsd/services/skills/internal/skill"
+	"github.com/skillsd/skillsd/services/skills/internal/testfs"
 )
 
 // openStored opens the analysis cache and index file of dir.
@@ -99,6 +101,43 @@ func TestIndexFileSameIndex(t *testing.T) {
 				sameIndex(t, New(changed, Options{Workers: workers}), again)
 			})
 		}
+	}
+}
+
+// TestIndexFileUnusedReleased: an index file for other skills is not
+// adopted, and its mapping is undone; a damaged one too; an adopted one
+// stays mapped (its postings are used where they lie).
+func TestIndexFileUnusedReleased(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("files are mapped on Linux only")
+	}
+	skills := cacheFixture()
+	dir := t.TempDir()
+	path := filepath.Join(dir, IndexFileName())
+	storeIndex(t, dir, skills, Options{})
+	if ix := New(skills[1:], Options{Cache: openStored(dir)}); ix.stored {
+		t.Fatal("another catalog's index was adopted")
+	}
+	if testfs.Mapped(t, path) {
+		t.Error("an index not adopted stays mapped")
+	}
+	if ix := New(skills, Options{Cache: openStored(dir)}); !ix.stored {
+		t.Fatal("the index was not adopted")
+	}
+	if !testfs.Mapped(t, path) {
+		t.Error("an adopted index is not mapped")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	damaged := filepath.Join(t.TempDir(), IndexFileName())
+	if err := os.WriteFile(damaged, data[:len(data)-1], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := OpenAnalysisCache(filepath.Join(filepath.Dir(damaged), CacheFileName())).WithIndexFile(damaged)
+	if c.takeIndex() != nil || testfs.Mapped(t, damaged) {
+		t.Error("a damaged index file was decoded, or stays mapped")
 	}
 }
 

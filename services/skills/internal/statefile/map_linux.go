@@ -18,3 +18,6 @@ func mapFile(f *os.File, size int64) ([]byte, bool) {
 	}
 	return data, true
 }
+
+// unmapFile undoes mapFile's mapping.
+func unmapFile(data []byte) { _ = unix.Munmap(data) }

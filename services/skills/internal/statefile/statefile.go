@@ -62,16 +62,26 @@ func readAll(f *os.File, size int64) ([]byte, error) {
 // another program while it is mapped would make a later read of the lost
 // part fault. Where mapping is not available (not Linux), or fails, Map
 // returns Read's copy.
-func Map(path string, limit int64) ([]byte, error) {
+//
+// release undoes the mapping (nothing for a copy): a caller that finds the
+// content unusable (a foreign version, a damaged file, an index for other
+// skills) and keeps nothing decoded from it calls it, so that the file's
+// pages do not stay in the process for nothing. It must be called at most
+// once, and data not used after.
+func Map(path string, limit int64) (data []byte, release func(), err error) {
 	f, size, err := Open(path, limit)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	if data, ok := mapFile(f, size); ok {
-		return data, nil
+		return data, func() { unmapFile(data) }, nil
 	}
-	return readAll(f, size)
+	data, err = readAll(f, size)
+	if err != nil {
+		return nil, nil, err
+	}
+	return data, func() {}, nil
 }
 
 // Open opens the file at path for reading, under Read's conditions, and

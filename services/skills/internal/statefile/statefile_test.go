@@ -6,8 +6,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/skillsd/skillsd/services/skills/internal/testfs"
 )
 
 func TestWriteThenRead(t *testing.T) {
@@ -61,7 +64,10 @@ func TestWriteFailureKeepsTheFile(t *testing.T) {
 }
 
 // readers are the two ways to read a state file whole.
-var readers = map[string]func(string, int64) ([]byte, error){"Read": Read, "Map": Map}
+var readers = map[string]func(string, int64) ([]byte, error){"Read": Read, "Map": func(path string, limit int64) ([]byte, error) {
+	data, _, err := Map(path, limit)
+	return data, err
+}}
 
 func TestReadRefuses(t *testing.T) {
 	for name, read := range readers {
@@ -99,7 +105,7 @@ func TestMapKeepsContent(t *testing.T) {
 	if err := os.WriteFile(path, []byte(old), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	data, err := Map(path, int64(len(old)))
+	data, _, err := Map(path, int64(len(old)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,14 +121,34 @@ func TestMapKeepsContent(t *testing.T) {
 	if string(data) != old {
 		t.Error("the mapped content changed when the file was replaced")
 	}
-	if again, err := Map(path, 10); err != nil || string(again) != "new" {
+	if again, _, err := Map(path, 10); err != nil || string(again) != "new" {
 		t.Errorf("Map after the write = %q, %v", again, err)
 	}
 	empty := filepath.Join(t.TempDir(), "empty")
 	if err := os.WriteFile(empty, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if data, err := Map(empty, 10); err != nil || len(data) != 0 {
+	if data, release, err := Map(empty, 10); err != nil || len(data) != 0 || release == nil {
 		t.Errorf("Map of an empty file = %q, %v", data, err)
+	}
+}
+
+// TestMapRelease: a mapping released is gone from the process (a file
+// whose content is not used does not stay in memory).
+func TestMapRelease(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "released.bin")
+	if err := os.WriteFile(path, []byte(strings.Repeat("x", 10000)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, release, err := Map(path, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runtime.GOOS == "linux" && !testfs.Mapped(t, path) {
+		t.Fatal("the file is not mapped")
+	}
+	release()
+	if testfs.Mapped(t, path) {
+		t.Error("the file is still mapped after release")
 	}
 }
