@@ -44,23 +44,16 @@ type folderList struct {
 	packed string
 }
 
-// listedEntry is one entry of a listing: its name, and its type as
-// fs.DirEntry.Type gives it (0 for a regular file).
-type listedEntry struct {
-	name string
-	typ  fs.FileMode
-}
-
-// pack returns the packed form of entries (in order of name).
-func pack(entries []listedEntry) string {
+// pack returns the packed form of a folder's entries (in order of name).
+func pack(entries []fs.DirEntry) string {
 	n := 0
 	for _, e := range entries {
-		n += 1 + binary.MaxVarintLen64 + len(e.name)
+		n += 2 + len(e.Name())
 	}
 	b := make([]byte, 0, n)
 	for _, e := range entries {
-		b = append(b, byte(typeCode(e.typ)))
-		b = appendString(b, e.name)
+		b = append(b, byte(typeCode(e.Type())))
+		b = appendString(b, e.Name())
 	}
 	return string(b)
 }
@@ -180,16 +173,7 @@ func (w *walker) list(b *batch, t dirTask) ([]fs.DirEntry, error) {
 	st, stamped := stampOf(t.real) // before the listing: a change during it moves the stamp
 	ents, err := readDir(t.real)
 	if err == nil && stamped && st.settled(at) {
-		n := 0
-		for _, de := range ents {
-			n += 2 + len(de.Name())
-		}
-		p := make([]byte, 0, n)
-		for _, de := range ents {
-			p = append(p, byte(typeCode(de.Type())))
-			p = appendString(p, de.Name())
-		}
-		b.listed = append(b.listed, folderList{rel: t.rel, stamp: st, n: len(ents), packed: string(p)})
+		b.listed = append(b.listed, folderList{rel: t.rel, stamp: st, n: len(ents), packed: pack(ents)})
 	}
 	return ents, err
 }

@@ -24,7 +24,19 @@ func settleNow(t *testing.T) {
 
 // listOf is the listing of the folder rel holding entries.
 func listOf(rel string, entries ...listedEntry) folderList {
-	return folderList{rel: rel, n: len(entries), packed: pack(entries)}
+	return folderList{rel: rel, n: len(entries), packed: packOf(entries...)}
+}
+
+// listedEntry is an entry a test makes: a name and a type.
+type listedEntry = listedDirEntry
+
+// packOf is pack of entries.
+func packOf(entries ...listedEntry) string {
+	ds := make([]fs.DirEntry, len(entries))
+	for i := range entries {
+		ds[i] = &entries[i]
+	}
+	return pack(ds)
 }
 
 // walkListed walks r with the listings l and returns what it found, its
@@ -213,7 +225,7 @@ func TestListingsRoundTrip(t *testing.T) {
 		"empty name":     {realRoot: "/tmp", folders: []folderList{listOf("", listedEntry{name: ""})}},
 		"names unsorted": {realRoot: "/tmp", folders: []folderList{listOf("", listedEntry{name: "b"}, listedEntry{name: "a"})}},
 		"names twice":    {realRoot: "/tmp", folders: []folderList{listOf("", listedEntry{name: "a"}, listedEntry{name: "a"})}},
-		"count wrong":    {realRoot: "/tmp", folders: []folderList{{rel: "", n: 2, packed: pack([]listedEntry{{name: "a"}})}}},
+		"count wrong":    {realRoot: "/tmp", folders: []folderList{{rel: "", n: 2, packed: packOf(listedEntry{name: "a"})}}},
 	}
 	for name, h := range hostile {
 		if _, _, err := ParseListings(AppendListings(nil, h)); err == nil {
@@ -268,7 +280,7 @@ func TestListedDirEntry(t *testing.T) {
 // encodes back to the same bytes.
 func FuzzParseListings(f *testing.F) {
 	f.Add(AppendListings(nil, &Listings{realRoot: "/r", folders: []folderList{
-		{rel: "", stamp: folderStamp{1, 2, 3, 4}, n: 2, packed: pack([]listedEntry{{name: "a", typ: fs.ModeDir}, {name: "b.md"}})},
+		{rel: "", stamp: folderStamp{1, 2, 3, 4}, n: 2, packed: packOf(listedEntry{name: "a", typ: fs.ModeDir}, listedEntry{name: "b.md"})},
 		listOf("a", listedEntry{name: "l", typ: fs.ModeSymlink}),
 	}}))
 	f.Add([]byte{0})
