@@ -434,7 +434,7 @@ func writeCache(w io.Writer, m map[cacheKey]*docAnalysis) error {
 	for i, s := range strs {
 		ids[s] = uint64(i)
 	}
-	sum := &indexWriter{w: crc32.New(castagnoli)}
+	sum := &fileWriter{w: crc32.New(castagnoli)}
 	writeCachePayload(sum, m, keys, strs, ids)
 	if sum.err != nil {
 		return sum.err
@@ -442,7 +442,7 @@ func writeCache(w io.Writer, m map[cacheKey]*docAnalysis) error {
 	if _, err := w.Write(appendFileHeader(nil, cacheFormat, analysisVersion, uint64(sum.n), sum.w.(hash.Hash32).Sum32())); err != nil {
 		return err
 	}
-	out := &indexWriter{w: w}
+	out := &fileWriter{w: w}
 	writeCachePayload(out, m, keys, strs, ids)
 	if out.err == nil && out.n != sum.n {
 		return errors.New("search cache: the analyses changed while they were written")
@@ -453,7 +453,7 @@ func writeCache(w io.Writer, m map[cacheKey]*docAnalysis) error {
 // writeCachePayload writes the payload of the cache file for the analyses
 // m (keys sorted, strs the distinct strings in order, ids their ids) to iw,
 // and flushes it.
-func writeCachePayload(iw *indexWriter, m map[cacheKey]*docAnalysis, keys []cacheKey, strs []string, ids map[string]uint64) {
+func writeCachePayload(iw *fileWriter, m map[cacheKey]*docAnalysis, keys []cacheKey, strs []string, ids map[string]uint64) {
 	iw.buf = binary.AppendUvarint(iw.buf, uint64(len(strs)))
 	for _, s := range strs {
 		iw.buf = binary.AppendUvarint(iw.buf, uint64(len(s)))

@@ -3,6 +3,7 @@ package search
 import (
 	"encoding/binary"
 	"hash/crc32"
+	"io"
 )
 
 // The search package's files (the analysis cache, the index file) open with
@@ -37,3 +38,32 @@ func parseFileHeader(h []byte, format string, version uint32) (size uint64, sum 
 	}
 	return binary.LittleEndian.Uint64(h[4:]), binary.LittleEndian.Uint32(h[12:]), true
 }
+
+// fileWriter writes a file's payload through a buffer of its own, counting
+// the bytes from the start of the file (n); after the first error it writes
+// nothing. The index file and the analysis file are written with it, twice
+// each: once into their checksum, once into the file.
+type fileWriter struct {
+	w   io.Writer
+	buf []byte
+	n   int64
+	err error
+}
+
+// room flushes the buffer when it holds 32 KB or more.
+func (iw *fileWriter) room() {
+	if len(iw.buf) >= 32<<10 {
+		iw.flush()
+	}
+}
+
+func (iw *fileWriter) flush() {
+	if iw.err == nil && len(iw.buf) > 0 {
+		_, iw.err = iw.w.Write(iw.buf)
+	}
+	iw.n += int64(len(iw.buf))
+	iw.buf = iw.buf[:0]
+}
+
+// offset is the offset in the file of the next byte written.
+func (iw *fileWriter) offset() int64 { return iw.n + int64(len(iw.buf)) }

@@ -229,7 +229,7 @@ func encodeIndex(ix *Index, key *cacheKey) []byte {
 // which a cold start no longer holds in memory whole beside what it built.
 func writeIndex(w io.Writer, ix *Index, key *cacheKey) error {
 	surfs := sortedSurfaces(ix)
-	sum := &indexWriter{w: crc32.New(castagnoli), n: int64(indexHeaderLen)}
+	sum := &fileWriter{w: crc32.New(castagnoli), n: int64(indexHeaderLen)}
 	writePayload(sum, ix, key, surfs)
 	if sum.err != nil {
 		return sum.err
@@ -239,7 +239,7 @@ func writeIndex(w io.Writer, ix *Index, key *cacheKey) error {
 	if _, err := w.Write(appendFileHeader(nil, indexFormat, indexVersion, size, crc)); err != nil {
 		return err
 	}
-	out := &indexWriter{w: w, n: int64(indexHeaderLen)}
+	out := &fileWriter{w: w, n: int64(indexHeaderLen)}
 	writePayload(out, ix, key, surfs)
 	if out.err == nil && uint64(out.n)-uint64(indexHeaderLen) != size {
 		return errors.New("search index file: the index changed while it was written")
@@ -247,36 +247,9 @@ func writeIndex(w io.Writer, ix *Index, key *cacheKey) error {
 	return out.err
 }
 
-// indexWriter writes through a buffer of its own, counting the bytes from
-// the start of the file (n); after the first error it writes nothing.
-type indexWriter struct {
-	w   io.Writer
-	buf []byte
-	n   int64
-	err error
-}
-
-// room flushes the buffer when it holds 32 KB or more.
-func (iw *indexWriter) room() {
-	if len(iw.buf) >= 32<<10 {
-		iw.flush()
-	}
-}
-
-func (iw *indexWriter) flush() {
-	if iw.err == nil && len(iw.buf) > 0 {
-		_, iw.err = iw.w.Write(iw.buf)
-	}
-	iw.n += int64(len(iw.buf))
-	iw.buf = iw.buf[:0]
-}
-
-// offset is the offset in the file of the next byte written.
-func (iw *indexWriter) offset() int64 { return iw.n + int64(len(iw.buf)) }
-
 // writePayload writes the payload of ix's file (whose key is key, whose
 // surfaces in order are surfs) to iw, and flushes it.
-func writePayload(iw *indexWriter, ix *Index, key *cacheKey, surfs []int32) {
+func writePayload(iw *fileWriter, ix *Index, key *cacheKey, surfs []int32) {
 	nstr, npost := 0, 0
 	for t := range ix.terms {
 		nstr += len(ix.vocab.key(int32(t)))
