@@ -44,13 +44,15 @@ func OpenSQLite(ctx context.Context, path string, opts StoreOptions) (Store, err
 		return nil, fmt.Errorf("creating the usage store's folder: %w", err)
 	}
 	q := url.Values{}
-	// WAL: readers and one writer at a time across processes; FULL: a
-	// committed batch survives a power loss (the spool segment it came from
-	// may be removed right after); immediate: a writing transaction takes
-	// the write lock when it begins, so two never deadlock upgrading.
+	// The busy timeout first, so that it covers the pragmas after it on
+	// every new connection. WAL: readers and one writer at a time across
+	// processes; FULL: a committed batch survives a power loss (the spool
+	// segment it came from may be removed right after); immediate: a
+	// writing transaction takes the write lock when it begins, so two never
+	// deadlock upgrading.
+	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(FULL)")
-	q.Add("_pragma", "busy_timeout(10000)")
 	q.Set("_txlock", "immediate")
 	db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(path)+"?"+q.Encode())
 	if err != nil {
@@ -59,7 +61,7 @@ func OpenSQLite(ctx context.Context, path string, opts StoreOptions) (Store, err
 	db.SetMaxOpenConns(cmp.Or(max(opts.MaxConns, 0), 4))
 	s := &sqlStore{db: db, d: sqliteDialect, where: path, log: opts.logger()}
 	s.migrate = s.migrateSQLite
-	if err := s.ensureReady(ctx); err != nil {
+	if err := s.readyAtOpen(ctx); err != nil {
 		_ = db.Close()
 		if Unavailable(err) || isFailure(err) {
 			return nil, err
@@ -72,6 +74,28 @@ func OpenSQLite(ctx context.Context, path string, opts StoreOptions) (Store, err
 		s.log.Debug("usage store: PRAGMA optimize failed", "err", err)
 	}
 	return s, nil
+}
+
+// readyAtOpen makes the store ready (ensureReady), trying again a few
+// times, shortly, when SQLite answers busy at once: it does so without its
+// busy timeout where waiting could deadlock, as when stores opening
+// together on a fresh SKILLSD_HOME (one per editor window) switch the new
+// database to WAL (TestStoreMigratesOnce failed 3 times in 80 runs under
+// the race detector).
+func (s *sqlStore) readyAtOpen(ctx context.Context) error {
+	err := s.ensureReady(ctx)
+	for wait := 20 * time.Millisecond; err != nil && s.d.retryable(err) && wait <= time.Second; wait *= 2 {
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+		s.readyMu.Lock()
+		s.lastTry = time.Time{} // not the throttle of a database that is away
+		s.readyMu.Unlock()
+		err = s.ensureReady(ctx)
+	}
+	return err
 }
 
 // legacyTable is the one table of the store before versioned migrations.
