@@ -47,6 +47,14 @@ func main() {
 	// the catalog's load (memlimit.go); tests leave the runtime's limit
 	// alone.
 	trackMemoryLimit(os.Getenv)
+	// The embedded service's start fills a heap asked for in huge pages
+	// (hugeheap.go).
+	if hugeHeapWanted(os.Getenv) {
+		startHeap = func() func() {
+			end, _, _ := hugeStartHeap(startHeapBytes)
+			return end
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
 	stop()

@@ -259,6 +259,10 @@ func startEmbedded(ctx context.Context, o options, getenv func(string) string, l
 			log.Warn("skills folder not readable; serving without it", "dir", d, "error", err)
 		}
 	}
+	endHeap := func() {}
+	if startHeap != nil {
+		endHeap = startHeap()
+	}
 	srv, err := skillsd.New(ctx, skillsd.Options{
 		SkillsDirs: o.skillsDirs,
 		ConfigFile: o.configFile,
@@ -284,7 +288,16 @@ func startEmbedded(ctx context.Context, o options, getenv func(string) string, l
 		Metrics:          o.metricsRegisterer(),
 	})
 	if err != nil {
+		endHeap()
 		return service{}, fmt.Errorf("starting the embedded skills service: %w", err)
+	}
+	if startHeap != nil {
+		// The start is over once the first catalog is loaded and scanned
+		// (or the server stops first).
+		go func() {
+			_ = srv.WaitScanned(ctx)
+			endHeap()
+		}()
 	}
 	return service{
 		dial: func(opts ...grpc.DialOption) (*grpc.ClientConn, error) {
