@@ -270,15 +270,16 @@ func (c *Cache) Exists() bool {
 	return err == nil && info.Mode().IsRegular()
 }
 
-// Preload reads the file in the background for the first build to take
-// (load), so that a server's start reads it beside the rest of its work
-// instead of in front of its first walk. It does nothing on a nil Cache, or
-// when the file was read already.
+// Preload reads the file now for the first build to take (load): a server
+// calls it in the background, so that its start reads the file beside the
+// rest of its work instead of in front of its first walk. It does nothing
+// on a nil Cache, or when the file was read already (it waits for a read
+// under way).
 func (c *Cache) Preload() {
 	if c == nil {
 		return
 	}
-	go c.readFirst()
+	c.readFirst()
 }
 
 // readFirst reads the file once per Cache, for the first load: mapped, not

@@ -799,6 +799,12 @@ func TestCachePreload(t *testing.T) {
 		t.Fatal("not Exists after Save")
 	}
 	c.Preload()
+	c.mu.Lock()
+	read := c.first != nil
+	c.mu.Unlock()
+	if !read {
+		t.Fatal("Preload returned before the file was read")
+	}
 	c.Preload() // once only
 	first := buildCached(t, roots, c)
 	sameCatalog(t, first, want)

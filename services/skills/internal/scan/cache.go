@@ -66,12 +66,12 @@ func (s *Scanner) cacheLoaded() {
 	}
 }
 
-// Preload reads the cache file in the background if it was not read yet:
-// a server starts it beside its first catalog build, so that the build does
-// not wait for the file when it asks for the scans it holds.
+// Preload reads the cache file now if it was not read yet: a server calls
+// it in the background, beside its first catalog build, so that the build
+// does not wait for the file when it asks for the scans it holds.
 func (s *Scanner) Preload() {
-	if s != nil && s.cacheFile != "" {
-		go s.cacheLoaded()
+	if s != nil {
+		s.cacheLoaded()
 	}
 }
 

@@ -108,29 +108,27 @@ func (c *AnalysisCache) load() {
 	})
 }
 
-// Preload reads the file in the background if it was not read yet: a
-// server starts it beside its first catalog build, on the other core, so
-// that its first index does not wait for the file. With an index file
-// (WithIndexFile), it reads that instead, and the analyses only when there
-// is no index to read: a first build that takes the index does not need
-// them (a later build reads them, when it does).
+// Preload reads the file now if it was not read yet: a server calls it in
+// the background, beside its first catalog build, so that its first index
+// does not wait for the file. With an index file (WithIndexFile), it reads
+// that instead, and the analyses only when there is no index to read: a
+// first build that takes the index does not need them (a later build reads
+// them, when it does).
 func (c *AnalysisCache) Preload() {
 	if c == nil {
 		return
 	}
 	if c.indexPath == "" {
-		go c.load()
+		c.load()
 		return
 	}
-	go func() {
-		c.loadIndex()
-		c.mu.Lock()
-		none := c.stored == nil
-		c.mu.Unlock()
-		if none {
-			c.load()
-		}
-	}()
+	c.loadIndex()
+	c.mu.Lock()
+	none := c.stored == nil
+	c.mu.Unlock()
+	if none {
+		c.load()
+	}
 }
 
 // Len is the number of skill analyses the cache holds.

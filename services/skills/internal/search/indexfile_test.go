@@ -236,6 +236,12 @@ func TestIndexFileWithoutTheAnalyses(t *testing.T) {
 		}
 		c := openStored(dir)
 		c.Preload()
+		c.mu.Lock()
+		read := c.stored != nil
+		c.mu.Unlock()
+		if !read {
+			t.Fatalf("lost=%v: Preload returned before the index file was read", lost)
+		}
 		if !New(skills, Options{Cache: c}).stored {
 			t.Fatalf("lost=%v: the index file was not used", lost)
 		}
