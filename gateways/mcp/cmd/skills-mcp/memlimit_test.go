@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -230,5 +231,47 @@ func TestSettledAfterLoad(t *testing.T) {
 	}
 	if got := settledAfterLoad(wait, start, nil); got == nil || got(t.Context()) != nil {
 		t.Error("without a settle, not the wait itself")
+	}
+}
+
+// TestAtLimit: the collector's pacing is off (-1) until the end, which sets
+// back what was there, once.
+func TestAtLimit(t *testing.T) {
+	percent, calls := 150, 0
+	set := func(p int) int {
+		calls++
+		prev := percent
+		percent = p
+		return prev
+	}
+	end := atLimit(set)
+	if percent != -1 {
+		t.Fatalf("during the start: GC percent %d, want -1", percent)
+	}
+	end()
+	if percent != 150 {
+		t.Fatalf("after the end: GC percent %d, want 150 back", percent)
+	}
+	percent = 300 // set by someone else since
+	end()
+	if percent != 300 || calls != 2 {
+		t.Errorf("a second end set the percent again (%d, %d calls)", percent, calls)
+	}
+}
+
+// TestMayCollectAtLimit: a GOGC the user set is left alone, as is a
+// GOMEMLIMIT (no tracker, so no limit of ours to collect at).
+func TestMayCollectAtLimit(t *testing.T) {
+	for env, want := range map[string]bool{"": true, "GOGC=200": false, "GOGC=off": false, "GOMEMLIMIT=1GiB": false, "GOMEMLIMIT=off": false} {
+		k, v, _ := strings.Cut(env, "=")
+		getenv := func(name string) string {
+			if name == k {
+				return v
+			}
+			return ""
+		}
+		if got := mayCollectAtLimit(getenv); got != want {
+			t.Errorf("%q: mayCollectAtLimit = %v, want %v", env, got, want)
+		}
 	}
 }

@@ -259,9 +259,11 @@ func startEmbedded(ctx context.Context, o options, getenv func(string) string, l
 			log.Warn("skills folder not readable; serving without it", "dir", d, "error", err)
 		}
 	}
-	endHeap := func() {}
+	// The start's heap (hugeheap.go) and, in a warm start, its collections
+	// (memlimit.go) are tuned until the first catalog is loaded and scanned.
+	var ends []func()
 	if startHeap != nil {
-		endHeap = startHeap()
+		ends = append(ends, startHeap())
 	}
 	srv, err := skillsd.New(ctx, skillsd.Options{
 		SkillsDirs: o.skillsDirs,
@@ -288,15 +290,22 @@ func startEmbedded(ctx context.Context, o options, getenv func(string) string, l
 		Metrics:          o.metricsRegisterer(),
 	})
 	if err != nil {
-		endHeap()
+		for _, end := range ends {
+			end()
+		}
 		return service{}, fmt.Errorf("starting the embedded skills service: %w", err)
 	}
-	if startHeap != nil {
+	if collectAtLimit != nil && srv.Warm() {
+		ends = append(ends, collectAtLimit())
+	}
+	if len(ends) > 0 {
 		// The start is over once the first catalog is loaded and scanned
 		// (or the server stops first).
 		go func() {
 			_ = srv.WaitScanned(ctx)
-			endHeap()
+			for _, end := range ends {
+				end()
+			}
 		}()
 	}
 	return service{
