@@ -366,7 +366,9 @@ var (
 )
 
 // decodeCache checks a cache file's header and checksum and decodes its
-// body; it returns the checksum of the body.
+// body; it returns the checksum of the body. A large body is summed beside
+// its decode, which starts before the sum is known; nothing decoded is
+// returned unless the sum matches (the decoder takes any bytes: fuzzed).
 func decodeCache(data []byte, version string) ([]*Skill, map[string]*source.Listings, uint32, error) {
 	var sum uint32
 	rest, ok := bytes.CutPrefix(data, []byte(cacheMagic))
@@ -387,22 +389,40 @@ func decodeCache(data []byte, version string) ([]*Skill, map[string]*source.List
 	}
 	sum = binary.BigEndian.Uint32(d.b[8:])
 	body := d.b[12:]
-	if checksum(body) != sum {
+	summed := make(chan bool, 1)
+	if len(body) < sumApartBytes {
+		summed <- checksum(body) == sum
+	} else {
+		go func() { summed <- checksum(body) == sum }()
+	}
+	skills, listings, err := decodeBody(body)
+	if !<-summed {
 		return nil, nil, sum, errCacheChecksum
 	}
+	return skills, listings, sum, err
+}
+
+// sumApartBytes is the size from which a body's checksum is computed beside
+// its decode, not before it: the sum of the 4.3 MB body of 387 skills took
+// 2 ms of a 4.3 ms read, the decode most of the rest. A variable for the
+// tests.
+var sumApartBytes = 256 << 10
+
+// decodeBody decodes the skills and the listings of a cache file's body.
+func decodeBody(body []byte) ([]*Skill, map[string]*source.Listings, error) {
 	skillsPart, listingsPart, ok := splitBody(body)
 	if !ok {
-		return nil, nil, sum, fmt.Errorf("%w: no listings", errCacheCorrupt)
+		return nil, nil, fmt.Errorf("%w: no listings", errCacheCorrupt)
 	}
 	skills, err := decodeSkills(skillsPart)
 	if err != nil {
-		return nil, nil, sum, err
+		return nil, nil, err
 	}
 	listings, err := decodeListings(listingsPart)
 	if err != nil {
-		return nil, nil, sum, fmt.Errorf("%w: %v", errCacheCorrupt, err)
+		return nil, nil, fmt.Errorf("%w: %v", errCacheCorrupt, err)
 	}
-	return skills, listings, sum, nil
+	return skills, listings, nil
 }
 
 // encodeBodyTo writes the body of a cache file for s to w: its skills

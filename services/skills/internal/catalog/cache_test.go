@@ -286,8 +286,12 @@ func TestCacheDamaged(t *testing.T) {
 		return b
 	}
 	cases := map[string]func(file string){
-		"flipped body byte":   func(f string) { write(t, f, flip(len(valid)-10)) },
-		"flipped checksum":    func(f string) { write(t, f, flip(len(valid)-snapBodyLen(t, valid)-5)) },
+		"flipped body byte": func(f string) { write(t, f, flip(len(valid)-10)) },
+		"flipped checksum":  func(f string) { write(t, f, flip(len(valid)-snapBodyLen(t, valid)-2)) },
+		"flipped size":      func(f string) { write(t, f, flip(len(valid)-snapBodyLen(t, valid)-5)) },
+		// A byte of a description: the body still decodes, only its sum
+		// tells.
+		"flipped text":        func(f string) { write(t, f, flip(bytes.Index(valid, []byte("Keeps its size."))+1)) },
 		"flipped magic":       func(f string) { write(t, f, flip(3)) },
 		"flipped version":     func(f string) { write(t, f, flip(len(cacheMagic)+2)) },
 		"truncated":           func(f string) { write(t, f, valid[:len(valid)/2]) },
@@ -311,27 +315,32 @@ func TestCacheDamaged(t *testing.T) {
 		},
 	}
 	fresh := build(t, roots...)
-	for name, damage := range cases {
-		t.Run(name, func(t *testing.T) {
-			file := filepath.Join(t.TempDir(), CacheFileName())
-			damage(file)
-			c := newTestCache(t, file)
-			got := buildCached(t, roots, c)
-			if got.Stats().Reused != 0 {
-				t.Errorf("a damaged cache was used: Reused = %d", got.Stats().Reused)
-			}
-			sameCatalog(t, got, fresh)
-			if name == "a folder" {
-				return
-			}
-			// The next write replaces it, and the start after uses it.
-			if err := c.Save(got); err != nil {
-				t.Fatal(err)
-			}
-			if n := buildCached(t, roots, newTestCache(t, file)).Stats().Reused; n != got.Len() {
-				t.Errorf("after a rewrite: Reused = %d, want %d", n, got.Len())
-			}
-		})
+	// Each case with the body summed before its decode, then beside it.
+	defer func(n int) { sumApartBytes = n }(sumApartBytes)
+	for _, apart := range []int{len(valid) + 1, 0} {
+		sumApartBytes = apart
+		for name, damage := range cases {
+			t.Run(name+map[bool]string{false: "/summed first", true: "/summed beside"}[apart == 0], func(t *testing.T) {
+				file := filepath.Join(t.TempDir(), CacheFileName())
+				damage(file)
+				c := newTestCache(t, file)
+				got := buildCached(t, roots, c)
+				if got.Stats().Reused != 0 {
+					t.Errorf("a damaged cache was used: Reused = %d", got.Stats().Reused)
+				}
+				sameCatalog(t, got, fresh)
+				if name == "a folder" {
+					return
+				}
+				// The next write replaces it, and the start after uses it.
+				if err := c.Save(got); err != nil {
+					t.Fatal(err)
+				}
+				if n := buildCached(t, roots, newTestCache(t, file)).Stats().Reused; n != got.Len() {
+					t.Errorf("after a rewrite: Reused = %d, want %d", n, got.Len())
+				}
+			})
+		}
 	}
 }
 
@@ -608,6 +617,7 @@ func FuzzCacheDecode(f *testing.F) {
 	f.Add([]byte(cacheMagic))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_, _, _, _ = decodeCache(data, cacheTestVersion)
+		_, _, _ = decodeBody(data) // as decodeCache runs it on a large body before its sum is checked
 		skills, err := decodeSkills(data)
 		if err != nil {
 			return
