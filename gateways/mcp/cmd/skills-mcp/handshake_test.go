@@ -63,6 +63,17 @@ func TestHandshake(t *testing.T) {
 	if len(waited) != 0 {
 		t.Errorf("waited for the catalog before %d requests that need none", len(waited))
 	}
+	answered := func() bool {
+		select {
+		case <-h.answered:
+			return true
+		default:
+			return false
+		}
+	}
+	if answered() {
+		t.Error("answered before any request needed the catalog")
+	}
 	call(h, "tools/call", func() {
 		if !isOpen(h) {
 			t.Error("a tool call ran before the load could start")
@@ -70,7 +81,14 @@ func TestHandshake(t *testing.T) {
 		if len(waited) != 1 {
 			t.Error("a tool call ran before the catalog was ready")
 		}
+		if answered() {
+			t.Error("answered while the first tool call was still running")
+		}
 	})
+	if !answered() {
+		t.Error("not answered after the first tool call")
+	}
+	call(h, "tools/call", nil) // again: no second close
 	h.ready = func(context.Context) error { return errors.New("closed") }
 	if _, err := h.middleware(func(context.Context, string, mcp.Request) (mcp.Result, error) {
 		t.Error("resources/list ran although the catalog never came")
@@ -124,5 +142,57 @@ func TestWarmStartLoadsAtOnce(t *testing.T) {
 	defer svc.close()
 	if !loads(svc, 30*time.Second) {
 		t.Error("a warm start waits for the host's tools/list to load")
+	}
+}
+
+// TestEndStart: the start's tuning ends after the catalog is in and the
+// first request that needed it is answered; without such a request, the
+// grace after the catalog; at once when the catalog never comes.
+func TestEndStart(t *testing.T) {
+	run := func(wait func(context.Context) error, answered chan struct{}, grace time.Duration) chan struct{} {
+		ended := make(chan struct{})
+		go endStart(t.Context(), wait, answered, grace, []func(){func() {}, func() { close(ended) }})
+		return ended
+	}
+	isClosed := func(ch chan struct{}, within time.Duration) bool {
+		select {
+		case <-ch:
+			return true
+		case <-time.After(within):
+			return false
+		}
+	}
+
+	loaded := make(chan struct{})
+	wait := func(ctx context.Context) error {
+		select {
+		case <-loaded:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	answered := make(chan struct{})
+	ended := run(wait, answered, time.Hour)
+	if isClosed(ended, 50*time.Millisecond) {
+		t.Fatal("ended before the catalog was in")
+	}
+	close(loaded)
+	if isClosed(ended, 50*time.Millisecond) {
+		t.Fatal("ended when the catalog came in, before the first answer")
+	}
+	close(answered)
+	if !isClosed(ended, 5*time.Second) {
+		t.Fatal("not ended after the first answer")
+	}
+
+	// No request: the grace.
+	if !isClosed(run(wait, make(chan struct{}), 10*time.Millisecond), 5*time.Second) {
+		t.Fatal("not ended after the grace")
+	}
+	// The catalog never comes: at once.
+	failed := func(context.Context) error { return errors.New("closed") }
+	if !isClosed(run(failed, make(chan struct{}), time.Hour), 5*time.Second) {
+		t.Fatal("not ended when the wait failed")
 	}
 }
