@@ -327,3 +327,33 @@ func boolStr(b bool) string {
 	}
 	return "false"
 }
+
+// TestWatchAfter: with WatchAfter, the watcher starts once it is closed,
+// not with the first catalog; a change made before then is caught up with
+// when it starts.
+func TestWatchAfter(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "pdf", "SKILL.md"), skillstest.SkillMD("pdf", "reading PDF documents"))
+	after := make(chan struct{})
+	conn := skillstest.Start(t, skillsd.Options{SkillsDirs: []string{root}, WatchDebounce: 50 * time.Millisecond, WatchAfter: after})
+	changes := watchStream(t, conn)
+	cat := skillsv1.NewCatalogServiceClient(conn)
+
+	writeFile(t, filepath.Join(root, "docx", "SKILL.md"), skillstest.SkillMD("docx", "editing Word documents"))
+	select {
+	case m := <-changes:
+		t.Fatalf("a change was seen before the watcher was let start: %v", m)
+	case <-time.After(500 * time.Millisecond): // ten debounces
+	}
+	if _, err := cat.GetSkill(t.Context(), &skillsv1.GetSkillRequest{SkillPath: "docx"}); err == nil {
+		t.Fatal("docx is served before the watcher was let start")
+	}
+	close(after)
+	m := nextChange(t, changes, "catch-up")
+	if !slices.Equal(m.GetAdded(), []string{"docx"}) {
+		t.Errorf("catch-up: got %v", m)
+	}
+	if _, err := cat.GetSkill(t.Context(), &skillsv1.GetSkillRequest{SkillPath: "docx"}); err != nil {
+		t.Errorf("GetSkill(docx) after the watcher started: %v", err)
+	}
+}

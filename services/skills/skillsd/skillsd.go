@@ -145,6 +145,13 @@ type Options struct {
 	// warm start (Warm) does not wait for it: its load is short, and
 	// starts in New (buildEarly).
 	LoadAfter <-chan struct{}
+	// WatchAfter, when set, holds the start of the file watcher until it
+	// is closed: skills-mcp closes it once its host's first search is
+	// answered, so that setting up a watch on every folder does not share
+	// the cores with that search. The watcher looks for what changed
+	// meanwhile once its watches are in place. Nil starts it with the
+	// first catalog.
+	WatchAfter <-chan struct{}
 	// AccessLog writes one info line per call (package accesslog): for a
 	// service on a network listener. The zero value logs calls at debug
 	// level only, as a gateway's in-process calls and stdio MCP want.
@@ -331,6 +338,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		OnContent:     cont.store.Reload,
 		Interval:      interval,
 		NoWatch:       opts.NoWatch,
+		WatchAfter:    opts.WatchAfter,
 		WatchDebounce: opts.WatchDebounce,
 		PollInterval:  opts.PollInterval,
 		Build: func(ctx context.Context, roots []*source.Root, dirty []string) (*catalog.Snapshot, error) {

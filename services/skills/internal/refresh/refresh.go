@@ -53,6 +53,10 @@ type Options struct {
 	Interval time.Duration
 	// NoWatch turns off the watching of the local sources.
 	NoWatch bool
+	// WatchAfter, when set, holds the watcher's start until it is closed
+	// (skillsd.Options.WatchAfter); the watcher then catches up with what
+	// changed meanwhile (package watch). Nil starts it at once.
+	WatchAfter <-chan struct{}
 	// WatchDebounce and PollInterval are the watcher's (package watch); 0
 	// means its defaults.
 	WatchDebounce time.Duration

@@ -164,7 +164,15 @@ func (r *Refresher) restartWatchLocked(roots []*source.Root) {
 	}
 	ctx, cancel := context.WithCancel(r.bg)
 	r.stopWatch = cancel
+	after := r.opts.WatchAfter
 	r.wg.Go(func() {
+		if after != nil {
+			select {
+			case <-after:
+			case <-ctx.Done():
+				return
+			}
+		}
 		_ = watch.Run(ctx, watch.Options{
 			Dirs:         dirs,
 			Folders:      func(dir string) []string { return folders[dir] },
