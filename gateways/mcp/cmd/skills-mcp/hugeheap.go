@@ -18,15 +18,16 @@ import (
 // (madvise MADV_HUGEPAGE). The Go runtime no longer asks, and it maps its
 // heap as it grows, so advice given to memory it has not mapped yet is lost.
 // So before the service starts, hugeStartHeap has the runtime map
-// startHeapBytes of heap at once (one allocation, freed and returned to the
-// system at once, never touched), and asks for huge pages over it; the start
-// then fills that range, a huge page at a time.
+// startHeapBytes of heap at once (one allocation, never touched, which the
+// collection it starts frees), and asks for huge pages over it; the start
+// then fills that range, a huge page at a time, and the rest is returned to
+// the system beside it.
 //
-// The advice is withdrawn (MADV_NOHUGEPAGE) once the start is over (the
-// first catalog loaded and scanned): huge pages already in use stay, but the
-// kernel's background collapsing (khugepaged) is not to refill the pages the
-// runtime returns to the system later, which would keep memory resident
-// that the process no longer uses.
+// The advice is withdrawn (MADV_NOHUGEPAGE) once the start is over
+// (endStart: the host's first search answered): huge pages already in use
+// stay, but the kernel's background collapsing (khugepaged) is not to
+// refill the pages the runtime returns to the system later, which would
+// keep memory resident that the process no longer uses.
 //
 // Measured (warm starts alternated with the same build without it, docs/
 // performance.md): 387 skills, start to first search 109 -> 87 ms and CPU
@@ -66,9 +67,9 @@ func hugeHeapWanted(getenv func(string) string) bool {
 }
 
 // hugeStartHeap has the runtime map size bytes of heap (one allocation,
-// freed at once and returned to the system, so that it is neither kept nor
-// counted) and asks the kernel for huge pages over the whole 2 MiB pages of
-// it. It returns the function that withdraws the advice, and the range it
+// dropped at once: the collection it starts frees it, and what the start
+// does not take is returned to the system in the background) and asks the
+// kernel for huge pages over the whole 2 MiB pages of it. It returns the function that withdraws the advice, and the range it
 // gave it for (lo == hi when none: the allocation held no whole huge page,
 // or the system refused).
 func hugeStartHeap(size int) (end func(), lo, hi uintptr) {
@@ -78,9 +79,17 @@ func hugeStartHeap(size int) (end func(), lo, hi uintptr) {
 	if lo >= hi || adviseHuge(lo, hi, true) != nil {
 		lo, hi = 0, 0
 	}
-	// Collected and returned to the system: the range is free heap the
-	// start's allocations take from its low end, faulted in as huge pages.
-	debug.FreeOSMemory()
+	// The allocation started a collection (the heap jumped past its goal),
+	// which frees the block beside the start; the start's allocations then
+	// take the range from its low end (the runtime reuses its lowest free
+	// pages first), faulted in as huge pages. What they do not take is
+	// returned to the system in the background, so that it does not count
+	// against the memory limit. Collecting and returning it here, in front
+	// of the start, cost 8 ms (a forced collection and the scavenging of 96
+	// MB): warm first search at 387 skills 82 -> 73 ms in the background
+	// (82 -> 70 not returned at all, but then 3,000 and 10,000 skills were
+	// slower by turns; 14 and 5 starts each, alternated).
+	go debug.FreeOSMemory()
 	return func() {
 		if lo < hi {
 			_ = adviseHuge(lo, hi, false)
