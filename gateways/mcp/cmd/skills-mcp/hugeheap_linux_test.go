@@ -137,6 +137,9 @@ func withdrawnRanges(t *testing.T, pid int) []uintptr {
 // runtime marks every heap mapping nh itself, so that case is only checked
 // by TestHugeHeapWanted.
 func TestStartHeapOfTheBinary(t *testing.T) {
+	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage"); err != nil {
+		t.Skipf("this kernel has no transparent huge pages to ask for: %v", err)
+	}
 	cmd := command(t, nil, "--skills-dir", writeSkills(t))
 	cs := connectStdio(t, cmd)
 	defer cs.Close()
