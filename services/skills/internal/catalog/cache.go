@@ -389,12 +389,15 @@ func decodeCache(data []byte, version string) ([]*Skill, map[string]*source.List
 	}
 	sum = binary.BigEndian.Uint32(d.b[8:])
 	body := d.b[12:]
-	summed := make(chan bool, 1)
 	if len(body) < sumApartBytes {
-		summed <- checksum(body) == sum
-	} else {
-		go func() { summed <- checksum(body) == sum }()
+		if checksum(body) != sum {
+			return nil, nil, sum, errCacheChecksum
+		}
+		skills, listings, err := decodeBody(body)
+		return skills, listings, sum, err
 	}
+	summed := make(chan bool, 1)
+	go func() { summed <- checksum(body) == sum }()
 	skills, listings, err := decodeBody(body)
 	if !<-summed {
 		return nil, nil, sum, errCacheChecksum
