@@ -30,12 +30,14 @@ import (
 // keep memory resident that the process no longer uses.
 //
 // Measured (warm starts alternated with the same build without it, docs/
-// performance.md): 387 skills, start to first search 109 -> 87 ms and CPU
-// 140 -> 105 ms; 3,000 skills 420 -> 330 ms; 10,000 skills 1,190 -> 940 ms;
-// resident memory within 3 MB.
+// performance.md, stop 33): 387 skills, start to first search 116 -> 90 ms
+// and CPU 150 -> 110 ms; 3,000 skills 420 -> 328 ms; 10,000 skills 1,127 ->
+// 889 ms; resident memory within 3 MB.
 //
 // GODEBUG=disablethp=1, the Go runtime's own switch against huge pages for
-// its heap, turns it off. Elsewhere than Linux it does nothing.
+// its heap, turns it off. Where the system offers no transparent huge pages
+// (elsewhere than Linux, a kernel without them, or them set to "never":
+// hugePagesOffered) nothing is done.
 
 // startHeapBytes is how much heap hugeStartHeap maps for the start: the
 // whole start of a few hundred skills, the first part of larger ones. It is
@@ -69,9 +71,10 @@ func hugeHeapWanted(getenv func(string) string) bool {
 // hugeStartHeap has the runtime map size bytes of heap (one allocation,
 // dropped at once: the collection it starts frees it, and what the start
 // does not take is returned to the system in the background) and asks the
-// kernel for huge pages over the whole 2 MiB pages of it. It returns the function that withdraws the advice, and the range it
-// gave it for (lo == hi when none: the allocation held no whole huge page,
-// or the system refused).
+// kernel for huge pages over the whole 2 MiB pages of it. It returns the
+// function that withdraws the advice, and the range it gave it for (lo ==
+// hi when none: the allocation held no whole huge page, or the system
+// refused).
 func hugeStartHeap(size int) (end func(), lo, hi uintptr) {
 	start := heapBlock(size)
 	lo = (start + hugePageBytes - 1) &^ (hugePageBytes - 1)

@@ -137,8 +137,8 @@ func withdrawnRanges(t *testing.T, pid int) []uintptr {
 // runtime marks every heap mapping nh itself, so that case is only checked
 // by TestHugeHeapWanted.
 func TestStartHeapOfTheBinary(t *testing.T) {
-	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage"); err != nil {
-		t.Skipf("this kernel has no transparent huge pages to ask for: %v", err)
+	if !hugePagesOffered() {
+		t.Skipf("this kernel offers no transparent huge pages (%s): skills-mcp leaves its heap alone", thpEnabled)
 	}
 	cmd := command(t, nil, "--skills-dir", writeSkills(t))
 	cs := connectStdio(t, cmd)
@@ -157,4 +157,19 @@ func TestStartHeapOfTheBinary(t *testing.T) {
 	}
 	t.Fatalf("skills-mcp (pid %d) has no mapping of about %d bytes with huge pages withdrawn (VmFlags nh) after its load: %v",
 		pid, startHeapBytes, withdrawnRanges(t, pid))
+}
+
+func TestTHPOffered(t *testing.T) {
+	for setting, want := range map[string]bool{
+		"always [madvise] never\n": true,
+		"[always] madvise never\n": true,
+		"always madvise [never]\n": false,
+		"":                         false,
+		"madvise never":            false,
+		"[madvise":                 false,
+	} {
+		if got := thpOffered(setting); got != want {
+			t.Errorf("thpOffered(%q) = %v, want %v", setting, got, want)
+		}
+	}
 }

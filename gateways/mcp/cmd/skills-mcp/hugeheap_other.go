@@ -9,3 +9,7 @@ import "errors"
 func adviseHuge(lo, hi uintptr, on bool) error {
 	return errors.New("transparent huge pages are Linux only")
 }
+
+// hugePagesOffered is false: transparent huge pages are asked for with
+// madvise on Linux only.
+func hugePagesOffered() bool { return false }

@@ -49,7 +49,7 @@ func main() {
 	trackMemoryLimit(os.Getenv)
 	// The embedded service's start fills a heap asked for in huge pages
 	// (hugeheap.go).
-	if hugeHeapWanted(os.Getenv) {
+	if hugeHeapWanted(os.Getenv) && hugePagesOffered() {
 		startHeap = func() func() {
 			end, _, _ := hugeStartHeap(startHeapBytes)
 			return end
