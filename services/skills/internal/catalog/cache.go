@@ -291,6 +291,14 @@ func (c *Cache) readFirst() {
 		s := c.read(statefile.Map)
 		c.mu.Lock()
 		c.first = s
+		if s != nil && c.last.IsZero() {
+			// A start that found the file writes it no sooner than every
+			// after that: its first build mostly gives back what it read,
+			// and encoding that (to find it unchanged) would compete with
+			// the host's first requests. A start without it writes the
+			// file at once, for the next start to find.
+			c.last = time.Now()
+		}
 		c.mu.Unlock()
 	})
 }

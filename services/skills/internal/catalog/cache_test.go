@@ -471,6 +471,46 @@ func TestCacheKeep(t *testing.T) {
 	}
 }
 
+// TestCacheKeepAfterRead: a start that read the file does not write it
+// again at once (its first build mostly gives back what it read), but no
+// sooner than the interval after the read; Close writes what it kept.
+func TestCacheKeepAfterRead(t *testing.T) {
+	dir := restartTree(t)
+	roots := []*source.Root{localRoot("t", dir)}
+	file := filepath.Join(t.TempDir(), CacheFileName())
+	if err := newTestCache(t, file).Save(build(t, roots...)); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newTestCache(t, file)
+	c.every = time.Hour
+	c.Preload()
+	rewrite(t, filepath.Join(dir, "added", "SKILL.md"), folderSkill("added", "Added while the server was down.", "x"), past.Add(time.Minute))
+	changed := buildCached(t, roots, c)
+	c.Keep(changed)
+	time.Sleep(200 * time.Millisecond)
+	if now, _ := os.ReadFile(file); !bytes.Equal(now, before) {
+		t.Fatal("Keep wrote the file it had just read at once, not an interval after the read")
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	skills, _, _, err := decodeCache(data, cacheTestVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(skills) != changed.Len() {
+		t.Errorf("after Close the file holds %d skills, want the kept snapshot's %d", len(skills), changed.Len())
+	}
+}
+
 // TestCacheDocumentRoundTrip: every document the parser makes of the
 // fixtures, the package's test data and the benchmark corpus (when it is
 // here) comes back from the cache identical, with its diagnostics.
