@@ -139,9 +139,9 @@ func NewCache(file, version string, log *slog.Logger) *Cache {
 }
 
 // Keep schedules the writing of what s holds to the file, off the caller's
-// path: at once when the last write is a few seconds old, else when it is;
-// a newer snapshot kept meanwhile replaces s. It does nothing on a nil
-// Cache or after Close.
+// path: at once when the last write (or the first read of the file) is a
+// few seconds old, else when it is; a newer snapshot kept meanwhile
+// replaces s. It does nothing on a nil Cache or after Close.
 func (c *Cache) Keep(s *Snapshot) {
 	if c == nil || s == nil {
 		return
