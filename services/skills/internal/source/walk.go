@@ -357,14 +357,6 @@ func (w *walker) walkDir(ctx context.Context, t dirTask) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	// A walk that reads no folder from disk (its listings kept, its files
-	// only stat'ed) makes short system calls only, and Go's scheduler leaves
-	// a goroutine doing that its core for up to 10 ms at a time: in a warm
-	// start on two cores, the MCP host's handshake, served beside the
-	// build, waited behind the walk's two goroutines. Yielding between
-	// folders lets it run at once (387 skills, warm, alternated: tools/list
-	// answered 26.3 -> 20.7 ms, first search unchanged).
-	runtime.Gosched()
 	b := &batch{dirs: []dirRec{{rel: t.rel, contained: t.contained, viaLink: t.viaLink}}}
 	// Every read goes through real paths, resolved from the root's real path
 	// once at the start: a walk reads one tree even when the root is a link

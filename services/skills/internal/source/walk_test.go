@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -466,38 +465,5 @@ func TestFrontmatterStart(t *testing.T) {
 		if got := frontmatterStart([]byte(in)) >= 0; got != want {
 			t.Errorf("frontmatterStart(%q) = %v, want %v", in, got, want)
 		}
-	}
-}
-
-// TestWalkYields: on one core, a goroutine that is ready to run while a
-// walk goes on runs between its folders, not only when the walk ends or
-// the scheduler preempts it (every 10 ms): a warm start's walk, which makes
-// only short system calls, held the MCP host's handshake behind it.
-func TestWalkYields(t *testing.T) {
-	files := map[string]string{}
-	const folders = 300
-	for i := range folders {
-		files[fmt.Sprintf("s%03d/SKILL.md", i)] = folderSkill
-	}
-	dir := writeTree(t, "", files)
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	var stop atomic.Bool
-	var turns atomic.Int64
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for !stop.Load() {
-			turns.Add(1)
-			runtime.Gosched()
-		}
-	}()
-	runtime.Gosched() // the other goroutine is running, and yields back
-	before := turns.Load()
-	walk(t, dir, Limits{})
-	during := turns.Load() - before
-	stop.Store(true)
-	<-done
-	if during < folders/2 {
-		t.Errorf("another goroutine ran %d times during a walk of %d folders on one core, want at least one turn every other folder", during, folders)
 	}
 }
