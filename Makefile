@@ -256,18 +256,18 @@ bench-startup: build ## skills-mcp against a go-sdk floor (8 no-op tools), inter
 	go build -o $(BIN)/benchfloor ./gateways/mcp/internal/benchfloor
 	python3 scripts/bench-startup.py -n $(BENCH_RUNS) --skills-mcp $(BIN)/skills-mcp --floor $(BIN)/benchfloor --corpus "$(BENCH)/corpus" $(if $(PEER),--peer '$(PEER)') $(BENCH_SIZES)
 
-#: BASE  make bench-compare's baseline: the git revision whose skills-mcp this tree's is compared with (default HEAD: what the uncommitted change does)
-BASE ?= HEAD
+#: COMPARE_BASE  make bench-compare's baseline: the git revision whose skills-mcp this tree's is compared with (default HEAD: what the uncommitted change does)
+COMPARE_BASE ?= HEAD
 #: COMPARE_SIZES  make bench-compare's catalog sizes, copies of BENCH/corpus (default 387)
 COMPARE_SIZES ?= 387
 #: COMPARE_RUNS  make bench-compare's rounds per size, medians reported (default 30)
 COMPARE_RUNS ?= 30
 .PHONY: bench-compare
-bench-compare: build ## this tree's skills-mcp against BASE's (built in a temporary git worktree): warm starts alternated, copies of each binary rotated, with a noise row (BASE against itself); first search, tools/list, CPU, RSS at COMPARE_SIZES skills (docs/performance.md)
+bench-compare: build ## this tree's skills-mcp against COMPARE_BASE's (built in a temporary git worktree): warm starts alternated, copies of each binary rotated, with a noise row (COMPARE_BASE against itself); first search, tools/list, CPU, RSS at COMPARE_SIZES skills (docs/performance.md)
 	@test -d "$(BENCH)/corpus" || { echo "bench-compare needs the benchmark corpus at $(BENCH)/corpus, a folder outside the repository (BENCH=DIR points at it)"; exit 1; }
 	@set -e; wt=$$(mktemp -d); trap 'git worktree remove --force "$$wt" >/dev/null 2>&1 || true; rm -rf "$$wt"' EXIT; \
-	  git worktree add --force --detach "$$wt" "$(BASE)" >/dev/null; \
-	  echo "bench-compare: building skills-mcp at $(BASE) ($$(git rev-parse --short "$(BASE)"))"; \
+	  git worktree add --force --detach "$$wt" "$(COMPARE_BASE)" >/dev/null; \
+	  echo "bench-compare: building skills-mcp at $(COMPARE_BASE) ($$(git rev-parse --short "$(COMPARE_BASE)"))"; \
 	  (cd "$$wt" && go build -ldflags "$(LDFLAGS)" -o "$(abspath $(BIN))/skills-mcp-base" ./gateways/mcp/cmd/skills-mcp)
 	python3 scripts/bench-compare.py -n $(COMPARE_RUNS) --corpus "$(BENCH)/corpus" --sizes "$(COMPARE_SIZES)" $(BIN)/skills-mcp-base $(BIN)/skills-mcp
 
