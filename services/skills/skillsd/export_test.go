@@ -24,3 +24,7 @@ func GateScans(opts *Options, gate <-chan struct{}) { opts.scanGate = gate }
 
 // Catalog is the catalog s serves.
 func Catalog(s *Server) *catalog.Snapshot { return s.store.Current() }
+
+// ScanWorkers is how many skills the background scan scans at once, in the
+// first scan (first) and after it.
+func ScanWorkers(first bool) int { return scanWorkers(first) }

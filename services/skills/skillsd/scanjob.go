@@ -20,9 +20,17 @@ import (
 // scan; liveness does not, and catalog reads answer at once with the skills
 // already scanned.
 
-// scanWorkers is how many skills the background scan scans at once: all
-// cores but one, so that serving keeps a core while the scan runs.
-func scanWorkers() int { return max(1, runtime.GOMAXPROCS(0)-1) }
+// scanWorkers is how many skills the background scan scans at once. Until
+// the first scan is done, all cores: readiness waits for it, and so does an
+// MCP host's first request for the catalog (skills-mcp), so that nothing is
+// served faster by keeping a core from it. After it, all cores but one, so
+// that serving keeps a core while an edit's scan runs.
+func scanWorkers(first bool) int {
+	if first {
+		return runtime.GOMAXPROCS(0)
+	}
+	return max(1, runtime.GOMAXPROCS(0)-1)
+}
 
 // buildOptions are the options of every catalog build of the server: the
 // files that did not change taken from the catalog served (before the first,
@@ -107,7 +115,7 @@ func (s *Server) scanRound(ctx context.Context) error {
 			}
 		}
 		start, pending := time.Now(), snap.Stats().ScanPending
-		n, err := catalog.ScanPending(ctx, snap, s.scanner, scanWorkers())
+		n, err := catalog.ScanPending(ctx, snap, s.scanner, scanWorkers(!s.firstScanned()))
 		if err != nil {
 			return err
 		}
@@ -139,6 +147,14 @@ func (s *Server) firstScanDone() {
 		s.readyMu.Unlock()
 		close(s.scanned)
 	})
+}
+
+// firstScanned reports whether the first catalog's skills are all scanned
+// (firstScanDone).
+func (s *Server) firstScanned() bool {
+	s.readyMu.Lock()
+	defer s.readyMu.Unlock()
+	return s.isScanned
 }
 
 // setLoaded records that the first catalog is loaded: readiness reports

@@ -272,3 +272,23 @@ func TestStopDuringFirstScan(t *testing.T) {
 		}
 	}
 }
+
+// TestScanWorkers: the first scan, which readiness and an MCP host's first
+// catalog request wait for, runs on every core; a later one (an edit, a
+// sync bringing new skills) leaves serving a core, and still runs on one.
+func TestScanWorkers(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, tc := range []struct{ procs, first, later int }{
+		{1, 1, 1},
+		{2, 2, 1},
+		{8, 8, 7},
+	} {
+		runtime.GOMAXPROCS(tc.procs)
+		if got := skillsd.ScanWorkers(true); got != tc.first {
+			t.Errorf("GOMAXPROCS %d: the first scan runs %d workers, want %d", tc.procs, got, tc.first)
+		}
+		if got := skillsd.ScanWorkers(false); got != tc.later {
+			t.Errorf("GOMAXPROCS %d: a later scan runs %d workers, want %d", tc.procs, got, tc.later)
+		}
+	}
+}
