@@ -292,11 +292,11 @@ func (c *Cache) readFirst() {
 		c.mu.Lock()
 		c.first = s
 		if s != nil && c.last.IsZero() {
-			// A start that found the file writes it no sooner than every
-			// after that: its first build mostly gives back what it read,
-			// and encoding that (to find it unchanged) would compete with
-			// the host's first requests. A start without it writes the
-			// file at once, for the next start to find.
+			// A start that found the file writes it again no sooner than
+			// c.every after this read: its first build mostly gives back
+			// what it read, and encoding that (to find it unchanged)
+			// would compete with the host's first requests. A start
+			// without the file writes it at once, for the next start.
 			c.last = time.Now()
 		}
 		c.mu.Unlock()

@@ -448,12 +448,8 @@ func TestCacheKeep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	skills, _, _, err := decodeCache(data, cacheTestVersion)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(skills) != two.Len() {
-		t.Errorf("after Close the file holds %d skills, want the last snapshot's %d", len(skills), two.Len())
+	if n := cachedSkills(t, file); n != two.Len() {
+		t.Errorf("after Close the file holds %d skills, want the last snapshot's %d", n, two.Len())
 	}
 	c.Keep(one) // after Close: nothing
 	time.Sleep(10 * time.Millisecond)
@@ -498,6 +494,14 @@ func TestCacheKeepAfterRead(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
+	if n := cachedSkills(t, file); n != changed.Len() {
+		t.Errorf("after Close the file holds %d skills, want the kept snapshot's %d", n, changed.Len())
+	}
+}
+
+// cachedSkills is the number of skills the cache file at file holds.
+func cachedSkills(t *testing.T, file string) int {
+	t.Helper()
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -506,9 +510,7 @@ func TestCacheKeepAfterRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(skills) != changed.Len() {
-		t.Errorf("after Close the file holds %d skills, want the kept snapshot's %d", len(skills), changed.Len())
-	}
+	return len(skills)
 }
 
 // TestCacheDocumentRoundTrip: every document the parser makes of the
