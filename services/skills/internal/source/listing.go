@@ -207,11 +207,12 @@ func (l *folderList) entries(dir string) ([]fs.DirEntry, bool) {
 	ok := l.each(func(name string, typ fs.FileMode) bool {
 		d := listedDirEntry{dir: dir, name: name, typ: typ}
 		if typ == 0 {
-			info, err := os.Lstat(filepath.Join(dir, name))
-			if err != nil || !info.Mode().IsRegular() {
+			size, mod, ok := regularFile(joinName(dir, name))
+			if !ok {
 				return false
 			}
-			d.info = info
+			d.info = listedInfo{name: name, size: size, mod: mod}
+			d.described = true
 		}
 		ents = append(ents, d)
 		return true
@@ -230,18 +231,37 @@ func (l *folderList) entries(dir string) ([]fs.DirEntry, bool) {
 type listedDirEntry struct {
 	dir, name string
 	typ       fs.FileMode
-	info      fs.FileInfo // of a regular file; others are described on demand
+	// info describes a regular file (described); others are described on
+	// demand.
+	info      listedInfo
+	described bool
 }
 
 func (d *listedDirEntry) Name() string      { return d.name }
 func (d *listedDirEntry) IsDir() bool       { return d.typ.IsDir() }
 func (d *listedDirEntry) Type() fs.FileMode { return d.typ }
 func (d *listedDirEntry) Info() (fs.FileInfo, error) {
-	if d.info != nil {
-		return d.info, nil
+	if d.described {
+		return &d.info, nil
 	}
-	return os.Lstat(filepath.Join(d.dir, d.name))
+	return os.Lstat(joinName(d.dir, d.name))
 }
+
+// listedInfo is the fs.FileInfo of a regular file of a listing: its size
+// and modification time, all the walk reads of it, kept in the entry
+// instead of allocating os.Lstat's description for each file.
+type listedInfo struct {
+	name string
+	size int64
+	mod  time.Time
+}
+
+func (i *listedInfo) Name() string       { return i.name }
+func (i *listedInfo) Size() int64        { return i.size }
+func (i *listedInfo) Mode() fs.FileMode  { return 0 }
+func (i *listedInfo) ModTime() time.Time { return i.mod }
+func (i *listedInfo) IsDir() bool        { return false }
+func (i *listedInfo) Sys() any           { return nil }
 
 // AppendListings appends l's encoding to b (ParseListings reads it back);
 // a nil l is encoded as none.

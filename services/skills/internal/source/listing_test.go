@@ -257,7 +257,8 @@ func TestListedDirEntry(t *testing.T) {
 	if !ok || len(ents) != 2 {
 		t.Fatalf("entries = %d, %v", len(ents), ok)
 	}
-	if got, err := ents[0].Info(); err != nil || got.Size() != info.Size() || ents[0].IsDir() || ents[0].Type() != 0 {
+	if got, err := ents[0].Info(); err != nil || got.Size() != info.Size() || !got.ModTime().Equal(info.ModTime()) ||
+		!got.Mode().IsRegular() || got.IsDir() || got.Name() != "f.txt" || ents[0].IsDir() || ents[0].Type() != 0 {
 		t.Errorf("f.txt: %v, %v", got, err)
 	}
 	if got, err := ents[1].Info(); err != nil || !got.IsDir() || !ents[1].IsDir() || ents[1].Name() != "sub" {

@@ -60,3 +60,39 @@ func FuzzRelIn(f *testing.F) {
 		}
 	})
 }
+
+// TestJoinName checks that joinName reads as filepath.Join for a clean
+// folder and a plain entry name, the root folder included.
+func TestJoinName(t *testing.T) {
+	for _, c := range []struct{ dir, name string }{
+		{"/r/a", "x.md"},
+		{"/", "etc"},
+		{"", "x"},
+		{".", "x"}, // found by FuzzJoinName
+		{"..", "x"},
+		{"rel/dir", "f"},
+		{"/r/a", "..x"},
+		{"/r/a", "x y"},
+	} {
+		if got, want := joinName(c.dir, c.name), filepath.Join(c.dir, c.name); got != want {
+			t.Errorf("joinName(%q, %q) = %q, want %q", c.dir, c.name, got, want)
+		}
+	}
+}
+
+// FuzzJoinName checks joinName against filepath.Join for every clean
+// folder and plain name (what the walk gives it: folders joined from a
+// clean root, names from a listing).
+func FuzzJoinName(f *testing.F) {
+	f.Add("/r/a", "x.md")
+	f.Add("/", "x")
+	f.Add("", "x")
+	f.Fuzz(func(t *testing.T, dir, name string) {
+		if (dir != "" && filepath.Clean(dir) != dir) || !validName(name) {
+			t.Skip()
+		}
+		if got, want := joinName(dir, name), filepath.Join(dir, name); got != want {
+			t.Fatalf("joinName(%q, %q) = %q, want %q", dir, name, got, want)
+		}
+	})
+}

@@ -174,6 +174,36 @@ func TestWalkRootSkill(t *testing.T) {
 	}
 }
 
+// TestWalkUncleanRoot: a root given as an unclean path ("dir/./sub/../")
+// gives the paths a clean one gives; the walk joins names to the folders
+// below the root without cleaning them again (joinName).
+func TestWalkUncleanRoot(t *testing.T) {
+	dir := writeTree(t, "", map[string]string{
+		"a/SKILL.md":     folderSkill,
+		"a/refs/x.md":    "x",
+		"tree.md":        treeSkill,
+		"tree/detail.md": "detail",
+	})
+	paths := func(entries []Entry) []string {
+		var out []string
+		for _, e := range entries {
+			out = append(out, e.AbsFile, e.Dir)
+			for _, f := range e.Files {
+				out = append(out, f.Abs)
+			}
+		}
+		return out
+	}
+	clean, _ := walk(t, dir, Limits{})
+	unclean, _ := walk(t, dir+string(filepath.Separator)+"."+string(filepath.Separator)+"a"+string(filepath.Separator)+".."+string(filepath.Separator), Limits{})
+	if len(clean) != 2 {
+		t.Fatalf("%d entries, want 2", len(clean))
+	}
+	if diff := cmp.Diff(paths(clean), paths(unclean)); diff != "" {
+		t.Errorf("paths from the unclean root (-clean +unclean):\n%s", diff)
+	}
+}
+
 func TestWalkSymlinks(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("symlinks need privileges on Windows")
