@@ -152,6 +152,17 @@ type Options struct {
 	// meanwhile once its watches are in place. Nil starts it with the
 	// first catalog.
 	WatchAfter <-chan struct{}
+	// UsageAfter, when set, holds the opening of the local usage store
+	// (SQLite under the state folder), and the delivery of what earlier
+	// processes spooled, until it is closed or a call needs the store:
+	// skills-mcp over stdio closes it once its host's first search is
+	// answered, so that a start does not open a database before its first
+	// answers. A store that then does not open turns analytics off, as it
+	// does at start, and is logged. A PostgreSQL store or an endpoint
+	// (analytics.store, analytics.endpoint) is opened in New whatever this
+	// says: a server that cannot deliver them does not start. Nil opens the
+	// store in New.
+	UsageAfter <-chan struct{}
 	// AccessLog writes one info line per call (package accesslog): for a
 	// service on a network listener. The zero value logs calls at debug
 	// level only, as a gateway's in-process calls and stdio MCP want.
@@ -368,7 +379,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		return nil, err
 	}
 	if !opts.NoUsage {
-		if s.usage, err = openUsage(ctx, cfg, getenv, home, log); err != nil {
+		if s.usage, err = openUsage(ctx, cfg, getenv, home, opts.UsageAfter, log); err != nil {
 			s.early.stop()
 			if s.sem != nil {
 				s.sem.Close()

@@ -23,7 +23,10 @@ import (
 // window) start with it on by default. With an endpoint or a PostgreSQL
 // store set, the spool is what makes delivery reliable, so not having it
 // stops start-up, as does a database that refuses the server.
-func openUsage(ctx context.Context, cfg config.Config, getenv func(string) string, home string, log *slog.Logger) (*usage.Recorder, error) {
+//
+// after (Options.UsageAfter) defers opening the local store, when it is the
+// only one.
+func openUsage(ctx context.Context, cfg config.Config, getenv func(string) string, home string, after <-chan struct{}, log *slog.Logger) (*usage.Recorder, error) {
 	a := cfg.Analytics
 	if !a.Enabled {
 		return nil, nil
@@ -58,6 +61,15 @@ func openUsage(ctx context.Context, cfg config.Config, getenv func(string) strin
 		}
 		store, storeName = st, fmt.Sprint(st)
 	}
+	// Why analytics is off when the local store does not open.
+	storeOff := func(err error) {
+		log.Warn("usage analytics off: the local store cannot be opened (set SKILLSD_HOME to a writable folder, or analytics.enabled: false); report_usage answers recorded: false",
+			"folder", dir, "error", err)
+	}
+	var storeAfter <-chan struct{}
+	if store == nil && required == "" {
+		storeAfter = after
+	}
 	rec, err := usage.Open(ctx, usage.Options{
 		Dir:           dir,
 		Store:         store,
@@ -66,15 +78,17 @@ func openUsage(ctx context.Context, cfg config.Config, getenv func(string) strin
 		MaxSpoolBytes: a.MaxSpoolBytes,
 		ServerID:      serverID,
 		Logger:        ulog,
+		StoreAfter:    storeAfter,
+		OnStoreError:  storeOff,
 	})
 	if err != nil {
 		if required != "" {
 			return nil, fmt.Errorf("analytics: %w (set SKILLSD_HOME to a writable folder, or turn analytics off)", err)
 		}
-		log.Warn("usage analytics off: the local store cannot be opened (set SKILLSD_HOME to a writable folder, or analytics.enabled: false); report_usage answers recorded: false",
-			"folder", dir, "error", err)
+		storeOff(err)
 		return nil, nil
 	}
-	log.Info("usage analytics on", "folder", dir, "store", storeName, "server_id", serverID, "forwarding", a.Endpoint != "", "flush_interval", a.FlushInterval())
+	log.Info("usage analytics on", "folder", dir, "store", storeName, "server_id", serverID, "forwarding", a.Endpoint != "", "flush_interval", a.FlushInterval(),
+		"store_opens", map[bool]string{true: "after the first answers", false: "at start"}[storeAfter != nil])
 	return rec, nil
 }

@@ -129,3 +129,59 @@ func TestUsageStoreUnavailable(t *testing.T) {
 		t.Errorf("New with an endpoint and no usable spool: %v; want an error naming SKILLSD_HOME", err)
 	}
 }
+
+// TestUsageAfter: with Options.UsageAfter, the local store is not opened in
+// New (a start opens no database before its first answers), feedback is
+// still recorded, and the store opens and holds it once UsageAfter is
+// closed. A usage store that then does not open turns analytics off: the
+// answers say so, as when it does not open at start.
+func TestUsageAfter(t *testing.T) {
+	home := t.TempDir()
+	after := make(chan struct{})
+	conn := skillstest.Start(t, skillsd.Options{SkillsDirs: []string{examples(t)}, NoWatch: true, UsageAfter: after,
+		Getenv: env(map[string]string{"SKILLSD_HOME": home})})
+	u := skillsv1.NewUsageServiceClient(conn)
+	resp, err := u.ReportUsage(t.Context(), &skillsv1.ReportUsageRequest{SkillPath: "changelog", Useful: true})
+	if err != nil || !resp.GetRecorded() {
+		t.Fatalf("ReportUsage before UsageAfter = %v, %v; want recorded", resp, err)
+	}
+	db := filepath.Join(home, "analytics", "usage.db")
+	if _, err := os.Stat(db); !os.IsNotExist(err) {
+		t.Errorf("the usage store exists before UsageAfter (%v)", err)
+	}
+	close(after)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		st, err := u.GetUsageStats(t.Context(), &skillsv1.GetUsageStatsRequest{SkillPath: "changelog"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(st.GetSkills()) == 1 && st.GetSkills()[0].GetUseful() == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("GetUsageStats 5 s after UsageAfter: %v", st)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, err := os.Stat(db); err != nil {
+		t.Errorf("no usage store after UsageAfter: %v", err)
+	}
+
+	// A store that cannot be opened (usage.db is a folder).
+	broken := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(broken, "analytics", "usage.db", "x"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	bad := skillstest.Start(t, skillsd.Options{SkillsDirs: []string{examples(t)}, NoWatch: true, UsageAfter: make(chan struct{}),
+		Getenv: env(map[string]string{"SKILLSD_HOME": broken})})
+	ub := skillsv1.NewUsageServiceClient(bad)
+	_, err = ub.GetUsageStats(t.Context(), &skillsv1.GetUsageStatsRequest{}) // needs the store: opens it now
+	if status.Code(err) != codes.FailedPrecondition || !strings.Contains(err.Error(), "analytics is off") {
+		t.Errorf("GetUsageStats with a store that does not open = %v; want FailedPrecondition, analytics is off", err)
+	}
+	resp, err = ub.ReportUsage(t.Context(), &skillsv1.ReportUsageRequest{SkillPath: "changelog", Useful: true})
+	if err != nil || resp.GetRecorded() {
+		t.Errorf("ReportUsage with a store that did not open = %v, %v; want recorded false", resp, err)
+	}
+}

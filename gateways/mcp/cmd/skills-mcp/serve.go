@@ -294,10 +294,17 @@ func startEmbedded(ctx context.Context, o options, getenv func(string) string, l
 		}
 	}
 	// What waits for the start to end (endStart): the file watcher, which
-	// starts then, and the start's tuning: its heap (hugeheap.go) and, in a
-	// warm start, its collections (memlimit.go).
+	// starts then, over stdio the local usage store's opening, and the
+	// start's tuning: its heap (hugeheap.go) and, in a warm start, its
+	// collections (memlimit.go).
 	watchAfter := make(chan struct{})
 	ends := []func(){func() { close(watchAfter) }}
+	// Over HTTP the store opens in New: the port opens on a server whose
+	// every part is up, as its readiness probe expects.
+	var usageAfter <-chan struct{}
+	if o.httpAddr == "" {
+		usageAfter = watchAfter
+	}
 	if startHeap != nil {
 		ends = append(ends, startHeap())
 	}
@@ -322,6 +329,7 @@ func startEmbedded(ctx context.Context, o options, getenv func(string) string, l
 		LoadInBackground: o.httpAddr == "",
 		LoadAfter:        o.handshake.done,
 		WatchAfter:       watchAfter,
+		UsageAfter:       usageAfter,
 		Version:          buildVersion(),
 		Edge:             skillsd.EdgeOptions{Flags: o.guard, Surface: "MCP over HTTP", LegacyTokensEnv: authEnvDefault, Realm: "skills-mcp"},
 		Metrics:          o.metricsRegisterer(),

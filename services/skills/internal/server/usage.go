@@ -113,6 +113,9 @@ func (s *Service) GetUsageStats(ctx context.Context, req *skillsv1.GetUsageStats
 	}
 	st, err := s.opts.Usage.Stats(ctx, usage.Window{Start: start, End: end, SkillPath: strings.TrimSpace(req.GetSkillPath()), TopN: topN})
 	if err != nil {
+		if !s.opts.Usage.Enabled() { // its local store, opened late, did not open
+			err = analyticsOff()
+		}
 		return nil, toStatus(ctx, s.log, err)
 	}
 	return statsToProto(start, end, st), nil
@@ -132,6 +135,9 @@ func (s *Service) IngestEvents(ctx context.Context, req *skillsv1.IngestEventsRe
 	}
 	accepted, dups, err := s.opts.Usage.Ingest(ctx, events)
 	if err != nil {
+		if !s.opts.Usage.Enabled() { // its local store, opened late, did not open
+			err = analyticsOff()
+		}
 		return nil, toStatus(ctx, s.log, err)
 	}
 	s.log.DebugContext(ctx, "usage events ingested", "accepted", accepted, "duplicates", dups)

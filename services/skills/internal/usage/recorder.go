@@ -90,6 +90,17 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// StoreAfter, when set and Store is nil, defers opening the SQLite
+	// store, and the delivery at start that needs it, until StoreAfter is
+	// closed or a call needs the store (Stats, Ingest, Flush), whichever
+	// comes first: a process's start then opens no database before its
+	// first answers. Open cannot tell then that the store does not open;
+	// when it does not, OnStoreError is told, the Recorder records nothing
+	// from then on (Enabled is false), and what it spooled before stays in
+	// the spool for the next process.
+	StoreAfter <-chan struct{}
+	// OnStoreError is told, once, why a deferred store did not open.
+	OnStoreError func(error)
 }
 
 // Recorder records usage events: Record appends each to the spool before it
@@ -117,6 +128,9 @@ type Recorder struct {
 	endLife context.CancelFunc
 	wg      sync.WaitGroup
 	closed  atomic.Bool
+	// off says a deferred store did not open (Options.StoreAfter): the
+	// Recorder records nothing more.
+	off atomic.Bool
 
 	// stored holds the ids of this process's events the feeder stored, so
 	// that delivering their segment does not store them a second time
@@ -170,14 +184,17 @@ func Open(ctx context.Context, opts Options) (r *Recorder, err error) {
 	if err != nil {
 		return nil, err
 	}
-	st := opts.Store
-	if st == nil {
-		if st, err = OpenSQLite(ctx, filepath.Join(opts.Dir, "usage.db"), StoreOptions{Logger: log}); err != nil {
+	r = &Recorder{opts: opts, log: log, now: now, spool: sp, store: opts.Store,
+		queue: make(chan Event, opts.QueueSize), barrier: make(chan chan struct{}), kick: make(chan struct{}, 1), stored: map[string]struct{}{}, stop: make(chan struct{}), firstFlush: make(chan struct{})}
+	if r.store == nil {
+		db := filepath.Join(opts.Dir, "usage.db")
+		openDB := func(ctx context.Context) (Store, error) { return OpenSQLite(ctx, db, StoreOptions{Logger: log}) }
+		if opts.StoreAfter != nil {
+			r.store = &laterStore{open: openDB, failed: r.storeFailed}
+		} else if r.store, err = openDB(ctx); err != nil {
 			return nil, err
 		}
 	}
-	r = &Recorder{opts: opts, log: log, now: now, spool: sp, store: st,
-		queue: make(chan Event, opts.QueueSize), barrier: make(chan chan struct{}), kick: make(chan struct{}, 1), stored: map[string]struct{}{}, stop: make(chan struct{}), firstFlush: make(chan struct{})}
 	life, endLife := context.WithCancel(context.Background())
 	r.endLife = endLife
 	r.wg.Add(3)
@@ -187,8 +204,17 @@ func Open(ctx context.Context, opts Options) (r *Recorder, err error) {
 	return r, nil
 }
 
-// Enabled reports whether r records (r is not nil).
-func (r *Recorder) Enabled() bool { return r != nil }
+// Enabled reports whether r records: r is not nil, and its store did not
+// fail to open later (Options.StoreAfter).
+func (r *Recorder) Enabled() bool { return r != nil && !r.off.Load() }
+
+// storeFailed turns r off: its deferred store did not open.
+func (r *Recorder) storeFailed(err error) {
+	r.off.Store(true)
+	if r.opts.OnStoreError != nil {
+		r.opts.OnStoreError(err)
+	}
+}
 
 // Record appends an event of p's type and data to the spool, then offers it
 // to the store's queue without waiting. It returns the event, or an error
@@ -205,7 +231,7 @@ func (r *Recorder) Record(p Payload) (Event, error) { return r.RecordFor("", p) 
 // event: with one id, the fleet's shared store holds it once. An empty call
 // is Record.
 func (r *Recorder) RecordFor(call string, p Payload) (Event, error) {
-	if r == nil {
+	if !r.Enabled() {
 		return Event{}, nil
 	}
 	if r.closed.Load() {
@@ -402,6 +428,22 @@ func (r *Recorder) feed(life context.Context) {
 	retry := time.NewTimer(time.Hour)
 	retry.Stop()
 	retrying := false
+	if after := r.opts.StoreAfter; after != nil {
+		// Nothing is written before StoreAfter (its store opens then),
+		// unless Stats needs the store first; what is queued meanwhile
+		// waits in the queue, and is in the spool.
+		select {
+		case <-after:
+		case done := <-r.barrier:
+			for range len(r.queue) {
+				batch = append(batch, <-r.queue)
+			}
+			running()
+			close(done)
+		case <-r.stop:
+			return // the spool has it all, for the next process
+		}
+	}
 	for {
 		if len(pending) > 0 && !retrying {
 			retry.Reset(pendingRetry)
@@ -476,6 +518,16 @@ func (r *Recorder) publishLoop() {
 		case <-ctx.Done():
 		}
 	}()
+	if r.opts.StoreAfter != nil {
+		// The delivery at start stores what the last process spooled: it
+		// waits, like the store's opening, for StoreAfter.
+		select {
+		case <-r.opts.StoreAfter:
+		case <-r.stop:
+			close(r.firstFlush)
+			return
+		}
+	}
 	t := time.NewTimer(r.opts.FlushInterval)
 	defer t.Stop()
 	first := true
@@ -510,6 +562,9 @@ func (r *Recorder) publishLoop() {
 // the endpoint, and removes it once both succeeded. It stops at the first
 // failure, leaving that segment and the later ones for the next try.
 func (r *Recorder) Flush(ctx context.Context) error {
+	if r.off.Load() {
+		return nil // its store did not open: what is spooled waits for the next process
+	}
 	r.flushMu.Lock()
 	defer r.flushMu.Unlock()
 	if err := r.spool.seal(); err != nil {
