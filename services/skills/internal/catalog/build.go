@@ -570,8 +570,16 @@ func knownInSkills(prev *Snapshot, src string) source.Known {
 		if sk.Dir == "" {
 			continue
 		}
+		// The walk's paths are the folder's and the file's joined, clean;
+		// so are these, unless the cache held an unclean one, which then
+		// matches nothing and is read again (Join's cleaning, per file, was
+		// a twentieth of a warm build's CPU).
+		dir := sk.Dir
+		if !os.IsPathSeparator(dir[len(dir)-1]) {
+			dir += string(filepath.Separator)
+		}
 		for _, f := range sk.Files {
-			held[filepath.Join(sk.Dir, filepath.FromSlash(f.Path))] = stamp{f.Size, f.ModTime}
+			held[dir+filepath.FromSlash(f.Path)] = stamp{f.Size, f.ModTime}
 		}
 	}
 	return func(abs string, size int64, mod time.Time) bool {

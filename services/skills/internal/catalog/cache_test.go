@@ -1061,3 +1061,56 @@ func TestCacheKnownFiles(t *testing.T) {
 		t.Error("a file the cache never held is known")
 	}
 }
+
+// TestKnownInSkillsMatchesWalk: the snapshot read back from the catalog
+// cache knows every companion file under the path the walk gives it (the
+// folder and the file joined), with its size and time; a changed size or
+// time, or another path, is not known.
+func TestKnownInSkillsMatchesWalk(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"a/SKILL.md":              "---\nname: a\ndescription: Skill a.\n---\nBody.\n",
+		"a/scripts/run.sh":        "echo hi\n",
+		"a/refs/deep/notes.md":    "# Notes\n",
+		"b/SKILL.md":              "---\nname: b\ndescription: Skill b.\n---\nBody.\n",
+		"b/LICENSE.txt":           "MIT\n",
+		"b/nested/c/SKILL.md":     "---\nname: c\ndescription: Skill c.\n---\nBody.\n",
+		"b/nested/c/reference.md": "# Ref\n",
+	})
+	// Older than the cache's settle window: files written just now are
+	// not kept.
+	old := time.Now().Add(-time.Hour)
+	if err := filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Chtimes(p, old, old)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	root := &source.Root{Name: "t", Dir: dir, Kind: source.KindLocal, Trusted: true}
+	file := filepath.Join(t.TempDir(), CacheFileName())
+	if err := NewCache(file, cacheTestVersion, nil).Save(build(t, root)); err != nil {
+		t.Fatal(err)
+	}
+	held := NewCache(file, cacheTestVersion, nil).load()
+	if held == nil {
+		t.Fatal("the cache was not read back")
+	}
+	known := knownIn(held, "t")
+	files := 0
+	for _, sk := range held.skills {
+		for _, f := range sk.Files {
+			abs := filepath.Join(sk.Dir, filepath.FromSlash(f.Path))
+			files++
+			if !known(abs, f.Size, f.ModTime) {
+				t.Errorf("%s (%d bytes) not known", abs, f.Size)
+			}
+			if known(abs, f.Size+1, f.ModTime) || known(abs, f.Size, f.ModTime.Add(time.Second)) || known(abs+"x", f.Size, f.ModTime) {
+				t.Errorf("%s known with another size, time or path", abs)
+			}
+		}
+	}
+	if files < 5 {
+		t.Errorf("%d companion files in the cache, want 5 at least", files)
+	}
+}
