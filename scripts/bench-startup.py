@@ -4,7 +4,8 @@
 The floor is gateways/mcp/internal/benchfloor: a go-sdk MCP server with the
 same eight tool names, each a no-op, built from the same module versions. For
 each catalog size, RUNS rounds are run; each round starts, one after the other
-(interleaved, so both see the same load), the floor, skills-mcp with a fresh
+(interleaved, so both see the same load), the floor once uncounted (the first
+start after a large process's exit is slower), then the floor, skills-mcp with a fresh
 SKILLSD_HOME (cold) and skills-mcp again with that same SKILLSD_HOME (warm).
 Each start measures over stdio:
 
@@ -236,17 +237,18 @@ def main():
             for r in range(o.runs):
                 state = os.path.join(tmp, f"state-{n}-{r}")
                 env = dict(base_env, SKILLSD_HOME=state)
+                # The first start after a large process's exit is slower: the
+                # floor's tools/list took 22 ms after the peer's start (10
+                # without it, 387 skills), and 18-27 ms in each size's first
+                # round, after the uncounted starts above. One start of the
+                # floor, not counted, opens every round.
+                one_start([floor_bin], base_env, 0)
                 rows["floor"].append(one_start([floor_bin], base_env, o.calls))
                 rows["answers"].append(one_start(floor_answers, base_env, o.calls))
                 rows["cold"].append(one_start([mcp_bin, "--skills-dir", cat], env, o.calls))
                 rows["warm"].append(one_start([mcp_bin, "--skills-dir", cat], env, o.calls))
                 if peer:
                     rows["peer"].append(peer_start(peer_args, base_env, peer_cwd))
-                    # The first start after the peer's is slower (at 387
-                    # skills the floor's tools/list took 22 ms after it, 10
-                    # without it): one start of the floor, not counted, comes
-                    # between the peer and the next round.
-                    one_start([floor_bin], base_env, 0)
                 shutil.rmtree(state, ignore_errors=True)
                 print(f"bench-startup: {have} skills, round {r + 1}/{o.runs} done (load {os.getloadavg()[0]:.2f})", file=sys.stderr)
             results[n] = {"skills": have, "runs": rows, "median": {k: median_of(v) for k, v in rows.items()}}
