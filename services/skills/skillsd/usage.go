@@ -88,7 +88,11 @@ func openUsage(ctx context.Context, cfg config.Config, getenv func(string) strin
 		storeOff(err)
 		return nil, nil
 	}
+	opens := "at start"
+	if storeAfter != nil {
+		opens = "after the first answers"
+	}
 	log.Info("usage analytics on", "folder", dir, "store", storeName, "server_id", serverID, "forwarding", a.Endpoint != "", "flush_interval", a.FlushInterval(),
-		"store_opens", map[bool]string{true: "after the first answers", false: "at start"}[storeAfter != nil])
+		"store_opens", opens)
 	return rec, nil
 }

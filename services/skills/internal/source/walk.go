@@ -538,9 +538,11 @@ func (w *walker) walkDir(ctx context.Context, t dirTask) error {
 // classify resolves one folder entry; false when it is skipped.
 func (w *walker) classify(b *batch, parent dirTask, de fs.DirEntry) (item, bool) {
 	name := de.Name()
-	abs := joinName(parent.abs, name)
+	var abs string
 	if parent.uncleanAbs {
 		abs = filepath.Join(parent.abs, name)
+	} else {
+		abs = joinName(parent.abs, name)
 	}
 	it := item{name: name, abs: abs, rel: relIn(abs, parent.rel, name)}
 	t := de.Type()

@@ -131,6 +131,9 @@ type Recorder struct {
 	// off says a deferred store did not open (Options.StoreAfter): the
 	// Recorder records nothing more.
 	off atomic.Bool
+	// storeReady is closed once the store may be used: at once, or for a
+	// deferred one when StoreAfter is closed or a call opened it first.
+	storeReady <-chan struct{}
 
 	// stored holds the ids of this process's events the feeder stored, so
 	// that delivering their segment does not store them a second time
@@ -190,7 +193,9 @@ func Open(ctx context.Context, opts Options) (r *Recorder, err error) {
 		db := filepath.Join(opts.Dir, "usage.db")
 		openDB := func(ctx context.Context) (Store, error) { return OpenSQLite(ctx, db, StoreOptions{Logger: log}) }
 		if opts.StoreAfter != nil {
-			r.store = &laterStore{open: openDB, failed: r.storeFailed}
+			later := newLaterStore(openDB, r.storeFailed)
+			r.store = later
+			r.storeReady = anyClosed(opts.StoreAfter, later.opened)
 		} else if r.store, err = openDB(ctx); err != nil {
 			return nil, err
 		}
@@ -202,6 +207,19 @@ func Open(ctx context.Context, opts Options) (r *Recorder, err error) {
 	go r.syncLoop()
 	go r.publishLoop()
 	return r, nil
+}
+
+// anyClosed returns a channel closed once a or b is.
+func anyClosed(a, b <-chan struct{}) <-chan struct{} {
+	c := make(chan struct{})
+	go func() {
+		defer close(c)
+		select {
+		case <-a:
+		case <-b:
+		}
+	}()
+	return c
 }
 
 // Enabled reports whether r records: r is not nil, and its store did not
@@ -428,12 +446,12 @@ func (r *Recorder) feed(life context.Context) {
 	retry := time.NewTimer(time.Hour)
 	retry.Stop()
 	retrying := false
-	if after := r.opts.StoreAfter; after != nil {
+	if r.storeReady != nil {
 		// Nothing is written before StoreAfter (its store opens then),
-		// unless Stats needs the store first; what is queued meanwhile
+		// unless a call needs the store first; what is queued meanwhile
 		// waits in the queue, and is in the spool.
 		select {
-		case <-after:
+		case <-r.storeReady:
 		case done := <-r.barrier:
 			for range len(r.queue) {
 				batch = append(batch, <-r.queue)
@@ -518,11 +536,12 @@ func (r *Recorder) publishLoop() {
 		case <-ctx.Done():
 		}
 	}()
-	if r.opts.StoreAfter != nil {
+	if r.storeReady != nil {
 		// The delivery at start stores what the last process spooled: it
-		// waits, like the store's opening, for StoreAfter.
+		// waits, like the store's opening, for StoreAfter, or for a call
+		// that opened the store first.
 		select {
-		case <-r.opts.StoreAfter:
+		case <-r.storeReady:
 		case <-r.stop:
 			close(r.firstFlush)
 			return

@@ -17,14 +17,22 @@ type laterStore struct {
 	open func(context.Context) (Store, error)
 	// failed is told the opening's error, once.
 	failed func(error)
+	// opened is closed once the store was opened or failed to open (or
+	// was closed unopened): the work that waits for the store may start.
+	opened chan struct{}
 	once   sync.Once
 	st     Store
 	err    error
 }
 
+func newLaterStore(open func(context.Context) (Store, error), failed func(error)) *laterStore {
+	return &laterStore{open: open, failed: failed, opened: make(chan struct{})}
+}
+
 // get opens the store the first time; it returns it, or why it did not open.
 func (l *laterStore) get() (Store, error) {
 	l.once.Do(func() {
+		defer close(l.opened)
 		// Not the caller's context: the store outlives the call that
 		// happened to open it.
 		if l.st, l.err = l.open(context.Background()); l.err != nil && l.failed != nil {
@@ -51,7 +59,10 @@ func (l *laterStore) Stats(ctx context.Context, w Window) (*Stats, error) {
 }
 
 func (l *laterStore) Close() error {
-	l.once.Do(func() { l.err = errStoreClosed })
+	l.once.Do(func() {
+		l.err = errStoreClosed
+		close(l.opened)
+	})
 	if l.st != nil {
 		return l.st.Close()
 	}

@@ -76,9 +76,16 @@ func TestStoreAfter(t *testing.T) {
 }
 
 // TestStoreAfterStatsFirst: a call that needs the store before StoreAfter
-// (Stats) opens it, and counts what was recorded.
+// (Stats) opens it, and counts what was recorded; the delivery at start,
+// which waited for the store, then runs and stores what an earlier
+// process spooled.
 func TestStoreAfterStatsFirst(t *testing.T) {
 	dir := t.TempDir()
+	old := openLater(t, dir, make(chan struct{}), nil)
+	recordN(t, old, 3)
+	if err := old.Close(); err != nil {
+		t.Fatal(err)
+	}
 	r := openLater(t, dir, make(chan struct{}), func(err error) { t.Errorf("store error: %v", err) })
 	recordN(t, r, 4)
 	st, err := r.Stats(t.Context(), wholeDay)
@@ -90,6 +97,14 @@ func TestStoreAfterStatsFirst(t *testing.T) {
 	}
 	if !exists(t, filepath.Join(dir, "usage.db")) {
 		t.Error("Stats answered without a store")
+	}
+	select {
+	case <-r.firstFlush:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the delivery at start still waits, although Stats opened the store")
+	}
+	if st, err = r.Stats(t.Context(), wholeDay); err != nil || st.TotalEvents != 7 {
+		t.Errorf("after the delivery at start: %v events, %v; want 7 (3 spooled earlier, 4 recorded)", st, err)
 	}
 }
 
