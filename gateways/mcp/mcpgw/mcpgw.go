@@ -193,6 +193,9 @@ func New(conn grpc.ClientConnInterface, opts Options) (*mcp.Server, error) {
 		// Aliases and unknown arguments, before the SDK validates them.
 		server.AddReceivingMiddleware(vocabularyMiddleware(nativeVocabulary()))
 	}
+	// Text answers of tools/call go to the SDK as plain values
+	// (wire_result.go), which it encodes without re-scanning them.
+	server.AddReceivingMiddleware(plainToolResults)
 	// Added last, so outermost: a panic in a handler or an answer the SDK
 	// cannot send is turned into an error instead of ending the connection
 	// (recover.go).

@@ -139,10 +139,12 @@ func (g *gateway) searchSkills(ctx context.Context, _ *mcp.CallToolRequest, in S
 }
 
 // encodedOnce is the result of a tool whose output v is encoded here, once,
-// as its structured content and, as the SDK does for typed output, as its
-// text. A tool that answers this way is registered with Out = any and its
-// output schema written out, which the SDK then advertises but does not
-// apply to each answer: its tests check the answers against it.
+// as its text, as the SDK does for typed output; its structured content is
+// v itself, which the SDK encodes by reflection when it sends the answer
+// (plainToolResults), with no scan of JSON already encoded. A tool that
+// answers this way is registered with Out = any and its output schema
+// written out, which the SDK then advertises but does not apply to each
+// answer: its tests check the answers against it.
 func encodedOnce(v any) (*mcp.CallToolResult, error) {
 	data, err := json.Marshal(v)
 	if err != nil {
@@ -150,6 +152,6 @@ func encodedOnce(v any) (*mcp.CallToolResult, error) {
 	}
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: string(data)}},
-		StructuredContent: json.RawMessage(data),
+		StructuredContent: v,
 	}, nil
 }

@@ -111,7 +111,7 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, ge
 		return serveHTTP(ctx, server, conn, web, log)
 	}
 	log.Info("serving MCP on stdio")
-	err = server.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})
+	err = server.Run(ctx, mcpgw.StdioTransport(stdin, stdout))
 	if ctx.Err() != nil {
 		return nil // stopped by a signal
 	}
@@ -493,12 +493,6 @@ func (t bearerToken) GetRequestMetadata(context.Context, ...string) (map[string]
 // RequireTransportSecurity is false: a token may go to a skillsd on loopback
 // or a private network without TLS (--server-tls, --server-ca turn it on).
 func (bearerToken) RequireTransportSecurity() bool { return false }
-
-// nopWriteCloser is stdout for the MCP transport: closing the session must not
-// close the process's stdout.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // buildVersion is the version reported to clients.
 func buildVersion() string {

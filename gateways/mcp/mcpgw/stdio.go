@@ -1,0 +1,191 @@
+package mcpgw
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// StdioTransport is the go-sdk's newline-delimited JSON transport over in
+// and out (mcp.IOTransport), except that an answer to a call is written as
+// the SDK encoded its result, without the second scan of it the SDK's
+// writer makes (jsonrpc.EncodeMessage re-compacts the result it has just
+// encoded: about 80 µs for a search_skills answer, BenchmarkStdioWrite).
+// Every other message goes through the SDK's connection.
+//
+// Answers to a JSON-RPC batch's calls must be sent together, as the SDK's
+// connection does: once a batch has come in (frameWatch), every message
+// goes through it. Wrapped, the SDK's connection no longer learns the
+// session's protocol, by which it refuses batches from 2025-06-18 on:
+// frameWatch refuses them instead, once the answer to initialize has agreed
+// on such a protocol (TestStdioTransportAsSDK compares the two).
+func StdioTransport(in io.Reader, out io.Writer) mcp.Transport {
+	return &stdioTransport{in: in, out: out}
+}
+
+type stdioTransport struct {
+	in  io.Reader
+	out io.Writer
+}
+
+func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	w := &lockedWriter{w: t.out}
+	in := &frameWatch{r: t.in}
+	inner, err := (&mcp.IOTransport{Reader: io.NopCloser(in), Writer: w}).Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &stdioConn{Connection: inner, out: w, in: in}, nil
+}
+
+// noBatchesSince is the first protocol version without JSON-RPC batches.
+const noBatchesSince = "2025-06-18"
+
+// errBatch is the SDK's refusal of a batch, word for word.
+var errBatch = errors.New("JSON-RPC batching is not supported in " + noBatchesSince + " and later")
+
+// frameWatch reads the client's messages for the SDK and notes JSON-RPC
+// batches: top-level arrays. It follows the JSON's nesting and strings as
+// it passes; input that is not JSON the SDK's decoder refuses anyway.
+type frameWatch struct {
+	r io.Reader
+	// The position in the JSON text, for Read alone.
+	depth            int
+	inString, escape bool
+
+	batch  atomic.Bool // a batch has come in
+	refuse atomic.Bool // a batch is an error
+}
+
+func (f *frameWatch) Read(p []byte) (int, error) {
+	n, err := f.r.Read(p)
+	for _, b := range p[:n] {
+		if f.inString {
+			switch {
+			case f.escape:
+				f.escape = false
+			case b == '\\':
+				f.escape = true
+			case b == '"':
+				f.inString = false
+			}
+			continue
+		}
+		switch b {
+		case '"':
+			f.inString = true
+		case '[', '{':
+			if b == '[' && f.depth == 0 {
+				if f.refuse.Load() {
+					return 0, errBatch
+				}
+				f.batch.Store(true)
+			}
+			f.depth++
+		case ']', '}':
+			f.depth = max(f.depth-1, 0)
+		}
+	}
+	return n, err
+}
+
+// lockedWriter serializes whole messages from the SDK's connection and
+// from stdioConn on one writer; closing it makes later writes fail.
+type lockedWriter struct {
+	mu     sync.Mutex
+	w      io.Writer
+	closed bool
+}
+
+var errClosed = errors.New("mcpgw: stdio connection closed")
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return 0, errClosed
+	}
+	return l.w.Write(p)
+}
+
+func (l *lockedWriter) Close() error {
+	l.mu.Lock()
+	l.closed = true
+	l.mu.Unlock()
+	return nil
+}
+
+// stdioConn is the SDK's connection with the direct write of answers.
+type stdioConn struct {
+	mcp.Connection
+	out *lockedWriter
+	in  *frameWatch
+	// initID is the id of the initialize call, once read.
+	mu     sync.Mutex
+	initID *jsonrpc.ID
+}
+
+func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "initialize" && req.IsCall() {
+		c.mu.Lock()
+		c.initID = &req.ID
+		c.mu.Unlock()
+	}
+	return msg, err
+}
+
+func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok || resp.Error != nil || len(resp.Result) == 0 || !resp.ID.IsValid() {
+		return c.Connection.Write(ctx, msg)
+	}
+	c.mu.Lock()
+	isInit := c.initID != nil && *c.initID == resp.ID
+	c.mu.Unlock()
+	if isInit {
+		var res struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		if json.Unmarshal(resp.Result, &res) == nil && res.ProtocolVersion >= noBatchesSince {
+			c.in.refuse.Store(true)
+		}
+	}
+	// The result is the SDK's encoding of a value: compact JSON, one line.
+	// Anything else (a newline in it) goes the SDK's way, as does everything
+	// once a batch has come in.
+	if c.in.batch.Load() || bytes.IndexByte(resp.Result, '\n') >= 0 {
+		return c.Connection.Write(ctx, msg)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	var id []byte
+	switch v := resp.ID.Raw().(type) {
+	case int64:
+		id = strconv.AppendInt(nil, v, 10)
+	case string:
+		var err error
+		if id, err = json.Marshal(v); err != nil {
+			return err
+		}
+	default:
+		return c.Connection.Write(ctx, msg)
+	}
+	line := make([]byte, 0, len(`{"jsonrpc":"2.0","id":,"result":}`)+len(id)+len(resp.Result)+1)
+	line = append(line, `{"jsonrpc":"2.0","id":`...)
+	line = append(line, id...)
+	line = append(line, `,"result":`...)
+	line = append(line, resp.Result...)
+	line = append(line, "}\n"...)
+	_, err := c.out.Write(line)
+	return err
+}

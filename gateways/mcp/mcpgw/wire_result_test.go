@@ -1,0 +1,190 @@
+package mcpgw
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// sdkEncode encodes a result as the SDK's JSON-RPC layer does (an Encoder
+// without HTML escaping).
+func sdkEncode(t testing.TB, v any) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatalf("encoding %T: %v", v, err)
+	}
+	return buf.Bytes()
+}
+
+// decodeJSON decodes data into a generic value.
+func decodeJSON(t testing.TB, data []byte) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatalf("not JSON: %v: %s", err, data)
+	}
+	return v
+}
+
+// resultFromWire makes a CallToolResult as a client would decode it from
+// JSON: the way to set the fields the SDK keeps unexported (its result type).
+func resultFromWire(t testing.TB, wire string) *mcp.CallToolResult {
+	t.Helper()
+	var r mcp.CallToolResult
+	if err := json.Unmarshal([]byte(wire), &r); err != nil {
+		t.Fatalf("decoding %s: %v", wire, err)
+	}
+	return &r
+}
+
+// samePlainJSON checks that r converts and that the conversion encodes to
+// the same JSON as the SDK's own encoding of r.
+func samePlainJSON(t testing.TB, r *mcp.CallToolResult) {
+	t.Helper()
+	want := decodeJSON(t, sdkEncode(t, r))
+	p := asPlain(r)
+	if p == nil {
+		t.Fatalf("asPlain(%s) = nil, want a plain result", sdkEncode(t, r))
+	}
+	if diff := cmp.Diff(want, decodeJSON(t, sdkEncode(t, p))); diff != "" {
+		t.Errorf("plain and SDK encodings differ (-sdk +plain):\n%s", diff)
+	}
+}
+
+func TestPlainToolResultSameJSON(t *testing.T) {
+	answer := SearchSkillsOutput{Query: "pdf <tables> & \"forms\"", Results: []SearchHit{{
+		Name: "pdf", SkillPath: "docs/pdf", Description: "Fill PDF forms.\nLine two\t\x01 <b>", MatchedTerms: []string{"pdf"}, Score: 0.5,
+	}}}
+	text, err := json.Marshal(answer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]*mcp.CallToolResult{
+		"typed structured content (encodedOnce)": {
+			Content:           []mcp.Content{&mcp.TextContent{Text: string(text)}},
+			StructuredContent: answer,
+		},
+		"raw structured content (the SDK's typed outputs)": {
+			Content:           []mcp.Content{&mcp.TextContent{Text: string(text)}},
+			StructuredContent: json.RawMessage(text),
+		},
+		"map structured content": {
+			Content:           []mcp.Content{&mcp.TextContent{Text: "{}"}},
+			StructuredContent: map[string]any{"a": []any{1.5, "x", nil}},
+		},
+		"an error": {
+			Content: []mcp.Content{&mcp.TextContent{Text: "no skill named \"x\""}},
+			IsError: true,
+		},
+		"empty text":         {Content: []mcp.Content{&mcp.TextContent{}}},
+		"no content":         {},
+		"empty content list": {Content: []mcp.Content{}},
+		"several texts": {Content: []mcp.Content{
+			&mcp.TextContent{Text: "one"}, &mcp.TextContent{Text: "two \u2028 \xff"},
+		}},
+		"result metadata": {
+			Meta:    mcp.Meta{"trace": "abc", "n": 2.0},
+			Content: []mcp.Content{&mcp.TextContent{Text: "x"}},
+		},
+		"result type complete (clients of 2026-07-28)": resultFromWire(t,
+			`{"content":[{"type":"text","text":"done"}],"structuredContent":{"ok":true},"resultType":"complete"}`),
+	}
+	for name, r := range cases {
+		t.Run(name, func(t *testing.T) { samePlainJSON(t, r) })
+	}
+}
+
+// TestPlainToolResultLeavesOthers checks that answers plainToolResult cannot
+// carry are left to the SDK.
+func TestPlainToolResultLeavesOthers(t *testing.T) {
+	cases := map[string]*mcp.CallToolResult{
+		"an image": {Content: []mcp.Content{&mcp.ImageContent{Data: []byte{1}, MIMEType: "image/png"}}},
+		"text and an image": {Content: []mcp.Content{
+			&mcp.TextContent{Text: "x"}, &mcp.ImageContent{Data: []byte{1}, MIMEType: "image/png"},
+		}},
+		"annotated text": {Content: []mcp.Content{&mcp.TextContent{Text: "x", Annotations: &mcp.Annotations{Priority: 1}}}},
+		"text metadata":  {Content: []mcp.Content{&mcp.TextContent{Text: "x", Meta: mcp.Meta{"a": "b"}}}},
+		"a nil item":     {Content: []mcp.Content{(*mcp.TextContent)(nil)}},
+		"input requests": {InputRequests: mcp.InputRequestMap{"r1": &mcp.ListRootsParams{}}},
+		"input required": resultFromWire(t, `{"content":[],"resultType":"input_required"}`),
+	}
+	for name, r := range cases {
+		if p := asPlain(r); p != nil {
+			t.Errorf("%s: asPlain = %s, want nil (left to the SDK)", name, sdkEncode(t, p))
+		}
+	}
+}
+
+// FuzzPlainToolResult checks that a converted text answer encodes to the
+// same JSON as the SDK's, for any text and structured content.
+func FuzzPlainToolResult(f *testing.F) {
+	f.Add("plain", `{"a":1}`, false)
+	f.Add("<html> & \"quotes\" \u2028", `{"s":"\u003c\ud83d\ude00"}`, true)
+	f.Add("\xff\xfe\x00", `[1,2,{"x":null}]`, false)
+	f.Add("", `not json`, false)
+	f.Fuzz(func(t *testing.T, text, structured string, isError bool) {
+		r := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: isError}
+		var v any
+		if json.Unmarshal([]byte(structured), &v) == nil {
+			r.StructuredContent = v
+		}
+		samePlainJSON(t, r)
+		if json.Valid([]byte(structured)) {
+			r.StructuredContent = json.RawMessage(structured)
+			samePlainJSON(t, r)
+		}
+	})
+}
+
+// TestSearchAnswerIsPlain checks, through a client session (which speaks
+// the newest protocol, so that the SDK sets a result type), that
+// search_skills' answers reach the client whole through plainToolResults.
+func TestSearchAnswerIsPlain(t *testing.T) {
+	cs, _ := startGateway(t, newTestCatalog(t))
+	res, text := callTool(t, cs, "search_skills", map[string]any{"query": "merge pdf files"})
+	if res.IsError || !strings.Contains(text, `"name":"pdf"`) {
+		t.Fatalf("search_skills = %s, want the pdf skill", text)
+	}
+	if res.NeedsInput() {
+		t.Error("the answer reads as needing input")
+	}
+}
+
+// BenchmarkToolResultEncoding encodes a search_skills answer of ten hits
+// as the SDK's JSON-RPC layer does: the SDK's CallToolResult with the
+// answer as json.RawMessage (as before plainToolResults), and the plain
+// result.
+func BenchmarkToolResultEncoding(b *testing.B) {
+	answer := SearchSkillsOutput{Query: "extract tables from a pdf"}
+	for i := range 10 {
+		answer.Results = append(answer.Results, SearchHit{
+			Name: "skill-" + strings.Repeat("x", i), SkillPath: "group/skill", Score: 0.9,
+			Description: strings.Repeat("Converts documents into readable HTML, keeping \"tables\" and charts. ", 8),
+			Excerpt:     strings.Repeat("Converts documents into readable HTML… ", 4), MatchedTerms: []string{"extract", "tables", "pdf"},
+		})
+	}
+	b.Run("sdk", func(b *testing.B) {
+		for b.Loop() {
+			text, _ := json.Marshal(answer)
+			sdkEncode(b, &mcp.CallToolResult{
+				Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}, StructuredContent: json.RawMessage(text),
+			})
+		}
+	})
+	b.Run("plain", func(b *testing.B) {
+		for b.Loop() {
+			r, err := encodedOnce(answer)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sdkEncode(b, asPlain(r))
+		}
+	})
+}
