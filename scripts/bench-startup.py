@@ -14,7 +14,10 @@ Each start measures over stdio:
                 tools/list is answered; the floor: its first no-op call)
   cpu           the process's user+system CPU time at that moment
   rss           its VmRSS then (and VmHWM, the peak so far)
-  p50 / p99     latency of CALLS more search_skills calls, one at a time
+  p50 / p99     latency of CALLS more search_skills calls, one at a time:
+                request written -> its answer's line read (this client's
+                decoding of the answer is not counted: it grows with the
+                answer's size, and is Python's, not the server's)
 
 and the table shows the median over the rounds of each, with its ratio to the
 floor's same figure, then issue 21's targets. Each round also starts the floor
@@ -90,7 +93,7 @@ def one_start(args, env, calls):
         for i in range(calls):
             t1 = time.perf_counter()
             call("tools/call", {"name": "search_skills", "arguments": {"query": QUERIES[i % len(QUERIES)]}})
-            lat.append(ms(t1))
+            lat.append((call.received - t1) * 1000)
     finally:
         killer.cancel()
         p.stdin.close()

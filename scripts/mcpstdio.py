@@ -1,7 +1,7 @@
 """A minimal MCP client over stdio for the measuring scripts (mcp-bench.py,
 mcp-eval.py): newline-delimited JSON-RPC, one request at a time, the
 server's stderr discarded."""
-import json, subprocess
+import json, subprocess, time
 
 
 def initialize_params(client):
@@ -12,8 +12,10 @@ def initialize_params(client):
 def session(args, who, env=None, cwd=None):
     """Starts the server args (in the environment env and the folder cwd,
     default ours); returns the process, call(method, params) -> (result,
-    answer size in bytes), and notify(method). Errors exit with a message
-    prefixed by who."""
+    answer size in bytes), and notify(method). After a call, call.received
+    is the time.perf_counter() at which its answer's line had been read,
+    before this client decoded it. Errors exit with a message prefixed by
+    who."""
     p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          stderr=subprocess.DEVNULL, text=True, bufsize=1, env=env, cwd=cwd)
     state = {"id": 0}
@@ -27,12 +29,14 @@ def session(args, who, env=None, cwd=None):
         p.stdin.flush()
         while True:
             line = p.stdout.readline()
+            received = time.perf_counter()
             if not line:
                 raise SystemExit(f"{who}: {args[0]} closed stdout during {method}")
             m = json.loads(line)
             if m.get("id") == state["id"]:
                 if "error" in m:
                     raise SystemExit(f"{who}: {method}: {m['error']}")
+                call.received = received
                 return m["result"], len(line.encode())
 
     def notify(method):
