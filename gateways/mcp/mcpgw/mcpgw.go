@@ -166,11 +166,11 @@ func New(conn grpc.ClientConnInterface, opts Options) (*mcp.Server, error) {
 		// (tool_budget.go). With analytics off, report_usage answers
 		// recorded: false and why.
 		mcp.AddTool(server, trimForBudget(searchTool), g.searchSkills)
-		mcp.AddTool(server, trimForBudget(getTool), g.GetSkill)
-		mcp.AddTool(server, trimForBudget(loadTool), g.loadSkill)
-		mcp.AddTool(server, trimForBudget(listTool), g.ListSkills)
-		mcp.AddTool(server, trimForBudget(readTool), g.readSkillFile)
-		mcp.AddTool(server, trimForBudget(runTool), g.RunScript)
+		encodedOnceTool(server, trimForBudget(getTool), g.GetSkill)
+		encodedOnceTool(server, trimForBudget(loadTool), g.loadSkill)
+		encodedOnceTool(server, trimForBudget(listTool), g.ListSkills)
+		encodedOnceTool(server, trimForBudget(readTool), g.readSkillFile)
+		encodedOnceTool(server, trimForBudget(runTool), g.RunScript)
 		mcp.AddTool(server, trimForBudget(refreshSkillsTool()), g.refreshSkills)
 		if err := g.addReportUsage(server); err != nil {
 			return nil, fmt.Errorf("mcpgw: %w", err)

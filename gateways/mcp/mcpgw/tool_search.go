@@ -2,7 +2,6 @@ package mcpgw
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 
@@ -136,22 +135,4 @@ func (g *gateway) searchSkills(ctx context.Context, _ *mcp.CallToolRequest, in S
 	}
 	res, err := encodedOnce(out)
 	return res, nil, err
-}
-
-// encodedOnce is the result of a tool whose output v is encoded here, once,
-// as its text, as the SDK does for typed output; its structured content is
-// v itself, which the SDK encodes by reflection when it sends the answer
-// (plainToolResults), with no scan of JSON already encoded. A tool that
-// answers this way is registered with Out = any and its output schema
-// written out, which the SDK then advertises but does not apply to each
-// answer: its tests check the answers against it.
-func encodedOnce(v any) (*mcp.CallToolResult, error) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return nil, fmt.Errorf("marshaling output: %w", err)
-	}
-	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: string(data)}},
-		StructuredContent: v,
-	}, nil
 }

@@ -3,11 +3,16 @@ package mcpgw
 import (
 	"bytes"
 	"encoding/json"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skillsd/skillsd/gateways/mcp/mcpgw/core"
 )
 
 // sdkEncode encodes a result as the SDK's JSON-RPC layer does (an Encoder
@@ -187,4 +192,67 @@ func BenchmarkToolResultEncoding(b *testing.B) {
 			sdkEncode(b, asPlain(r))
 		}
 	})
+}
+
+// TestNativeOutputsMatchSchemas checks the answers of the tools registered
+// with encodedOnceTool, whose outputs the SDK no longer checks on each call,
+// against their full output schemas (required fields and no unknown ones,
+// which tools/list leaves out: tool_budget.go).
+func TestNativeOutputsMatchSchemas(t *testing.T) {
+	described, err := describeTools(core.GetSkillTool, loadSkillTool, core.ListSkillsTool, readSkillFileTool, core.RunScriptTool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas := map[string]*jsonschema.Resolved{}
+	for _, tool := range described {
+		s, ok := tool.OutputSchema.(*jsonschema.Schema)
+		if !ok {
+			t.Fatalf("%s: output schema %T", tool.Name, tool.OutputSchema)
+		}
+		if schemas[tool.Name], err = s.Resolve(nil); err != nil {
+			t.Fatalf("%s: %v", tool.Name, err)
+		}
+	}
+	c := newTestCatalog(t)
+	writeFile(t, filepath.Join(c.treeDir, "ops.md"), "---\nkeywords: [ops]\ndescription: Operations\nscripts:\n  - file: scripts/hello.sh\n    execution: server\n---\n# Ops\n")
+	writeFile(t, filepath.Join(c.treeDir, "ops", "scripts", "hello.sh"), "echo \"hello <world> & \\\"you\\\"\"\n")
+	cs, _ := startGateway(t, c)
+	calls := []struct {
+		tool string
+		args map[string]any
+	}{
+		{"get_skill", map[string]any{"context": "merge pdf files with pypdf"}},
+		{"get_skill", map[string]any{"context": "react login components", "restated": "authentication in a React app"}},
+		{"get_skill", map[string]any{"context": "zebra xylophone quantum"}},
+		{"get_skill", map[string]any{"context": "rules"}},
+		{"load_skill", map[string]any{"name": "pdf"}},
+		{"load_skill", map[string]any{"name": "ui/react/auth"}},
+		{"load_skill", map[string]any{"name": "big"}},
+		{"list_skills", map[string]any{}},
+		{"list_skills", map[string]any{"path": "ui"}},
+		{"read_skill_file", map[string]any{"skill_path": "pdf", "file": "reference.md"}},
+		{"read_skill_file", map[string]any{"skill_path": "big", "file": "SKILL.md", "offset": 10, "max_bytes": 100}},
+		{"read_skill_file", map[string]any{"skill_path": "ui/react/auth", "file": "assets/AuthProvider.tsx.template"}},
+		{"run_script", map[string]any{"skill_path": "ops", "file": "scripts/hello.sh"}},
+	}
+	seen := map[string]bool{}
+	for _, call := range calls {
+		res, text := callTool(t, cs, call.tool, call.args)
+		if res.IsError {
+			if call.tool == "run_script" && runtime.GOOS == "windows" {
+				continue
+			}
+			t.Fatalf("%s(%v): %s", call.tool, call.args, text)
+		}
+		seen[call.tool] = true
+		v := res.StructuredContent
+		if err := schemas[call.tool].Validate(&v); err != nil {
+			t.Errorf("%s(%v): the answer does not match the output schema: %v\n%.400s", call.tool, call.args, err, text)
+		}
+	}
+	for name := range schemas {
+		if !seen[name] && !(name == "run_script" && runtime.GOOS == "windows") {
+			t.Errorf("no answer of %s was checked", name)
+		}
+	}
 }
