@@ -117,7 +117,7 @@ func TestPlainToolResultLeavesOthers(t *testing.T) {
 		"annotated text": {Content: []mcp.Content{&mcp.TextContent{Text: "x", Annotations: &mcp.Annotations{Priority: 1}}}},
 		"text metadata":  {Content: []mcp.Content{&mcp.TextContent{Text: "x", Meta: mcp.Meta{"a": "b"}}}},
 		"a nil item":     {Content: []mcp.Content{(*mcp.TextContent)(nil)}},
-		"input requests": {InputRequests: mcp.InputRequestMap{"r1": &mcp.ListRootsParams{}}},
+		"input requests": {InputRequests: mcp.InputRequestMap{"r1": &mcp.ElicitParams{Message: "which one?"}}},
 		"input required": resultFromWire(t, `{"content":[],"resultType":"input_required"}`),
 	}
 	for name, r := range cases {

@@ -38,12 +38,12 @@ func (ix *Index) excerpt(d *doc, r *result, di int32) string {
 	}
 	sk := d.skill
 	if len(inDesc) > 0 {
-		if ex, ok := ix.bestWindow(sk.Description, inDesc, false); ok {
+		if ex, ok := ix.bestWindow(sk.Description, inDesc, ix.querySpellings(r), false); ok {
 			return ex
 		}
 	}
 	if len(inBody) > 0 {
-		if ex, ok := ix.bestWindow(sk.Doc.Body, inBody, true); ok {
+		if ex, ok := ix.bestWindow(sk.Doc.Body, inBody, ix.querySpellings(r), true); ok {
 			return ex
 		}
 	}
@@ -127,18 +127,40 @@ func (ix *Index) spellingsOf(want map[int32]float64) map[string]int32 {
 	return out
 }
 
+// querySpellings are the surface forms of every term of a query, mapped to
+// their term, with their filter: made once for all the excerpts of a
+// result (each wants some of its terms), not once for each.
+type querySpellings struct {
+	spelt map[string]int32
+	may   spellingFilter
+}
+
+// querySpellings returns r's querySpellings, made on first use.
+func (ix *Index) querySpellings(r *result) *querySpellings {
+	if r.spellings == nil {
+		terms := map[int32]float64{}
+		for _, g := range r.groups {
+			for _, a := range g.alts {
+				terms[a.term] = 0
+			}
+		}
+		qs := &querySpellings{spelt: ix.spellingsOf(terms)}
+		for s := range qs.spelt {
+			qs.may.add(s)
+		}
+		r.spellings = qs
+	}
+	return r.spellings
+}
+
 // bestWindow finds the excerptLen-character window of text with the largest
-// idf sum of distinct wanted terms. With early, it stops reading once every
-// wanted term has been seen (bodies are long; their first mentions are
-// good enough).
-func (ix *Index) bestWindow(text string, want map[int32]float64, early bool) (string, bool) {
+// idf sum of distinct wanted terms, which are among the query's (qs). With
+// early, it stops reading once every wanted term has been seen (bodies are
+// long; their first mentions are good enough).
+func (ix *Index) bestWindow(text string, want map[int32]float64, qs *querySpellings, early bool) (string, bool) {
 	var occ []occurrence
 	seen := map[int32]bool{}
-	spelt := ix.spellingsOf(want)
-	var may spellingFilter
-	for s := range spelt {
-		may.add(s)
-	}
+	spelt, may := qs.spelt, &qs.may
 	for tok := range tokens(text) {
 		raw := text[tok.start:tok.end]
 		var t int32
@@ -157,6 +179,9 @@ func (ix *Index) bestWindow(text string, want map[int32]float64, early bool) (st
 		}
 		if !found {
 			continue
+		}
+		if _, w := want[t]; !w {
+			continue // a term of the query this text's skill did not match
 		}
 		occ = append(occ, occurrence{tok.start, tok.end, t})
 		seen[t] = true
@@ -309,34 +334,54 @@ func isSpaceAt(s string, i int) bool {
 }
 
 // collapseSpace trims s and turns each run of white space (unicode.IsSpace)
-// into one space: strings.Join(strings.Fields(s), " ") in one pass.
+// into one space: strings.Join(strings.Fields(s), " ") in one pass. Most
+// excerpts need no change: s itself is returned then, and otherwise its
+// words are copied whole.
 func collapseSpace(s string) string {
+	clean := true // no white space to trim, and each run is one ' '
+	after := true // at the start, or after white space
+	for i := 0; i < len(s) && clean; {
+		space, size := spaceAt(s, i)
+		if space {
+			clean = !after && s[i] == ' '
+		}
+		after = space
+		i += size
+	}
+	if clean && !after {
+		return s
+	}
 	var b strings.Builder
 	b.Grow(len(s))
-	space := false // white space since the last word
-	for i := 0; i < len(s); {
-		c := s[i]
-		var isSpace bool
-		size := 1
-		if c < utf8.RuneSelf {
-			isSpace = asciiSpace[c]
-		} else {
-			var r rune
-			r, size = utf8.DecodeRuneInString(s[i:])
-			isSpace = unicode.IsSpace(r)
+	word := -1 // where the current word starts
+	for i := 0; i <= len(s); {
+		space, size := true, 1
+		if i < len(s) {
+			space, size = spaceAt(s, i)
 		}
-		if isSpace {
-			space = true
-		} else {
-			if space && b.Len() > 0 {
+		switch {
+		case space && word >= 0:
+			if b.Len() > 0 {
 				b.WriteByte(' ')
 			}
-			space = false
-			b.WriteString(s[i : i+size])
+			b.WriteString(s[word:i])
+			word = -1
+		case !space && word < 0:
+			word = i
 		}
 		i += size
 	}
 	return b.String()
+}
+
+// spaceAt reports whether s has white space (unicode.IsSpace) at byte i,
+// and the size of the character there (1 for a byte that is not UTF-8).
+func spaceAt(s string, i int) (bool, int) {
+	if c := s[i]; c < utf8.RuneSelf {
+		return asciiSpace[c], 1
+	}
+	r, size := utf8.DecodeRuneInString(s[i:])
+	return unicode.IsSpace(r), size
 }
 
 // asciiSpace marks the ASCII bytes unicode.IsSpace reports as white space.

@@ -27,6 +27,8 @@ type result struct {
 	attainable, words float64
 	cands             []cand
 	s                 *scratch
+	// spellings are the query's, for excerpts (querySpellings).
+	spellings *querySpellings
 }
 
 // scratch is per-query working space, pooled.
