@@ -80,7 +80,18 @@ func TestMetrics(t *testing.T) {
 			t.Fatalf("list_skills: %s", text)
 		}
 	}
+	// A request is counted when its handler returns, which may come after
+	// the client has read its answer: scrape until all are counted.
+	timed := func(m skillstest.Metrics) float64 {
+		v, _ := m.Value("http_request_duration_seconds_count", "surface", "mcp", "route", "/mcp")
+		return v
+	}
 	after := skillstest.Scrape(t, metricsURL)
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) &&
+		(posts(after)-posts(before) < n || handled(after)-handled(before) < n || timed(after) < n); {
+		time.Sleep(20 * time.Millisecond)
+		after = skillstest.Scrape(t, metricsURL)
+	}
 	if got := posts(after) - posts(before); got < n {
 		t.Errorf("http_requests_total{surface=mcp,route=/mcp,POST,200} went up by %v, want at least %d\n%s", got, n, after.Text)
 	}
