@@ -63,11 +63,16 @@ type frameWatch struct {
 
 	batch  atomic.Bool // a batch has come in
 	refuse atomic.Bool // a batch is an error
+	// refused: a refused batch has been met, and every Read fails.
+	refused bool
 }
 
 func (f *frameWatch) Read(p []byte) (int, error) {
+	if f.refused {
+		return 0, errBatch
+	}
 	n, err := f.r.Read(p)
-	for _, b := range p[:n] {
+	for i, b := range p[:n] {
 		if f.inString {
 			switch {
 			case f.escape:
@@ -85,7 +90,12 @@ func (f *frameWatch) Read(p []byte) (int, error) {
 		case '[', '{':
 			if b == '[' && f.depth == 0 {
 				if f.refuse.Load() {
-					return 0, errBatch
+					// What came before the batch is read; the next Read fails.
+					f.refused = true
+					if i == 0 {
+						return 0, errBatch
+					}
+					return i, nil
 				}
 				f.batch.Store(true)
 			}

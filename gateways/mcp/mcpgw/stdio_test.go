@@ -251,3 +251,26 @@ func BenchmarkStdioWrite(b *testing.B) {
 		})
 	}
 }
+
+// TestFrameWatchRefusesAfterMessages checks that a refused batch ends the
+// input after the messages before it, which are read first.
+func TestFrameWatchRefusesAfterMessages(t *testing.T) {
+	first := `{"jsonrpc":"2.0","id":2,"method":"ping","params":{"a":["[",{"b":"\\\"["}]}}` + "\n"
+	f := &frameWatch{r: strings.NewReader(first + ` [{"jsonrpc":"2.0","id":3,"method":"ping"}]` + "\n")}
+	f.refuse.Store(true)
+	got, err := io.ReadAll(f)
+	if string(got) != first+" " || err != errBatch {
+		t.Errorf("read %q, %v; want %q, then %v", got, err, first+" ", errBatch)
+	}
+	if f.batch.Load() {
+		t.Error("a refused batch was noted as taken")
+	}
+	f = &frameWatch{r: strings.NewReader(first + `[` + first + `]`)}
+	if got, err := io.ReadAll(f); err != nil || !f.batch.Load() || len(got) != 2*len(first)+2 {
+		t.Errorf("without refusal: read %d bytes, %v, batch %v; want all, a batch", len(got), err, f.batch.Load())
+	}
+	f = &frameWatch{r: strings.NewReader(first + first)}
+	if _, err := io.ReadAll(f); err != nil || f.batch.Load() {
+		t.Errorf("messages alone: %v, batch %v; want no batch", err, f.batch.Load())
+	}
+}
