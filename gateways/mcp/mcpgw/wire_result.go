@@ -10,16 +10,17 @@ import (
 )
 
 // plainToolResults is a receiving middleware that hands the go-sdk each
-// tools/call answer made only of text (every answer of skills-mcp's tools
-// but an error's) as a plainToolResult: the same JSON, encoded by reflection
-// alone.
+// tools/call answer made only of text (every answer of skills-mcp's tools,
+// errors included) as a plainToolResult: the same JSON, encoded by
+// reflection alone.
 //
 // The SDK (v1.8.0) encodes a CallToolResult through its MarshalJSON, each
 // content item through its own, and a json.RawMessage as it is; encoding/json
 // then re-scans (compacts) what each MarshalJSON returned, byte by byte, at
 // every level. A search_skills answer (about 7.5 KB, sent as text and as
-// structured content) was scanned four times this way: about 200 µs a call,
-// more than the search itself (BenchmarkToolResultEncoding).
+// structured content) was scanned three times this way, about 200 µs a
+// call, more than the search itself (BenchmarkToolResultEncoding), and a
+// fourth time by the SDK's stdio writer (StdioTransport).
 //
 // An answer is converted only when its content is text without annotations
 // or metadata, and its other fields (the envelope, read by encoding the
