@@ -178,6 +178,24 @@ func TestStdioTransportAsSDK(t *testing.T) {
 	}
 }
 
+// connectInitialized connects transport's server side to out, reads an
+// initialize call and answers it with protocol 2025-11-25.
+func connectInitialized(tb testing.TB, transport func(io.Reader, io.Writer) mcp.Transport, out io.Writer) mcp.Connection {
+	tb.Helper()
+	conn, err := transport(strings.NewReader(initLine("1", "2025-11-25")+"\n"), out).Connect(tb.Context())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	msg, err := conn.Read(tb.Context())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := conn.Write(tb.Context(), &jsonrpc.Response{ID: msg.(*jsonrpc.Request).ID, Result: json.RawMessage(`{"protocolVersion":"2025-11-25"}`)}); err != nil {
+		tb.Fatal(err)
+	}
+	return conn
+}
+
 // TestStdioTransportWritesDirect checks that, after an initialize that
 // agreed on a protocol without batches, an answer is written by
 // StdioTransport itself (not re-encoded by the SDK's connection): its
@@ -185,19 +203,8 @@ func TestStdioTransportAsSDK(t *testing.T) {
 // where the SDK's writer would have compacted them.
 func TestStdioTransportWritesDirect(t *testing.T) {
 	var out strings.Builder
-	conn, err := StdioTransport(strings.NewReader(initLine("1", "2025-11-25")+"\n"), &out).Connect(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := connectInitialized(t, StdioTransport, &out)
 	defer conn.Close()
-	msg, err := conn.Read(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	initID := msg.(*jsonrpc.Request).ID
-	if err := conn.Write(t.Context(), &jsonrpc.Response{ID: initID, Result: json.RawMessage(`{"protocolVersion":"2025-11-25"}`)}); err != nil {
-		t.Fatal(err)
-	}
 	id, _ := jsonrpc.MakeID("x")
 	// Not compact: the SDK's writer would remove the blanks.
 	if err := conn.Write(t.Context(), &jsonrpc.Response{ID: id, Result: json.RawMessage(`{"a": 1}`)}); err != nil {
@@ -230,19 +237,8 @@ func BenchmarkStdioWrite(b *testing.B) {
 	resp := &jsonrpc.Response{ID: id, Result: result}
 	for name, transport := range map[string]func(io.Reader, io.Writer) mcp.Transport{"sdk": sdkStdio, "direct": StdioTransport} {
 		b.Run(name, func(b *testing.B) {
-			in := strings.NewReader(initLine("1", "2025-11-25") + "\n")
-			conn, err := transport(in, io.Discard).Connect(b.Context())
-			if err != nil {
-				b.Fatal(err)
-			}
+			conn := connectInitialized(b, transport, io.Discard)
 			defer conn.Close()
-			msg, err := conn.Read(b.Context())
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := conn.Write(b.Context(), &jsonrpc.Response{ID: msg.(*jsonrpc.Request).ID, Result: json.RawMessage(`{"protocolVersion":"2025-11-25"}`)}); err != nil {
-				b.Fatal(err)
-			}
 			for b.Loop() {
 				if err := conn.Write(b.Context(), resp); err != nil {
 					b.Fatal(err)
