@@ -2,6 +2,7 @@ package mcpgw
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"runtime"
@@ -253,6 +254,55 @@ func TestNativeOutputsMatchSchemas(t *testing.T) {
 	for name := range schemas {
 		if !seen[name] && !(name == "run_script" && runtime.GOOS == "windows") {
 			t.Errorf("no answer of %s was checked", name)
+		}
+	}
+}
+
+// TestEncodedOnceToolKeepsContent checks encodedOnceTool with a handler that
+// returns content of its own beside its output, as the SDK takes it: the
+// content kept, the output as structured content; and with none, the
+// output's JSON as text.
+func TestEncodedOnceToolKeepsContent(t *testing.T) {
+	type out struct {
+		N int    `json:"n"`
+		S string `json:"s"`
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "0"}, nil)
+	schema, err := jsonschema.For[out](nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	encodedOnceTool(s, &mcp.Tool{Name: "own", OutputSchema: schema}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, out, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "my own words"}}}, out{N: 1, S: "<a>"}, nil
+	})
+	encodedOnceTool(s, &mcp.Tool{Name: "plain", OutputSchema: schema}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, out, error) {
+		return nil, out{N: 2, S: "b"}, nil
+	})
+	s.AddReceivingMiddleware(plainToolResults)
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "0"}, nil).Connect(t.Context(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for tool, want := range map[string][2]string{
+		"own":   {"my own words", `{"n":1,"s":"<a>"}`},
+		"plain": {`{"n":2,"s":"b"}`, `{"n":2,"s":"b"}`},
+	} {
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tool})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != want[0] {
+			t.Errorf("%s: content %v, want the text %q", tool, res.Content, want[0])
+		}
+		if diff := cmp.Diff(decodeJSON(t, []byte(want[1])), res.StructuredContent); diff != "" {
+			t.Errorf("%s: structured content (-want +got):\n%s", tool, diff)
 		}
 	}
 }
