@@ -2,6 +2,7 @@ package mcpgw
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -269,4 +270,36 @@ func TestFrameWatchRefusesAfterMessages(t *testing.T) {
 	if _, err := io.ReadAll(f); err != nil || f.batch.Load() {
 		t.Errorf("messages alone: %v, batch %v; want no batch", err, f.batch.Load())
 	}
+}
+
+// FuzzStdioTransport serves the test server over StdioTransport on any
+// input: the server must stop at the input's end, and write only lines of
+// JSON.
+func FuzzStdioTransport(f *testing.F) {
+	f.Add([]byte(initLine("1", "2025-11-25") + "\n" + initialized + "\n" + callLine("2", "echo", "x") + "\n"))
+	f.Add([]byte(initLine("1", "2025-11-25") + "\n[" + callLine("2", "echo", "x") + "]\n"))
+	f.Add([]byte("[" + initLine("1", "2025-03-26") + "," + callLine("2", "typed", "y") + "]\n"))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":"[","method":"ping","params":{"a":"\"]["}}` + "\n[]\n"))
+	f.Add([]byte("\xff{[\"\\"))
+	f.Fuzz(func(t *testing.T, input []byte) {
+		var out strings.Builder
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		defer cancel()
+		w := &lockedWriter{w: &out} // the test's own lock around the builder
+		done := make(chan error, 1)
+		go func() { done <- transportServer().Run(ctx, StdioTransport(bytes.NewReader(input), w)) }()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			t.Fatalf("the server did not stop at the end of %q", input)
+		}
+		w.mu.Lock()
+		written := out.String()
+		w.mu.Unlock()
+		for _, line := range strings.Split(strings.TrimSuffix(written, "\n"), "\n") {
+			if line != "" && !json.Valid([]byte(line)) {
+				t.Fatalf("input %q: the server wrote %q, not JSON", input, line)
+			}
+		}
+	})
 }
