@@ -165,7 +165,7 @@ func New(conn grpc.ClientConnInterface, opts Options) (*mcp.Server, error) {
 		// All eight native tools, trimmed to fit tools/list in its budget
 		// (tool_budget.go). With analytics off, report_usage answers
 		// recorded: false and why.
-		mcp.AddTool(server, trimForBudget(searchTool), g.searchSkills)
+		encodedOnceTool(server, trimForBudget(searchTool), g.searchSkills)
 		encodedOnceTool(server, trimForBudget(getTool), g.GetSkill)
 		encodedOnceTool(server, trimForBudget(loadTool), g.loadSkill)
 		encodedOnceTool(server, trimForBudget(listTool), g.ListSkills)

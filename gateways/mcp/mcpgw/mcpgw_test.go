@@ -94,6 +94,13 @@ func connectClient(t *testing.T, conn grpc.ClientConnInterface) *mcp.ClientSessi
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
+	return connectServer(t, server)
+}
+
+// connectServer connects a client to server in memory; both sessions close
+// with the test.
+func connectServer(t testing.TB, server *mcp.Server) *mcp.ClientSession {
+	t.Helper()
 	serverTransport, clientTransport := mcp.NewInMemoryTransports()
 	ss, err := server.Connect(t.Context(), serverTransport, nil)
 	if err != nil {

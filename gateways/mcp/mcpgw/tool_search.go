@@ -44,7 +44,7 @@ type SearchSkillsOutput struct {
 }
 
 // SearchHit is one result of search_skills. Its fields are in the order of
-// their JSON names: the answer is encoded once (encodedOnce), with its keys
+// their JSON names: the answer is encoded once (encodedOnceTool), with its keys
 // in the order a validating round trip through a map would give them.
 type SearchHit struct {
 	Category    string `json:"category"`
@@ -95,11 +95,12 @@ func searchSkillsTool() (*mcp.Tool, error) {
 	}, nil
 }
 
-// searchSkills serves search_skills, the hot path of routing: its answer is
-// encoded once (encodedOnce) instead of being marshaled, validated against
-// the output schema and marshaled again on every call; tests check it
-// against the schema (TestSearchSkillsOutputMatchesSchema).
-func (g *gateway) searchSkills(ctx context.Context, _ *mcp.CallToolRequest, in SearchSkillsInput) (*mcp.CallToolResult, any, error) {
+// searchSkills serves search_skills, the hot path of routing. It is
+// registered with encodedOnceTool, as the other native tools are: its
+// answer is encoded once instead of being marshaled, validated against the
+// output schema and marshaled again on every call; tests check it against
+// the schema (TestSearchSkillsOutputMatchesSchema).
+func (g *gateway) searchSkills(ctx context.Context, _ *mcp.CallToolRequest, in SearchSkillsInput) (*mcp.CallToolResult, SearchSkillsOutput, error) {
 	// The service is the one validator of a search (query, limit, mode): its
 	// InvalidArgument comes back through toolError. The input schema has
 	// already refused a missing query and a mode it does not list.
@@ -118,7 +119,7 @@ func (g *gateway) searchSkills(ctx context.Context, _ *mcp.CallToolRequest, in S
 		Tags:     in.Tags,
 	})
 	if err != nil {
-		return nil, nil, g.ToolError(err, "")
+		return nil, SearchSkillsOutput{}, g.ToolError(err, "")
 	}
 	out := SearchSkillsOutput{Query: resp.GetQuery(), Results: make([]SearchHit, 0, len(resp.GetResults()))}
 	for _, h := range resp.GetResults() {
@@ -133,6 +134,5 @@ func (g *gateway) searchSkills(ctx context.Context, _ *mcp.CallToolRequest, in S
 			MatchedRestated: h.GetPhrasing() > 0,
 		})
 	}
-	res, err := encodedOnce(out)
-	return res, nil, err
+	return nil, out, nil
 }

@@ -106,31 +106,16 @@ func asPlain(r *mcp.CallToolResult) *plainToolResult {
 	return p
 }
 
-// encodedOnce is the result of a tool whose output v is encoded here, once,
-// as its text, as the SDK does for typed output; its structured content is
-// v itself, which the SDK encodes by reflection when it sends the answer
-// (plainToolResults), with no scan of JSON already encoded. A tool that
-// answers this way is registered with Out = any and its output schema
-// written out, which the SDK then advertises but does not apply to each
-// answer: its tests check the answers against it.
-func encodedOnce(v any) (*mcp.CallToolResult, error) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return nil, fmt.Errorf("marshaling output: %w", err)
-	}
-	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: string(data)}},
-		StructuredContent: v,
-	}, nil
-}
-
 // encodedOnceTool registers a tool whose handler answers a typed output
-// (or nil and an error) as one whose output is encoded once (encodedOnce),
-// instead of the SDK's way for typed outputs: marshal it, decode it into
-// maps to check it against the output schema, marshal it again, and send
-// that JSON as it is (scanned again, plainToolResults) beside its text. A
-// load_skill answer holds up to 96 KiB twice. The tool must carry its output
-// schema; TestNativeOutputsMatchSchemas checks answers against it. (The
+// (or nil and an error) as one whose output is encoded once as JSON text
+// (withOutput), instead of the SDK's way for typed outputs: marshal it,
+// decode it into maps to check it against the output schema, marshal it
+// again, and send that JSON as it is (scanned again, plainToolResults)
+// beside its text. A load_skill answer holds up to 96 KiB twice. The tool
+// is registered with Out = any and its output schema written out, which
+// the SDK then advertises but does not apply to each answer: the tool must
+// carry one, and TestNativeOutputsMatchSchemas (and, for search_skills,
+// TestSearchSkillsOutputMatchesSchema) check answers against it. (The
 // text's keys follow the Go types' fields, where the SDK's round trip
 // through maps sorted them.)
 func encodedOnceTool[In, Out any](server *mcp.Server, tool *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
@@ -142,18 +127,27 @@ func encodedOnceTool[In, Out any](server *mcp.Server, tool *mcp.Tool, h mcp.Tool
 		if err != nil {
 			return nil, nil, err
 		}
-		if res != nil { // as the SDK does: the output beside the handler's content
-			res.StructuredContent = out
-			if res.Content == nil {
-				data, err := json.Marshal(out)
-				if err != nil {
-					return nil, nil, fmt.Errorf("marshaling output: %w", err)
-				}
-				res.Content = []mcp.Content{&mcp.TextContent{Text: string(data)}}
-			}
-			return res, nil, nil
-		}
-		res, err = encodedOnce(out)
+		res, err = withOutput(res, out)
 		return res, nil, err
 	})
+}
+
+// withOutput sets out as res's structured content (res nil: a new result)
+// and, when res has no content of its own, its JSON as the text, as the SDK
+// does for typed outputs. The structured content is out itself: the SDK
+// encodes it by reflection when it sends the answer (plainToolResults),
+// which costs less than scanning the text's JSON again would.
+func withOutput(res *mcp.CallToolResult, out any) (*mcp.CallToolResult, error) {
+	if res == nil {
+		res = &mcp.CallToolResult{}
+	}
+	res.StructuredContent = out
+	if res.Content == nil {
+		data, err := json.Marshal(out)
+		if err != nil {
+			return nil, fmt.Errorf("marshaling output: %w", err)
+		}
+		res.Content = []mcp.Content{&mcp.TextContent{Text: string(data)}}
+	}
+	return res, nil
 }

@@ -73,7 +73,7 @@ func TestPlainToolResultSameJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases := map[string]*mcp.CallToolResult{
-		"typed structured content (encodedOnce)": {
+		"typed structured content (withOutput)": {
 			Content:           []mcp.Content{&mcp.TextContent{Text: string(text)}},
 			StructuredContent: answer,
 		},
@@ -186,7 +186,7 @@ func BenchmarkToolResultEncoding(b *testing.B) {
 	})
 	b.Run("plain", func(b *testing.B) {
 		for b.Loop() {
-			r, err := encodedOnce(answer)
+			r, err := withOutput(nil, answer)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -279,17 +279,7 @@ func TestEncodedOnceToolKeepsContent(t *testing.T) {
 		return nil, out{N: 2, S: "b"}, nil
 	})
 	s.AddReceivingMiddleware(plainToolResults)
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(t.Context(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "0"}, nil).Connect(t.Context(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectServer(t, s)
 	for tool, want := range map[string][2]string{
 		"own":   {"my own words", `{"n":1,"s":"<a>"}`},
 		"plain": {`{"n":2,"s":"b"}`, `{"n":2,"s":"b"}`},
