@@ -293,9 +293,11 @@ func window(text string, start, end int) string {
 			from += i
 		}
 	}
-	if to < len(text) && !isSpaceAt(text, to) {
-		if i := strings.LastIndexFunc(text[end:to], unicode.IsSpace); i >= 0 {
-			to = end + i
+	if to < len(text) {
+		if space, _ := spaceAt(text, to); !space {
+			if i := strings.LastIndexFunc(text[end:to], unicode.IsSpace); i >= 0 {
+				to = end + i
+			}
 		}
 	}
 	out := collapseSpace(text[from:to])
@@ -325,11 +327,6 @@ func atMostRunes(s string, n int) bool {
 
 func isSpaceBefore(s string, i int) bool {
 	r, _ := utf8.DecodeLastRuneInString(s[:i])
-	return unicode.IsSpace(r)
-}
-
-func isSpaceAt(s string, i int) bool {
-	r, _ := utf8.DecodeRuneInString(s[i:])
 	return unicode.IsSpace(r)
 }
 
