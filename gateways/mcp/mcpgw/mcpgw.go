@@ -5,11 +5,11 @@
 //
 // With its packages core and profiles, it owns the tool input and output
 // types, their JSON schemas, the server instructions and the mapping of gRPC
-// errors to tool errors. It does not own
-// transports (stdio, HTTP), the connection to the service or the service itself:
-// the caller brings a grpc.ClientConnInterface (a network connection to a shared
-// skillsd, or an in-process one to an embedded service) and runs the returned
-// server on the transport of its choice.
+// errors to tool errors. It does not own the connection to the service or
+// the service itself: the caller brings a grpc.ClientConnInterface (a
+// network connection to a shared skillsd, or an in-process one to an
+// embedded service) and runs the returned server on the transport of its
+// choice (StdioTransport, or the HTTP handlers of http.go).
 //
 // The server is in parts, which its folders and file names show:
 //
@@ -21,6 +21,10 @@
 //     (get_skill, list_skills, run_script).
 //   - mcpgw.go assembles the server (New, Options); recover.go keeps panics
 //     and bad error data off the wire; http.go serves Streamable HTTP and SSE.
+//   - wire_result.go is how tools' answers leave: outputs encoded once
+//     (encodedOnceTool) and handed to the go-sdk as plain values
+//     (plainToolResults); stdio.go is the stdio transport that writes them
+//     without encoding them again (StdioTransport).
 //   - tool_*.go are the other native tools of the contract, one file each,
 //     with the tools/list plumbing they share (tool_budget.go,
 //     tool_vocabulary.go).
