@@ -61,7 +61,7 @@ func (p Policy) validate(s *Scanner) error {
 		case a.Digest != "" && a.Skill == "":
 			return fmt.Errorf("%s.digest: a digest pins one skill's content; give the skill too", key)
 		}
-		if a.Rule != "" && !slices.ContainsFunc(s.set.rules, func(r *Rule) bool { return r.ID == a.Rule }) {
+		if a.Rule != "" && !slices.ContainsFunc(s.rules().rules, func(r *Rule) bool { return r.ID == a.Rule }) {
 			return fmt.Errorf("%s.rule: no rule has the id %q", key, a.Rule)
 		}
 	}

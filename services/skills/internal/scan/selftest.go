@@ -11,7 +11,7 @@ import (
 // error naming its line. (The built-in rules are checked by the tests of
 // this package, TestRuleExamples, rather than at every start.)
 func (s *Scanner) selfTest() error {
-	for _, r := range s.set.rules {
+	for _, r := range s.rules().rules {
 		if strings.HasPrefix(r.File, builtinPrefix) {
 			continue
 		}
@@ -49,6 +49,7 @@ func (s *Scanner) flags(r *Rule, text string) bool {
 // ScanText scans one text as a file of the given kind (KindInstructions:
 // markdown) and returns its findings, for tests and tools.
 func (s *Scanner) ScanText(ctx context.Context, kind Kind, text string) []Finding {
+	s.prepare()
 	j := &job{s: s, sk: &Skill{}, found: map[findingKey]int{}}
 	name := map[Kind]string{KindInstructions: "example.md", KindCode: "example", KindData: "example.data"}[kind]
 	if name == "" {
