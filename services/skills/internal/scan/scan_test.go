@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -340,5 +341,62 @@ func TestCacheEpoch(t *testing.T) {
 	}
 	if s2.CacheEpoch() == e2 {
 		t.Error("loading the cache file left the epoch")
+	}
+}
+
+// cacheEntries makes n cache entries shaped like a catalog's: a digest and
+// paths for a key, most without findings, one in eight with two.
+func cacheEntries(n int) map[string][]Finding {
+	out := make(map[string][]Finding, n)
+	for i := range n {
+		dir := fmt.Sprintf("copy0/owner%03d__repo/skill-%04d", i%50, i)
+		key := fmt.Sprintf("sha256:%064x\x00%s\x00%s/SKILL.md\x00%s\x00skill-%04d", i, dir, dir, dir, i)
+		var fs []Finding
+		if i%8 == 0 {
+			fs = []Finding{
+				{Rule: "script.pipe-to-shell", Severity: High, File: dir + "/scripts/install.sh", Line: 12, Message: "Pipes a download into a shell: review the script before running it."},
+				{Rule: "instructions.hidden-text", Severity: Medium, File: dir + "/SKILL.md", Line: 3, Message: "Hidden text in the instructions."},
+			}
+		} else {
+			fs = []Finding{}
+		}
+		out[key] = fs
+	}
+	return out
+}
+
+// BenchmarkCacheLoad reads back the scan cache file of 400 and 3,000
+// skills, as a warm start does (Preload).
+func BenchmarkCacheLoad(b *testing.B) {
+	for _, n := range []int{400, 3000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			file := filepath.Join(b.TempDir(), CacheFileName())
+			s, err := New(Options{CacheFile: file})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for k, v := range cacheEntries(n) {
+				s.cache.put(k, v)
+			}
+			if err := s.Flush(); err != nil {
+				b.Fatal(err)
+			}
+			info, err := os.Stat(file)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(info.Size()), "file-bytes")
+			b.ReportAllocs()
+			for b.Loop() {
+				r, err := New(Options{CacheFile: file})
+				if err != nil {
+					b.Fatal(err)
+				}
+				r.Preload()
+				if len(r.cache.young) != n {
+					b.Fatalf("loaded %d of %d scans", len(r.cache.young), n)
+				}
+			}
+		})
 	}
 }
