@@ -262,6 +262,8 @@ COMPARE_BASE ?= HEAD
 COMPARE_SIZES ?= 387
 #: COMPARE_RUNS  make bench-compare's rounds per size, medians reported (default 30)
 COMPARE_RUNS ?= 30
+#: COMPARE_OWN_HOMES  make bench-compare with state folders of each build's own (any value; default: shared), for builds whose cache files differ
+COMPARE_OWN_HOMES ?=
 .PHONY: bench-compare
 bench-compare: build ## this tree's skills-mcp against COMPARE_BASE's (built in a temporary git worktree): warm starts alternated, copies of each binary rotated, with a noise row (COMPARE_BASE against itself); first search, tools/list, CPU, RSS at COMPARE_SIZES skills (docs/performance.md)
 	@test -d "$(BENCH)/corpus" || { echo "bench-compare needs the benchmark corpus at $(BENCH)/corpus, a folder outside the repository (BENCH=DIR points at it)"; exit 1; }
@@ -269,7 +271,7 @@ bench-compare: build ## this tree's skills-mcp against COMPARE_BASE's (built in 
 	  git worktree add --force --detach "$$wt" "$(COMPARE_BASE)" >/dev/null; \
 	  echo "bench-compare: building skills-mcp at $(COMPARE_BASE) ($$(git rev-parse --short "$(COMPARE_BASE)"))"; \
 	  (cd "$$wt" && go build -ldflags "$(LDFLAGS)" -o "$(abspath $(BIN))/skills-mcp-base" ./gateways/mcp/cmd/skills-mcp)
-	python3 scripts/bench-compare.py -n $(COMPARE_RUNS) --corpus "$(BENCH)/corpus" --sizes "$(COMPARE_SIZES)" $(BIN)/skills-mcp-base $(BIN)/skills-mcp
+	python3 scripts/bench-compare.py -n $(COMPARE_RUNS) $(if $(COMPARE_OWN_HOMES),--own-homes) --corpus "$(BENCH)/corpus" --sizes "$(COMPARE_SIZES)" $(BIN)/skills-mcp-base $(BIN)/skills-mcp
 
 .PHONY: bench-mcp
 bench-mcp: build ## skills-mcp at scale: start-up to tools/list, tools/list, skills/list, resources/list and prompts/list sizes, RSS; on BENCH/corpus and a 3,000-skill copy of it

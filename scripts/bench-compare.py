@@ -17,7 +17,11 @@ Two effects besides the builds' code are taken out:
            store). HOMES folders are shared by all the builds (they read
            the same cache files: build them from the same version string)
            and rotated, each made warm by two starts of the first build
-           before the rounds.
+           before the rounds. With --own-homes each build has HOMES
+           folders of its own instead, made warm by two starts of that
+           build: for builds that write different cache files (a changed
+           cache key or format), which would otherwise undo each other's
+           caches at every start.
 
 The first build is also run under a second name, "BASE (again)", from
 copies of its own: what separates it from BASE is the noise, the least
@@ -32,7 +36,7 @@ Catalogs of N skills are written to a temporary folder by
 scripts/synth-catalog.py from CORPUS, as bench-startup.py does. Linux only
 (reads /proc).
 
-usage: scripts/bench-compare.py [-n ROUNDS] [--copies COPIES] [--homes HOMES] [--json FILE]
+usage: scripts/bench-compare.py [-n ROUNDS] [--copies COPIES] [--homes HOMES] [--own-homes] [--json FILE]
            --corpus DIR [--sizes N[,N...]] BASE BIN [BIN...]
 """
 import argparse, json, os, shutil, statistics, subprocess, sys, tempfile, threading, time
@@ -90,6 +94,7 @@ def main():
     ap.add_argument("-n", type=int, default=30, dest="rounds")
     ap.add_argument("--copies", type=int, default=4)
     ap.add_argument("--homes", type=int, default=3)
+    ap.add_argument("--own-homes", action="store_true")
     ap.add_argument("--json")
     ap.add_argument("--corpus", required=True)
     ap.add_argument("--sizes", type=sizes_arg, default=[387])
@@ -127,27 +132,33 @@ def main():
         for n in o.sizes:
             cat = os.path.join(tmp, f"skills-{n}")
             subprocess.run([sys.executable, synth, o.corpus, cat, str(n)], check=True, stdout=subprocess.DEVNULL)
-            homes = [os.path.join(tmp, f"state-{n}-{h}") for h in range(o.homes)]
-            for h in homes:
-                for _ in range(2):  # the cold start, then one warm start: not counted
-                    one_start(copies[names[0]][0], cat, dict(env0, SKILLSD_HOME=h))
+            # The state folders of each build: shared, or its own.
+            homes = {}
+            for b, name in enumerate(names):
+                tag = b if o.own_homes else 0
+                if tag not in homes:
+                    homes[tag] = [os.path.join(tmp, f"state-{n}-{tag}-{h}") for h in range(o.homes)]
+                    for h in homes[tag]:
+                        for _ in range(2):  # the cold start, then one warm start: not counted
+                            one_start(copies[name][0], cat, dict(env0, SKILLSD_HOME=h))
             rows = {name: [] for name in names}
             for r in range(o.rounds):
                 order = names if r % 2 == 0 else names[::-1]
-                home = homes[r % len(homes)]
                 for name in order:
+                    home = homes[names.index(name) if o.own_homes else 0][r % o.homes]
                     rows[name].append(one_start(copies[name][(r // 2) % o.copies], cat, dict(env0, SKILLSD_HOME=home)))
                 print(f"bench-compare: {n} skills, round {r + 1}/{o.rounds} done (load {os.getloadavg()[0]:.2f})", file=sys.stderr)
             results[n] = {"runs": rows, "median": {name: {k: statistics.median(x[k] for x in v) for k in KEYS} for name, v in rows.items()}}
             shutil.rmtree(cat, ignore_errors=True)
-            for h in homes:
-                shutil.rmtree(h, ignore_errors=True)
+            for hs in homes.values():
+                for h in hs:
+                    shutil.rmtree(h, ignore_errors=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     load1 = os.getloadavg()
 
     print(f"bench-compare: {started}, {os.cpu_count()} cores, warm starts, medians of {o.rounds} rounds "
-          f"({o.copies} copies of each build rotated, {o.homes} shared state folders); load average "
+          f"({o.copies} copies of each build rotated, {o.homes} {'state folders each' if o.own_homes else 'shared state folders'}); load average "
           f"{load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f} at the start, {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f} at the end")
     print()
     print("| skills | build | 1st search ms | vs BASE | tools/list ms | cpu ms | RSS MB |")
@@ -164,7 +175,7 @@ def main():
     if o.json:
         with open(o.json, "w") as fh:
             json.dump({"started": started, "load_start": load0, "load_end": load1, "rounds": o.rounds,
-                       "copies": o.copies, "homes": o.homes, "builds": names,
+                       "copies": o.copies, "homes": o.homes, "own_homes": o.own_homes, "builds": names,
                        "results": {str(n): r for n, r in results.items()}}, fh, indent=1)
 
 
