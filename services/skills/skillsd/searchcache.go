@@ -12,13 +12,14 @@ import (
 // again, with the index file beside it, so that a restart over the same
 // skills reads the index instead of building it; nil without a state
 // folder.
-func openSearchCache(cfg config.Config, getenv func(string) string, home string) *search.AnalysisCache {
+func openSearchCache(cfg config.Config, getenv func(string) string, home, version string) *search.AnalysisCache {
 	state := config.StateDir(cfg, getenv, home)
 	if state == "" {
 		return nil
 	}
 	return search.OpenAnalysisCache(filepath.Join(state, search.CacheFileName())).
-		WithIndexFile(filepath.Join(state, search.IndexFileName()))
+		WithIndexFile(filepath.Join(state, search.IndexFileName())).
+		WithVersion(version)
 }
 
 // closeSearchCache waits for the search cache's saves and saves what is

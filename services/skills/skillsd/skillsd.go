@@ -325,7 +325,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	// decode shared them with the other two and the walk started later: a
 	// warm start of 387 skills answered its first search 9 ms later
 	// (alternated, 12 starts each).
-	s.searchCache = openSearchCache(cfg, getenv, home)
+	s.searchCache = openSearchCache(cfg, getenv, home, opts.Version)
 	go func() {
 		s.held.Preload()
 		s.scanner.Preload()

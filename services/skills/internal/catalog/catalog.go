@@ -126,12 +126,24 @@ type Skill struct {
 }
 
 // FileDigest is the digest of the skill file ("sha256:…") the build read,
-// or "" when it did not hash the file.
+// or "" when it did not hash the file: Doc is the parse of the bytes it is
+// the digest of (for the last good version of a file that no longer
+// parses, that version's digest).
 func (s *Skill) FileDigest() string {
 	if len(s.fileDigest) > len("sha256:") && s.fileDigest[:len("sha256:")] == "sha256:" {
 		return s.fileDigest
 	}
 	return ""
+}
+
+// WithDoc returns a copy of s whose document is doc. The copy has no file
+// digest (FileDigest is ""): doc is not known to be the parse of s's skill
+// file.
+func (s *Skill) WithDoc(doc *skill.Document) *Skill {
+	c := *s
+	c.Doc = doc
+	c.fileDigest = ""
+	return &c
 }
 
 // Inherits reports whether the skill's content, assets and scripts include

@@ -15,6 +15,7 @@ import (
 
 	"github.com/skillsd/skillsd/services/skills/internal/catalog"
 	"github.com/skillsd/skillsd/services/skills/internal/skill"
+	"github.com/skillsd/skillsd/services/skills/internal/source"
 )
 
 // cacheFixture is rankFixture with skills in other languages and scripts,
@@ -150,11 +151,9 @@ func TestCacheSameIndex(t *testing.T) {
 				changed := slices.Clone(skills)
 				slices.Reverse(changed)
 				for i := 0; i < len(changed); i += 3 {
-					sk := *changed[i]
-					doc := *sk.Doc
+					doc := *changed[i].Doc
 					doc.Body += "\n\nAlso: réseau kubernetes playwright 不安定.\n"
-					sk.Doc = &doc
-					changed[i] = &sk
+					changed[i] = changed[i].WithDoc(&doc)
 				}
 				want = New(changed, Options{Workers: workers})
 				partial := New(changed, opts)
@@ -192,7 +191,7 @@ func TestCacheKeysFollowTheirInputs(t *testing.T) {
 		}
 	}
 
-	config := (&Index{tune: defaultTuning, stops: newStopSet(nil)}).configKey()
+	config := (&Index{tune: defaultTuning, stops: newStopSet(nil)}).configKey("")
 	base := docKey(&config, skills[0])
 	edits := map[string]func(sk *catalog.Skill, doc *skill.Document){
 		"name":        func(sk *catalog.Skill, _ *skill.Document) { sk.Name += "x" },
@@ -243,7 +242,7 @@ func TestCacheKnownKeys(t *testing.T) {
 	}
 	for _, opts := range []Options{{Cache: c}, {Cache: c, StopWords: []string{"pdf"}}} {
 		ix := New(renamed, opts)
-		config := ix.configKey()
+		config := ix.configKey("")
 		want := map[cacheKey]bool{}
 		for _, sk := range renamed {
 			if sk.Routable {
@@ -513,11 +512,10 @@ func resolved(m map[cacheKey]*docAnalysis) map[cacheKey]resolvedAnalysis {
 // copy changed by edit: the other skills, and the originals, are shared.
 func edited(skills []*catalog.Skill, i int, edit func(*catalog.Skill, *skill.Document)) []*catalog.Skill {
 	out := slices.Clone(skills)
-	sk := *out[i]
-	doc := *sk.Doc
-	edit(&sk, &doc)
-	sk.Doc = &doc
-	out[i] = &sk
+	doc := *out[i].Doc
+	sk := out[i].WithDoc(&doc) // no longer the parse of its file
+	edit(sk, &doc)
+	out[i] = sk
 	return out
 }
 
@@ -548,5 +546,58 @@ func indexCorpora() []struct {
 			}
 			return qs
 		}, []int{3}},
+	}
+}
+
+// TestKeyStandsForTheSkillFile: a skill the catalog read from its file is
+// keyed by that file's digest, not by its body: the same file read again
+// gives the same key, an edited one another, and so do another version of
+// the build that parsed it and a document that is not the file's parse
+// (Skill.WithDoc), which is keyed by its body.
+func TestKeyStandsForTheSkillFile(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "pdf", "SKILL.md")
+	write := func(body string) {
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, []byte("---\nname: pdf\ndescription: Fill PDF forms.\n---\n"+body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func() *catalog.Skill {
+		t.Helper()
+		snap, err := catalog.Build(t.Context(), []*source.Root{{Name: "t", Dir: dir, Kind: source.KindLocal, Trusted: true}}, catalog.Options{})
+		if err != nil || len(snap.Skills()) != 1 {
+			t.Fatalf("build: %v", err)
+		}
+		sk := snap.Skills()[0]
+		if sk.FileDigest() == "" {
+			t.Fatal("the catalog gave no file digest")
+		}
+		return sk
+	}
+	ix := &Index{tune: defaultTuning, stops: newStopSet(nil)}
+	v1, v2 := ix.configKey("v1"), ix.configKey("v2")
+
+	write("# PDF\n\nUse pdftk.\n")
+	first := read()
+	key := docKey(&v1, first)
+	again := read()
+	if again.Doc == first.Doc {
+		t.Fatal("the second build shares the first one's document: not read again")
+	}
+	if docKey(&v1, again) != key {
+		t.Error("the same file read again gives another key")
+	}
+	if docKey(&v2, again) == key {
+		t.Error("another version of the build keeps the key")
+	}
+	if docKey(&v1, first.WithDoc(first.Doc)) == key {
+		t.Error("a document not known to be the file's parse is keyed by the file")
+	}
+	write("# PDF\n\nUse qpdf.\n")
+	if docKey(&v1, read()) == key {
+		t.Error("the edited file keeps the key")
 	}
 }

@@ -459,7 +459,7 @@ func (ix *Index) build(workers int, cache *AnalysisCache) {
 	)
 	if cache != nil {
 		memo = cache.knownKeys()
-		config = ix.configKey()
+		config = ix.configKey(cache.version)
 		keys = make([]cacheKey, len(ix.docs))
 		kept = make([]*docAnalysis, len(ix.docs))
 	}
