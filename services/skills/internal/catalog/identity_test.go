@@ -1,6 +1,9 @@
 package catalog
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -259,5 +262,37 @@ func BenchmarkIdentify(b *testing.B) {
 	}
 	if snap.ID() == "" {
 		b.Fatal("no ID")
+	}
+}
+
+// TestContentDigestIsItsFormula: the content digest is sha256 over
+// "skill", NUL, the skill file's digest, NUL, then each companion file's
+// path, NUL, digest, NUL, as security.allow entries and the scan cache keep
+// it, for no files, a few, many, and a path longer than contentDigest's
+// buffer.
+func TestContentDigestIsItsFormula(t *testing.T) {
+	formula := func(sk *Skill) string {
+		h := sha256.New()
+		fmt.Fprintf(h, "skill\x00%s\x00", sk.fileDigest)
+		for _, f := range sk.Files {
+			fmt.Fprintf(h, "%s\x00%s\x00", f.Path, f.Digest)
+		}
+		return "sha256:" + hex.EncodeToString(h.Sum(nil))
+	}
+	digest := "sha256:" + strings.Repeat("ab", 32)
+	var many []File
+	for i := range 300 {
+		many = append(many, File{Path: fmt.Sprintf("references/part-%03d.md", i), Digest: digest})
+	}
+	for name, files := range map[string][]File{
+		"none":      nil,
+		"few":       {{Path: "scripts/run.sh", Digest: digest}, {Path: "LICENSE", Digest: "sha256:00"}},
+		"many":      many,
+		"long path": {{Path: strings.Repeat("deep/", 400) + "x.md", Digest: digest}, {Path: "a", Digest: ""}},
+	} {
+		sk := &Skill{fileDigest: digest, Files: files}
+		if got, want := contentDigest(sk), formula(sk); got != want {
+			t.Errorf("%s: %s, want %s", name, got, want)
+		}
 	}
 }
