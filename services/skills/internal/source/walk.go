@@ -31,6 +31,14 @@ const skillFileName = "SKILL.md"
 // folders are small, and walking them inline costs less than a hand-off.
 const spawnDepth = 2
 
+// handOff says whether subfolder i of a folder's n, at depth, may be walked
+// by another goroutine (when one is spare). The last one never is: handed
+// off, it would leave this goroutine with nothing to do but wait, holding
+// the spare token the folders below could have used — a root holding one
+// folder (a repository's skills/) was walked on one goroutine, 17.5 ms for
+// 387 skills where two took 14 (WalkWith, wall time; CPU about the same).
+func handOff(i, n, depth int) bool { return depth <= spawnDepth && i < n-1 }
+
 // stubMaxSize bounds the size of a file that may be a Windows symlink stub.
 const stubMaxSize = 256
 
@@ -513,8 +521,8 @@ func (w *walker) walkDir(ctx context.Context, t dirTask) error {
 		subs = append(subs, sub)
 	}
 	w.merge(b)
-	for _, sub := range subs {
-		if sub.depth > spawnDepth {
+	for i, sub := range subs {
+		if !handOff(i, len(subs), sub.depth) {
 			if err := w.walkDir(ctx, sub); err != nil {
 				return err
 			}
