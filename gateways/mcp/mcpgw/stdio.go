@@ -113,6 +113,8 @@ type lockedWriter struct {
 	mu     sync.Mutex
 	w      io.Writer
 	closed bool
+	// line is writeAnswer's buffer.
+	line []byte
 }
 
 var errClosed = errors.New("mcpgw: stdio connection closed")
@@ -190,12 +192,30 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	default:
 		return c.Connection.Write(ctx, msg)
 	}
-	line := make([]byte, 0, len(`{"jsonrpc":"2.0","id":,"result":}`)+len(id)+len(resp.Result)+1)
-	line = append(line, `{"jsonrpc":"2.0","id":`...)
+	return c.out.writeAnswer(id, resp.Result)
+}
+
+// writeAnswer writes the line of the answer to the call id whose result is
+// result, made in a buffer kept for the next one (a search's answer is 15
+// KB, made anew at every call before), unless it grew past keptLineBytes.
+func (l *lockedWriter) writeAnswer(id, result []byte) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return errClosed
+	}
+	line := append(l.line[:0], `{"jsonrpc":"2.0","id":`...)
 	line = append(line, id...)
 	line = append(line, `,"result":`...)
-	line = append(line, resp.Result...)
+	line = append(line, result...)
 	line = append(line, "}\n"...)
-	_, err := c.out.Write(line)
+	_, err := l.w.Write(line)
+	if cap(line) <= keptLineBytes {
+		l.line = line
+	}
 	return err
 }
+
+// keptLineBytes is the largest answer buffer lockedWriter keeps: a rare
+// large answer (a long skill loaded whole) does not stay in memory.
+const keptLineBytes = 256 << 10
