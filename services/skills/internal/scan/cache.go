@@ -11,8 +11,11 @@ import (
 	"io"
 	"maps"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/skillsd/skillsd/services/skills/internal/statefile"
 )
@@ -122,11 +125,22 @@ func (s *Scanner) Flush() error {
 	if err != nil {
 		return fmt.Errorf("scan cache: %w", err)
 	}
+	removeFormat1(s.cacheFile)
 	return nil
 }
 
 // CacheFileName is the file name of the scan cache under a state folder.
 func CacheFileName() string { return "scan-cache-" + strconv.Itoa(engineVersion) + ".bin" }
+
+// removeFormat1 removes, beside file, the cache of format 1 (JSON lines,
+// scan-cache-N.jsonl), which an upgrade would otherwise leave there: only
+// when file has this package's name, so that its neighbours are ours.
+func removeFormat1(file string) {
+	if filepath.Base(file) != CacheFileName() {
+		return
+	}
+	_ = os.Remove(strings.TrimSuffix(file, ".bin") + ".jsonl")
+}
 
 // The cache file, after cacheMagic: its payload, then the CRC-32C
 // (Castagnoli) of the payload, 4 bytes little-endian. A damaged file is

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -123,4 +124,35 @@ func FuzzCacheDecode(f *testing.F) {
 			t.Fatal("re-encoded entries decode differently")
 		}
 	})
+}
+
+// TestFlushRemovesFormat1: a Flush under the package's file name removes
+// the JSON lines cache an earlier version left beside it; under another
+// name it leaves its neighbours alone.
+func TestFlushRemovesFormat1(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		gone bool
+	}{{CacheFileName(), true}, {"scans.bin", false}} {
+		dir := t.TempDir()
+		file := filepath.Join(dir, c.name)
+		legacy := strings.TrimSuffix(file, ".bin") + ".jsonl"
+		if err := os.WriteFile(legacy, []byte(`{"format":"skillsd-scan-cache/1","rules":"x"}`+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		s, err := New(Options{CacheFile: file})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.cache.put("k", []Finding{})
+		if err := s.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(file); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if _, err := os.Stat(legacy); os.IsNotExist(err) != c.gone {
+			t.Errorf("%s: the format 1 file gone: %t, want %t", c.name, os.IsNotExist(err), c.gone)
+		}
+	}
 }
