@@ -1,6 +1,7 @@
 package main
 
 import (
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"unsafe"
@@ -19,9 +20,9 @@ import (
 // heap as it grows, so advice given to memory it has not mapped yet is lost.
 // So before the service starts, hugeStartHeap has the runtime map
 // startHeapBytes of heap at once (one allocation, never touched, which the
-// collection it starts frees), and asks for huge pages over it; the start
-// then fills that range, a huge page at a time, and the rest is returned to
-// the system beside it.
+// collection it starts frees, waited for), and asks for huge pages over it;
+// the start then fills that range, a huge page at a time, and the rest is
+// returned to the system once the start is over.
 //
 // The advice is withdrawn (MADV_NOHUGEPAGE) once the start is over
 // (endStart: the host's first search answered): huge pages already in use
@@ -69,11 +70,12 @@ func hugeHeapWanted(getenv func(string) string) bool {
 }
 
 // hugeStartHeap has the runtime map size bytes of heap (one allocation,
-// dropped at once: the collection it starts frees it, and what the start
-// does not take is returned to the system in the background) and asks the
-// kernel for huge pages over the whole 2 MiB pages of it. It returns the
-// function that withdraws the advice, and the range it gave it for (lo ==
-// hi when none: the allocation held no whole huge page, or the system
+// dropped at once: the collection it starts frees it, and hugeStartHeap
+// waits for that) and asks the kernel for huge pages over the whole 2 MiB
+// pages of it. It returns the function that ends the start: it withdraws
+// the advice and returns to the system, in the background, what the start
+// did not take. It also returns the range it gave the advice for (lo == hi
+// when none: the allocation held no whole huge page, or the system
 // refused).
 func hugeStartHeap(size int) (end func(), lo, hi uintptr) {
 	start := heapBlock(size)
@@ -83,20 +85,24 @@ func hugeStartHeap(size int) (end func(), lo, hi uintptr) {
 		lo, hi = 0, 0
 	}
 	// The allocation started a collection (the heap jumped past its goal),
-	// which frees the block beside the start; the start's allocations then
-	// take the range from its low end (the runtime reuses its lowest free
-	// pages first), faulted in as huge pages. What they do not take is
-	// returned to the system in the background, so that it does not count
-	// against the memory limit. Collecting and returning it here, in front
-	// of the start, cost 8 ms (a forced collection and the scavenging of 96
-	// MB): warm first search at 387 skills 82 -> 73 ms in the background
-	// (82 -> 70 not returned at all, but then 3,000 and 10,000 skills were
-	// slower by turns; 14 and 5 starts each, alternated).
-	go debug.FreeOSMemory()
+	// which frees the block. It is waited for here: the start's allocations
+	// then take the range from its low end (the runtime reuses its lowest
+	// free pages first), faulted in as huge pages. Left to finish in the
+	// background, the collection lost the race to the start's first
+	// megabytes, which went to fresh 4 KiB pages above the block, and a
+	// FreeOSMemory run beside the start (to return what the start would not
+	// take) split huge pages of the range it was filling: a warm start of
+	// 387 skills took 1,300-3,500 faults in the heap, at 10 µs each on the
+	// machine of stop 38 (docs/performance.md). Waiting costs a collection
+	// of a heap of a few megabytes; what the start does not take is
+	// returned to the system once the start is over (end), so that it does
+	// not stay counted against the memory limit.
+	runtime.GC()
 	return func() {
 		if lo < hi {
 			_ = adviseHuge(lo, hi, false)
 		}
+		go debug.FreeOSMemory()
 	}, lo, hi
 }
 
