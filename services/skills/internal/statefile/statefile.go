@@ -16,6 +16,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 )
 
 // ErrNotRegular is Read's error for a path that is not a regular file.
@@ -119,12 +121,15 @@ func Open(path string, limit int64) (*os.File, int64, error) {
 // buffer): a temporary file beside it, mode 0600, renamed over path once
 // complete. The folder is made (mode 0700) when missing. When write or any
 // step fails, path is left as it was and the temporary file is removed.
+// The temporary files that killed processes left in the folder are removed
+// first (removeStaleTemps).
 func Write(path string, write func(w io.Writer) error) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
+	removeStaleTemps(path, time.Now())
+	tmp, err := os.CreateTemp(dir, filepath.Base(path)+tempInfix+"*")
 	if err != nil {
 		return err
 	}
@@ -148,4 +153,62 @@ func Write(path string, write func(w io.Writer) error) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// tempInfix joins a state file's name and the random digits of its
+// temporary file's (os.CreateTemp).
+const tempInfix = ".tmp"
+
+// staleTempAge is how long a temporary file of Write has not been written
+// to for Write to take it for one a killed process left: a Write in
+// progress, here or in another process sharing the folder, writes to its
+// file all along (256 KiB at a time), and is done in seconds.
+const staleTempAge = 10 * time.Minute
+
+// removeStaleTemps removes, from path's folder, the temporary files of
+// Write (a name, ".tmp", digits) last written to staleTempAge or more before
+// now: a process killed during a Write leaves its temporary file behind
+// (skills-mcp runs under hosts that kill their servers, and a catalog
+// cache's is tens of megabytes). Those of every state file in the folder
+// are removed, not only path's: each file is written only when it changed,
+// and the folder is the service's own. Only regular files are removed;
+// what cannot be read or removed is left.
+func removeStaleTemps(path string, now time.Time) {
+	dir := filepath.Dir(path)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name, digits, ok := cutLast(e.Name(), tempInfix)
+		if !ok || name == "" || !allDigits(digits) || !e.Type().IsRegular() {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil || now.Sub(info.ModTime()) < staleTempAge {
+			continue
+		}
+		_ = os.Remove(filepath.Join(dir, e.Name()))
+	}
+}
+
+// cutLast slices s around the last instance of sep.
+func cutLast(s, sep string) (before, after string, found bool) {
+	if i := strings.LastIndex(s, sep); i >= 0 {
+		return s[:i], s[i+len(sep):], true
+	}
+	return s, "", false
+}
+
+// allDigits reports whether s is one or more ASCII digits.
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := range len(s) {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

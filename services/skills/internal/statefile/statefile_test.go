@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/skillsd/skillsd/services/skills/internal/testfs"
 )
@@ -150,5 +151,61 @@ func TestMapRelease(t *testing.T) {
 	release()
 	if testfs.Mapped(t, path) {
 		t.Error("the file is still mapped after release")
+	}
+}
+
+// TestWriteRemovesStaleTemps: a process killed during a Write (skills-mcp
+// under a host that kills its servers) leaves its temporary file; the next
+// Write in the folder removes those no process has written to for
+// staleTempAge, of any state file, and leaves the rest: a Write in progress
+// elsewhere, and names Write does not make.
+func TestWriteRemovesStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "cache.bin")
+	old := time.Now().Add(-staleTempAge - time.Minute)
+	file := func(name string, mtime time.Time) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("partial"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	stale := []string{file("cache.bin.tmp123456", old), file("cache.bin.tmp9", old), file("other.bin.tmp123", old)}
+	kept := []string{
+		file("cache.bin.tmp777", time.Now()), // being written
+		file("cache.bin.tmp12x", old),        // not a name CreateTemp makes
+		file("cache.bin.tmp", old),           // nor this
+		file(".tmp42", old),                  // nor this
+		file("cache.bin.tmp55.keep", old),    // nor this
+	}
+	// A folder and a link under a temporary's name are not Write's.
+	if err := os.Mkdir(filepath.Join(dir, "cache.bin.tmp31"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	kept = append(kept, filepath.Join(dir, "cache.bin.tmp31"))
+	if err := os.Symlink(stale[0], filepath.Join(dir, "cache.bin.tmp32")); err == nil {
+		kept = append(kept, filepath.Join(dir, "cache.bin.tmp32"))
+	}
+	if err := Write(path, func(w io.Writer) error {
+		_, err := io.WriteString(w, "whole")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range stale {
+		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s (last written %v ago) is still there: %v", filepath.Base(p), staleTempAge+time.Minute, err)
+		}
+	}
+	for _, p := range kept {
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("%s was removed: %v", filepath.Base(p), err)
+		}
+	}
+	if data, err := Read(path, 100); err != nil || string(data) != "whole" {
+		t.Errorf("Read = %q, %v; want the written content", data, err)
 	}
 }
