@@ -151,7 +151,7 @@ func TestWarmStartLoadsAtOnce(t *testing.T) {
 func TestEndStart(t *testing.T) {
 	run := func(wait func(context.Context) error, answered chan struct{}, grace time.Duration) chan struct{} {
 		ended := make(chan struct{})
-		go endStart(t.Context(), wait, answered, grace, []func(){func() {}, func() { close(ended) }})
+		go endStart(t.Context(), wait, answered, grace, nil, []func(){func() {}, func() { close(ended) }})
 		return ended
 	}
 	isClosed := func(ch chan struct{}, within time.Duration) bool {
@@ -194,5 +194,72 @@ func TestEndStart(t *testing.T) {
 	failed := func(context.Context) error { return errors.New("closed") }
 	if !isClosed(run(failed, make(chan struct{}), time.Hour), 5*time.Second) {
 		t.Fatal("not ended when the wait failed")
+	}
+}
+
+// TestEndStartWaitsForQuiet: after the first answer, the start ends once no
+// request has been in progress for quietGap, not while the host's first
+// searches come one after the other; and after the grace whatever they do.
+func TestEndStartWaitsForQuiet(t *testing.T) {
+	h := newHandshake(time.Hour)
+	h.open()
+	ready := func(context.Context) error { return nil }
+	answered := make(chan struct{})
+	close(answered)
+	ended := make(chan struct{})
+	go endStart(t.Context(), ready, answered, time.Hour, h.quiet, []func(){func() { close(ended) }})
+
+	// A burst: a request in progress at every moment for 10 quiet gaps.
+	next := func(context.Context, string, mcp.Request) (mcp.Result, error) {
+		time.Sleep(quietGap / 4)
+		return nil, nil
+	}
+	for deadline := time.Now().Add(10 * quietGap); time.Now().Before(deadline); {
+		if _, err := h.middleware(next)(t.Context(), "ping", nil); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-ended:
+			t.Fatal("the start ended during a burst of requests")
+		default:
+		}
+	}
+	select {
+	case <-ended:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the start did not end once the requests stopped")
+	}
+
+	// Requests that never stop: the grace ends the start.
+	busy := func() time.Duration { return 0 }
+	ended = make(chan struct{})
+	go endStart(t.Context(), ready, answered, 50*time.Millisecond, busy, []func(){func() { close(ended) }})
+	select {
+	case <-ended:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the grace did not end the start")
+	}
+}
+
+// TestQuiet: quiet is 0 while a request is in progress, and grows from the
+// end of the last one.
+func TestQuiet(t *testing.T) {
+	h := newHandshake(time.Hour)
+	h.open()
+	next := func(context.Context, string, mcp.Request) (mcp.Result, error) {
+		if q := h.quiet(); q != 0 {
+			t.Errorf("quiet = %v while a request is in progress", q)
+		}
+		return nil, nil
+	}
+	if _, err := h.middleware(next)(t.Context(), "tools/list", nil); err != nil {
+		t.Fatal(err)
+	}
+	if q := h.quiet(); q < 0 || q > time.Second {
+		t.Errorf("quiet = %v just after a request", q)
+	}
+	time.Sleep(2 * time.Millisecond)
+	if q := h.quiet(); q < 2*time.Millisecond {
+		t.Errorf("quiet = %v 2 ms after the last request", q)
 	}
 }

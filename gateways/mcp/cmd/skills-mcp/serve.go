@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -146,10 +147,15 @@ type handshake struct {
 	// has been answered.
 	answered     chan struct{}
 	answeredOnce sync.Once
+	// busy counts the requests in progress, and last is when the last one
+	// ended (Unix nanoseconds): quiet reads them.
+	busy atomic.Int64
+	last atomic.Int64
 }
 
 func newHandshake(wait time.Duration) *handshake {
 	h := &handshake{done: make(chan struct{}), answered: make(chan struct{})}
+	h.last.Store(time.Now().UnixNano())
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.timer = time.AfterFunc(wait, h.open)
@@ -173,6 +179,11 @@ func (h *handshake) open() {
 // then waits for the catalog (ready), which must be loading.
 func (h *handshake) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		h.busy.Add(1)
+		defer func() {
+			h.last.Store(time.Now().UnixNano())
+			h.busy.Add(-1)
+		}()
 		switch method {
 		case "initialize", "notifications/initialized", "ping":
 			return next(ctx, method, req)
@@ -193,24 +204,44 @@ func (h *handshake) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
+// quiet says how long no request has been in progress: 0 while one is.
+func (h *handshake) quiet() time.Duration {
+	if h.busy.Load() > 0 {
+		return 0
+	}
+	return max(time.Since(time.Unix(0, h.last.Load())), 0)
+}
+
 // startGrace is how long after the embedded catalog is in the start ends
-// (endStart) when no request has needed it yet.
+// (endStart) when no request has needed it yet, and how long after the
+// first answer it waits at most for a quiet moment (quietGap).
 const startGrace = time.Second
+
+// quietGap is how long the host must have had no request in progress for
+// the start to end after its first answer. A host's first searches often
+// come in a burst: the start's ends (a watch on every folder, the usage
+// store's opening, the heap's tuning) then wait for its end, instead of
+// sharing the two cores with it. Between two calls of a burst the host
+// waits for nothing but the answer (under a millisecond); a model reading
+// one takes seconds.
+const quietGap = 20 * time.Millisecond
 
 // endStart runs ends once the start is over: the embedded catalog is loaded
 // and scanned (wait) and the first request that needed it has been answered
-// (answered closed), or grace (startGrace) has passed since the catalog came
-// in; at once when ctx ends or the wait fails. Ended with the catalog, the
+// (answered closed) and no request has been in progress for quietGap
+// (quiet, nil for no such wait), or grace (startGrace) has passed since the
+// catalog came in; at once when ctx ends or the wait fails. Ended with the catalog, the
 // start's tuning (the collector off, huge pages) brought a collection, and
 // the file watcher a watch on every folder, that shared the two cores with
 // the host's first search: at 387 skills that answer came 87 -> 72 ms
 // after the start when the tuning ends after it, and 79 -> 76 ms when the
 // watcher starts after it too (alternated, 16 warm starts each).
-func endStart(ctx context.Context, wait func(context.Context) error, answered <-chan struct{}, grace time.Duration, ends []func()) {
+func endStart(ctx context.Context, wait func(context.Context) error, answered <-chan struct{}, grace time.Duration, quiet func() time.Duration, ends []func()) {
 	if wait(ctx) == nil {
 		t := time.NewTimer(grace)
 		select {
 		case <-answered:
+			waitQuiet(ctx, quiet, t.C)
 		case <-t.C:
 		case <-ctx.Done():
 		}
@@ -218,6 +249,30 @@ func endStart(ctx context.Context, wait func(context.Context) error, answered <-
 	}
 	for _, end := range ends {
 		end()
+	}
+}
+
+// waitQuiet returns once quiet reports quietGap or more (at once for a nil
+// quiet), deadline fires or ctx ends.
+func waitQuiet(ctx context.Context, quiet func() time.Duration, deadline <-chan time.Time) {
+	if quiet == nil {
+		return
+	}
+	for {
+		q := quiet()
+		if q >= quietGap {
+			return
+		}
+		t := time.NewTimer(max(quietGap-q, time.Millisecond))
+		select {
+		case <-t.C:
+		case <-deadline:
+			t.Stop()
+			return
+		case <-ctx.Done():
+			t.Stop()
+			return
+		}
 	}
 }
 
@@ -343,7 +398,7 @@ func startEmbedded(ctx context.Context, o options, getenv func(string) string, l
 	if collectAtLimit != nil && srv.Warm() {
 		ends = append(ends, collectAtLimit())
 	}
-	go endStart(ctx, srv.WaitScanned, o.handshake.answered, startGrace, ends)
+	go endStart(ctx, srv.WaitScanned, o.handshake.answered, startGrace, o.handshake.quiet, ends)
 	return service{
 		dial: func(opts ...grpc.DialOption) (*grpc.ClientConn, error) {
 			return srv.DialTrusted(ctx, append(opts, grpc.WithChainUnaryInterceptor(waitScanned(srv)),
