@@ -151,7 +151,7 @@ func TestWarmStartLoadsAtOnce(t *testing.T) {
 func TestEndStart(t *testing.T) {
 	run := func(wait func(context.Context) error, answered chan struct{}, grace time.Duration) chan struct{} {
 		ended := make(chan struct{})
-		go endStart(t.Context(), wait, answered, grace, nil, []func(){func() {}, func() { close(ended) }})
+		go endStart(t.Context(), wait, answered, grace, nil, quietGap, []func(){func() {}, func() { close(ended) }})
 		return ended
 	}
 	isClosed := func(ch chan struct{}, within time.Duration) bool {
@@ -198,23 +198,26 @@ func TestEndStart(t *testing.T) {
 }
 
 // TestEndStartWaitsForQuiet: after the first answer, the start ends once no
-// request has been in progress for quietGap, not while the host's first
+// request has been in progress for the gap, not while the host's first
 // searches come one after the other; and after the grace whatever they do.
+// The gap is longer than quietGap, so that a busy machine's pause between
+// two calls of the test's burst does not pass for quiet.
 func TestEndStartWaitsForQuiet(t *testing.T) {
+	const gap = 250 * time.Millisecond
 	h := newHandshake(time.Hour)
 	h.open()
 	ready := func(context.Context) error { return nil }
 	answered := make(chan struct{})
 	close(answered)
 	ended := make(chan struct{})
-	go endStart(t.Context(), ready, answered, time.Hour, h.quiet, []func(){func() { close(ended) }})
+	go endStart(t.Context(), ready, answered, time.Hour, h.quiet, gap, []func(){func() { close(ended) }})
 
-	// A burst: a request in progress at every moment for 10 quiet gaps.
+	// A burst: a request in progress at nearly every moment for 4 gaps.
 	next := func(context.Context, string, mcp.Request) (mcp.Result, error) {
-		time.Sleep(quietGap / 4)
+		time.Sleep(5 * time.Millisecond)
 		return nil, nil
 	}
-	for deadline := time.Now().Add(10 * quietGap); time.Now().Before(deadline); {
+	for deadline := time.Now().Add(4 * gap); time.Now().Before(deadline); {
 		if _, err := h.middleware(next)(t.Context(), "ping", nil); err != nil {
 			t.Fatal(err)
 		}
@@ -233,7 +236,7 @@ func TestEndStartWaitsForQuiet(t *testing.T) {
 	// Requests that never stop: the grace ends the start.
 	busy := func() time.Duration { return 0 }
 	ended = make(chan struct{})
-	go endStart(t.Context(), ready, answered, 50*time.Millisecond, busy, []func(){func() { close(ended) }})
+	go endStart(t.Context(), ready, answered, 50*time.Millisecond, busy, gap, []func(){func() { close(ended) }})
 	select {
 	case <-ended:
 	case <-time.After(5 * time.Second):

@@ -228,20 +228,20 @@ const quietGap = 20 * time.Millisecond
 
 // endStart runs ends once the start is over: the embedded catalog is loaded
 // and scanned (wait) and the first request that needed it has been answered
-// (answered closed) and no request has been in progress for quietGap
-// (quiet, nil for no such wait), or grace (startGrace) has passed since the
-// catalog came in; at once when ctx ends or the wait fails. Ended with the catalog, the
+// (answered closed) and no request has been in progress for gap (quiet,
+// nil for no such wait; quietGap), or grace (startGrace) has passed since
+// the catalog came in; at once when ctx ends or the wait fails. Ended with the catalog, the
 // start's tuning (the collector off, huge pages) brought a collection, and
 // the file watcher a watch on every folder, that shared the two cores with
 // the host's first search: at 387 skills that answer came 87 -> 72 ms
 // after the start when the tuning ends after it, and 79 -> 76 ms when the
 // watcher starts after it too (alternated, 16 warm starts each).
-func endStart(ctx context.Context, wait func(context.Context) error, answered <-chan struct{}, grace time.Duration, quiet func() time.Duration, ends []func()) {
+func endStart(ctx context.Context, wait func(context.Context) error, answered <-chan struct{}, grace time.Duration, quiet func() time.Duration, gap time.Duration, ends []func()) {
 	if wait(ctx) == nil {
 		t := time.NewTimer(grace)
 		select {
 		case <-answered:
-			waitQuiet(ctx, quiet, t.C)
+			waitQuiet(ctx, quiet, gap, t.C)
 		case <-t.C:
 		case <-ctx.Done():
 		}
@@ -252,18 +252,18 @@ func endStart(ctx context.Context, wait func(context.Context) error, answered <-
 	}
 }
 
-// waitQuiet returns once quiet reports quietGap or more (at once for a nil
+// waitQuiet returns once quiet reports gap or more (at once for a nil
 // quiet), deadline fires or ctx ends.
-func waitQuiet(ctx context.Context, quiet func() time.Duration, deadline <-chan time.Time) {
+func waitQuiet(ctx context.Context, quiet func() time.Duration, gap time.Duration, deadline <-chan time.Time) {
 	if quiet == nil {
 		return
 	}
 	for {
 		q := quiet()
-		if q >= quietGap {
+		if q >= gap {
 			return
 		}
-		t := time.NewTimer(max(quietGap-q, time.Millisecond))
+		t := time.NewTimer(max(gap-q, time.Millisecond))
 		select {
 		case <-t.C:
 		case <-deadline:
@@ -398,7 +398,7 @@ func startEmbedded(ctx context.Context, o options, getenv func(string) string, l
 	if collectAtLimit != nil && srv.Warm() {
 		ends = append(ends, collectAtLimit())
 	}
-	go endStart(ctx, srv.WaitScanned, o.handshake.answered, startGrace, o.handshake.quiet, ends)
+	go endStart(ctx, srv.WaitScanned, o.handshake.answered, startGrace, o.handshake.quiet, quietGap, ends)
 	return service{
 		dial: func(opts ...grpc.DialOption) (*grpc.ClientConn, error) {
 			return srv.DialTrusted(ctx, append(opts, grpc.WithChainUnaryInterceptor(waitScanned(srv)),
