@@ -89,10 +89,11 @@ func hugeStartHeap(size int) (end func(), lo, hi uintptr) {
 	// megabytes, which went to fresh 4 KiB pages above the block, and a
 	// FreeOSMemory run beside the start (to return what the start would not
 	// take) split huge pages of the range it was filling: a warm start of
-	// 387 skills took 1,300-3,500 faults in the heap, at 10 µs each on the
-	// machine of stop 38 (docs/performance.md). Waiting costs a collection
-	// of a heap of a few megabytes. What the start does not take is left to
-	// the runtime's scavenger, which returns it in the background: a
+	// 387 skills took 1,200-1,900 faults in the heap, 430-490 of them in the
+	// advised range, at 10 µs each on the machine of stop 38
+	// (docs/performance.md). Waiting costs a collection of a heap of a few
+	// megabytes. What the start does not take is left to the runtime's
+	// scavenger, which returns it in the background: a
 	// FreeOSMemory once the start was over made the searches after it wait
 	// for its collection and fault in again the pages it had returned
 	// (search p50 over the first 100 calls 0.65 -> 1.0 ms), for no less
