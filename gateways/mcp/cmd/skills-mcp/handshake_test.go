@@ -151,7 +151,7 @@ func TestWarmStartLoadsAtOnce(t *testing.T) {
 func TestEndStart(t *testing.T) {
 	run := func(wait func(context.Context) error, answered chan struct{}, grace time.Duration) chan struct{} {
 		ended := make(chan struct{})
-		go endStart(t.Context(), wait, answered, grace, nil, quietGap, []func(){func() {}, func() { close(ended) }})
+		go endStart(t.Context(), wait, answered, grace, []func(){func() {}, func() { close(ended) }}, nil, quietGap, nil)
 		return ended
 	}
 	isClosed := func(ch chan struct{}, within time.Duration) bool {
@@ -197,11 +197,12 @@ func TestEndStart(t *testing.T) {
 	}
 }
 
-// TestEndStartWaitsForQuiet: after the first answer, the start ends once no
-// request has been in progress for the gap, not while the host's first
-// searches come one after the other; and after the grace whatever they do.
-// The gap is longer than quietGap, so that a busy machine's pause between
-// two calls of the test's burst does not pass for quiet.
+// TestEndStartWaitsForQuiet: after the first answer, the start's tuning
+// ends at once, and its later work runs once no request has been in
+// progress for the gap, not while the host's first searches come one after
+// the other; and after the grace whatever they do. The gap is longer than
+// quietGap, so that a busy machine's pause between two calls of the test's
+// burst does not pass for quiet.
 func TestEndStartWaitsForQuiet(t *testing.T) {
 	const gap = 250 * time.Millisecond
 	h := newHandshake(time.Hour)
@@ -209,8 +210,13 @@ func TestEndStartWaitsForQuiet(t *testing.T) {
 	ready := func(context.Context) error { return nil }
 	answered := make(chan struct{})
 	close(answered)
-	ended := make(chan struct{})
-	go endStart(t.Context(), ready, answered, time.Hour, h.quiet, gap, []func(){func() { close(ended) }})
+	tuned, ended := make(chan struct{}), make(chan struct{})
+	go endStart(t.Context(), ready, answered, time.Hour, []func(){func() { close(tuned) }}, h.quiet, gap, []func(){func() { close(ended) }})
+	select {
+	case <-tuned:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the start's tuning did not end after the first answer")
+	}
 
 	// A burst: a request in progress at nearly every moment for 4 gaps.
 	next := func(context.Context, string, mcp.Request) (mcp.Result, error) {
@@ -236,7 +242,7 @@ func TestEndStartWaitsForQuiet(t *testing.T) {
 	// Requests that never stop: the grace ends the start.
 	busy := func() time.Duration { return 0 }
 	ended = make(chan struct{})
-	go endStart(t.Context(), ready, answered, 50*time.Millisecond, busy, gap, []func(){func() { close(ended) }})
+	go endStart(t.Context(), ready, answered, 50*time.Millisecond, nil, busy, gap, []func(){func() { close(ended) }})
 	select {
 	case <-ended:
 	case <-time.After(5 * time.Second):

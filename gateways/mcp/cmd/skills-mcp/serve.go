@@ -213,41 +213,53 @@ func (h *handshake) quiet() time.Duration {
 }
 
 // startGrace is how long after the embedded catalog is in the start ends
-// (endStart) when no request has needed it yet, and how long after the
-// first answer it waits at most for a quiet moment (quietGap).
+// (endStart) when no request has needed it yet, and how long after that the
+// start's later work waits at most for a quiet moment (quietGap).
 const startGrace = time.Second
 
 // quietGap is how long the host must have had no request in progress for
-// the start to end after its first answer. A host's first searches often
-// come in a burst: the start's ends (a watch on every folder, the usage
-// store's opening, the heap's tuning) then wait for its end, instead of
-// sharing the two cores with it. Between two calls of a burst the host
-// waits for nothing but the answer (under a millisecond); a model reading
-// one takes seconds.
+// the start's later work (a watch on every folder, the usage store's
+// opening) to run after the first answer. A host's first searches often
+// come in a burst: that work then waits for its end, instead of sharing
+// the two cores with it. Between two calls of a burst the host waits for
+// nothing but the answer (under a millisecond); a model reading one takes
+// seconds. The start's tuning (its collections, its heap) ends with the
+// first answer all the same: left on, the collector would run only at the
+// memory limit through the burst.
 const quietGap = 20 * time.Millisecond
 
 // endStart runs ends once the start is over: the embedded catalog is loaded
 // and scanned (wait) and the first request that needed it has been answered
-// (answered closed) and no request has been in progress for gap (quiet,
-// nil for no such wait; quietGap), or grace (startGrace) has passed since
-// the catalog came in; at once when ctx ends or the wait fails. Ended with the catalog, the
-// start's tuning (the collector off, huge pages) brought a collection, and
+// (answered closed), or grace (startGrace) has passed since the catalog came
+// in; at once when ctx ends or the wait fails. It then runs later once no
+// request has been in progress for gap (quiet, nil for no such wait;
+// quietGap), or grace has passed since the start's end. Ended with the
+// catalog, the start's tuning (the collector off, huge pages) brought a collection, and
 // the file watcher a watch on every folder, that shared the two cores with
 // the host's first search: at 387 skills that answer came 87 -> 72 ms
 // after the start when the tuning ends after it, and 79 -> 76 ms when the
 // watcher starts after it too (alternated, 16 warm starts each).
-func endStart(ctx context.Context, wait func(context.Context) error, answered <-chan struct{}, grace time.Duration, quiet func() time.Duration, gap time.Duration, ends []func()) {
-	if wait(ctx) == nil {
+func endStart(ctx context.Context, wait func(context.Context) error, answered <-chan struct{}, grace time.Duration, ends []func(),
+	quiet func() time.Duration, gap time.Duration, later []func()) {
+	waited := wait(ctx) == nil
+	if waited {
 		t := time.NewTimer(grace)
 		select {
 		case <-answered:
-			waitQuiet(ctx, quiet, gap, t.C)
 		case <-t.C:
 		case <-ctx.Done():
 		}
 		t.Stop()
 	}
 	for _, end := range ends {
+		end()
+	}
+	if waited {
+		t := time.NewTimer(grace)
+		waitQuiet(ctx, quiet, gap, t.C)
+		t.Stop()
+	}
+	for _, end := range later {
 		end()
 	}
 }
@@ -348,12 +360,13 @@ func startEmbedded(ctx context.Context, o options, getenv func(string) string, l
 			log.Warn("skills folder not readable; serving without it", "dir", d, "error", err)
 		}
 	}
-	// What waits for the start to end (endStart): the file watcher, which
-	// starts then, over stdio the local usage store's opening, and the
-	// start's tuning: its heap (hugeheap.go) and, in a warm start, its
-	// collections (memlimit.go).
+	// What waits for the start to end (endStart): the start's tuning, its
+	// heap (hugeheap.go) and, in a warm start, its collections
+	// (memlimit.go); then, at the first quiet moment, the file watcher,
+	// which starts then, and over stdio the local usage store's opening.
 	watchAfter := make(chan struct{})
-	ends := []func(){func() { close(watchAfter) }}
+	var ends []func()
+	later := []func(){func() { close(watchAfter) }}
 	// Over HTTP the store opens in New: the port opens on a server whose
 	// every part is up, as its readiness probe expects.
 	var usageAfter <-chan struct{}
@@ -390,7 +403,7 @@ func startEmbedded(ctx context.Context, o options, getenv func(string) string, l
 		Metrics:          o.metricsRegisterer(),
 	})
 	if err != nil {
-		for _, end := range ends {
+		for _, end := range append(ends, later...) {
 			end()
 		}
 		return service{}, fmt.Errorf("starting the embedded skills service: %w", err)
@@ -398,7 +411,7 @@ func startEmbedded(ctx context.Context, o options, getenv func(string) string, l
 	if collectAtLimit != nil && srv.Warm() {
 		ends = append(ends, collectAtLimit())
 	}
-	go endStart(ctx, srv.WaitScanned, o.handshake.answered, startGrace, o.handshake.quiet, quietGap, ends)
+	go endStart(ctx, srv.WaitScanned, o.handshake.answered, startGrace, ends, o.handshake.quiet, quietGap, later)
 	return service{
 		dial: func(opts ...grpc.DialOption) (*grpc.ClientConn, error) {
 			return srv.DialTrusted(ctx, append(opts, grpc.WithChainUnaryInterceptor(waitScanned(srv)),
