@@ -234,11 +234,12 @@ const quietGap = 20 * time.Millisecond
 // in; at once when ctx ends or the wait fails. It then runs later once no
 // request has been in progress for gap (quiet, nil for no such wait;
 // quietGap), or grace has passed since the start's end. Ended with the
-// catalog, the start's tuning (the collector off, huge pages) brought a collection, and
-// the file watcher a watch on every folder, that shared the two cores with
-// the host's first search: at 387 skills that answer came 87 -> 72 ms
-// after the start when the tuning ends after it, and 79 -> 76 ms when the
-// watcher starts after it too (alternated, 16 warm starts each).
+// catalog, the start's tuning (the collector off, huge pages) brought a
+// collection, and the file watcher a watch on every folder, that shared the
+// two cores with the host's first search: at 387 skills that answer came
+// 87 -> 72 ms after the start when the tuning ends after it, and 79 -> 76
+// ms when the watcher starts after it too (alternated, 16 warm starts
+// each).
 func endStart(ctx context.Context, wait func(context.Context) error, answered <-chan struct{}, grace time.Duration, ends []func(),
 	quiet func() time.Duration, gap time.Duration, later []func()) {
 	waited := wait(ctx) == nil

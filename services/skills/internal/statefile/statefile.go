@@ -121,8 +121,8 @@ func Open(path string, limit int64) (*os.File, int64, error) {
 // buffer): a temporary file beside it, mode 0600, renamed over path once
 // complete. The folder is made (mode 0700) when missing. When write or any
 // step fails, path is left as it was and the temporary file is removed.
-// The temporary files that killed processes left in the folder are removed
-// first (removeStaleTemps).
+// The temporary files of path that killed processes left are removed first
+// (removeStaleTemps).
 func Write(path string, write func(w io.Writer) error) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -165,23 +165,23 @@ const tempInfix = ".tmp"
 // file all along (256 KiB at a time), and is done in seconds.
 const staleTempAge = 10 * time.Minute
 
-// removeStaleTemps removes, from path's folder, the temporary files of
-// Write (a name, ".tmp", digits) last written to staleTempAge or more before
+// removeStaleTemps removes the temporary files of path (its name, ".tmp",
+// digits: what Write makes) last written to staleTempAge or more before
 // now: a process killed during a Write leaves its temporary file behind
 // (skills-mcp runs under hosts that kill their servers, and a catalog
-// cache's is tens of megabytes). Those of every state file in the folder
-// are removed, not only path's: each file is written only when it changed,
-// and the folder is the service's own. Only regular files are removed;
-// what cannot be read or removed is left.
+// cache's is tens of megabytes). Only path's own are removed: the folder
+// may be one the user chose (state_dir), and a name like another's is not
+// proof that Write made it. Only regular files are removed; what cannot be
+// read or removed is left.
 func removeStaleTemps(path string, now time.Time) {
-	dir := filepath.Dir(path)
-	entries, err := os.ReadDir(dir)
+	dir, base := filepath.Split(path)
+	entries, err := os.ReadDir(filepath.Clean(dir))
 	if err != nil {
 		return
 	}
 	for _, e := range entries {
-		name, digits, ok := cutLast(e.Name(), tempInfix)
-		if !ok || name == "" || !allDigits(digits) || !e.Type().IsRegular() {
+		digits, ok := strings.CutPrefix(e.Name(), base+tempInfix)
+		if !ok || !allDigits(digits) || !e.Type().IsRegular() {
 			continue
 		}
 		info, err := e.Info()
@@ -190,14 +190,6 @@ func removeStaleTemps(path string, now time.Time) {
 		}
 		_ = os.Remove(filepath.Join(dir, e.Name()))
 	}
-}
-
-// cutLast slices s around the last instance of sep.
-func cutLast(s, sep string) (before, after string, found bool) {
-	if i := strings.LastIndex(s, sep); i >= 0 {
-		return s[:i], s[i+len(sep):], true
-	}
-	return s, "", false
 }
 
 // allDigits reports whether s is one or more ASCII digits.

@@ -156,9 +156,9 @@ func TestMapRelease(t *testing.T) {
 
 // TestWriteRemovesStaleTemps: a process killed during a Write (skills-mcp
 // under a host that kills its servers) leaves its temporary file; the next
-// Write in the folder removes those no process has written to for
-// staleTempAge, of any state file, and leaves the rest: a Write in progress
-// elsewhere, and names Write does not make.
+// Write of the same file removes those no process has written to for
+// staleTempAge, and leaves the rest: a Write in progress elsewhere, other
+// files' (the folder may be the user's), and names Write does not make.
 func TestWriteRemovesStaleTemps(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "cache.bin")
@@ -173,9 +173,11 @@ func TestWriteRemovesStaleTemps(t *testing.T) {
 		}
 		return p
 	}
-	stale := []string{file("cache.bin.tmp123456", old), file("cache.bin.tmp9", old), file("other.bin.tmp123", old)}
+	stale := []string{file("cache.bin.tmp123456", old), file("cache.bin.tmp9", old)}
 	kept := []string{
 		file("cache.bin.tmp777", time.Now()), // being written
+		file("other.bin.tmp123", old),        // another file's
+		file("xcache.bin.tmp42", old),        // nor this
 		file("cache.bin.tmp12x", old),        // not a name CreateTemp makes
 		file("cache.bin.tmp", old),           // nor this
 		file(".tmp42", old),                  // nor this
