@@ -18,8 +18,12 @@ import (
 // and out (mcp.IOTransport), except that an answer to a call is written as
 // the SDK encoded its result, without the second scan of it the SDK's
 // writer makes (jsonrpc.EncodeMessage re-compacts the result it has just
-// encoded: about 80 µs for a search_skills answer, BenchmarkStdioWrite).
-// Every other message goes through the SDK's connection.
+// encoded: about 80 µs for a search_skills answer, BenchmarkStdioWrite),
+// and that a line holding one JSON-RPC object is decoded here (lines.go)
+// rather than by the SDK's reader, which decodes each message three times,
+// each with a 32 KiB buffer of its own. Every other message goes through
+// the SDK's connection, and so does all the input from the first line
+// that is not one object (a batch, a message over several lines).
 //
 // Answers to a JSON-RPC batch's calls must be sent together, as the SDK's
 // connection does: once a batch has come in (frameWatch), every message
@@ -38,12 +42,17 @@ type stdioTransport struct {
 
 func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	w := &lockedWriter{w: t.out}
-	in := &frameWatch{r: t.in}
+	// The SDK's connection reads what lines hands over to it, once it
+	// does (lines.go).
+	sdkR, sdkW := io.Pipe()
+	in := &frameWatch{r: sdkR}
 	inner, err := (&mcp.IOTransport{Reader: io.NopCloser(in), Writer: w}).Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &stdioConn{Connection: inner, out: w, in: in}, nil
+	c := &stdioConn{Connection: inner, out: w, in: in, lines: newLineReader(t.in, sdkW)}
+	go c.lines.run()
+	return c, nil
 }
 
 // noBatchesSince is the first protocol version without JSON-RPC batches.
@@ -135,24 +144,59 @@ func (l *lockedWriter) Close() error {
 	return nil
 }
 
-// stdioConn is the SDK's connection with the direct write of answers.
+// stdioConn is the SDK's connection with the direct read of one-line
+// messages and the direct write of answers.
 type stdioConn struct {
 	mcp.Connection
 	out *lockedWriter
 	in  *frameWatch
+	// lines reads the input until it hands it over to the SDK's
+	// connection; sdkReads says that Read has taken that hand-over, and
+	// reads from the SDK's connection from then on.
+	lines    *lineReader
+	sdkReads atomic.Bool
 	// initID is the id of the initialize call, once read.
 	mu     sync.Mutex
 	initID *jsonrpc.ID
 }
 
 func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := c.Connection.Read(ctx)
+	msg, err := c.read(ctx)
 	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "initialize" && req.IsCall() {
 		c.mu.Lock()
 		c.initID = &req.ID
 		c.mu.Unlock()
 	}
 	return msg, err
+}
+
+// read returns the next message: from lines until it hands the input over,
+// then from the SDK's connection. As the SDK's connection does, it fails
+// once ctx is done and, with io.EOF, once the connection is closed.
+func (c *stdioConn) read(ctx context.Context) (jsonrpc.Message, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if !c.sdkReads.Load() {
+		select {
+		case m := <-c.lines.out:
+			if !m.handOver {
+				return m.msg, m.err
+			}
+			c.sdkReads.Store(true)
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-c.lines.closed:
+			return nil, io.EOF
+		}
+	}
+	return c.Connection.Read(ctx)
+}
+
+// Close closes the connection: the SDK's, and the reading of the input.
+func (c *stdioConn) Close() error {
+	c.lines.close()
+	return c.Connection.Close()
 }
 
 func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {

@@ -161,6 +161,18 @@ func TestStdioTransportAsSDK(t *testing.T) {
 			step{[]string{"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":\n[\n]}}"}, 2},
 			step{[]string{`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"say":"[\\\"]{\\\\"}}}`}, 3},
 			step{[]string{`[` + callLine("4", "echo", "b") + `]`}, -1}), true},
+		// Lines the transport decodes itself, lines it leaves to
+		// jsonrpc.DecodeMessage, and a message over several lines, after
+		// which the SDK's connection reads the rest.
+		{"plain, odd and split lines", initThen("2025-11-25",
+			step{[]string{`{"jsonrpc":"2.0","id":"r","result":{}}`, `{"jsonrpc":"2.0","id":5,"error":{"code":1,"message":"m"}}`,
+				"\r", " " + callLine("2", "echo", "crlf") + "\r", `{"jsonrpc":"2.0","id":3.0,"method":"ping"}`}, 3},
+			step{[]string{"{\"jsonrpc\":\"2.0\",\"id\":4,\n\"method\":\"ping\"}", callLine("5", "typed", "after")}, 5}), false},
+		{"bad version tag", initThen("2025-11-25",
+			step{[]string{callLine("2", "echo", "a")}, 2},
+			step{[]string{`{"jsonrpc":"1.0","id":3,"method":"ping"}`}, -1}), true},
+		{"trailing data", initThen("2025-11-25",
+			step{[]string{callLine("2", "echo", "a") + ` x`}, -1}), true},
 	}
 	for _, sc := range scripts {
 		t.Run(sc.name, func(t *testing.T) {
