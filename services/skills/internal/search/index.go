@@ -589,9 +589,10 @@ func (ix *Index) build(workers int, cache *AnalysisCache) {
 	// Posting lists, allocated at their final size in one block.
 	npost := sumInt32(df)
 	all, fields := make([]posting, 0, npost), make([]uint8, 0, npost)
+	idfs := newIDFTable(n)
 	for t := range ix.terms {
 		e, end := &ix.terms[t], len(all)+int(df[t])
-		e.idf = idf(float64(df[t]), n)
+		e.idf = idfs.of(int(df[t]))
 		e.postings, e.fields = all[len(all):len(all):end], fields[len(all):len(all):end]
 		all, fields = all[:end], fields[:end]
 	}
@@ -628,6 +629,31 @@ func sumInt32(xs []int32) int {
 // idf is BM25's inverse document frequency (never negative).
 func idf(df, n float64) float64 {
 	return math.Log(1 + (n-df+0.5)/(df+0.5))
+}
+
+// idfTable gives idf(df, n) for one n, the small document frequencies
+// from a table made once: most terms are in a few skills only, and a
+// logarithm for each of them was a millisecond of CPU in a warm start of
+// 387 skills (tens of thousands of terms read from the index file).
+type idfTable struct {
+	n     float64
+	small [64]float64
+}
+
+func newIDFTable(n float64) *idfTable {
+	t := &idfTable{n: n}
+	for df := range t.small {
+		t.small[df] = idf(float64(df), n)
+	}
+	return t
+}
+
+// of returns idf(df, n), the same value idf computes.
+func (t *idfTable) of(df int) float64 {
+	if df >= 0 && df < len(t.small) {
+		return t.small[df]
+	}
+	return idf(float64(df), t.n)
 }
 
 // doc analyzes one skill; with rec, it also describes the analysis there

@@ -468,7 +468,7 @@ func decodePayload(r *indexReader) (*storedIndex, error) {
 	}
 	st.terms = make([]termEntry, nterms)
 	st.vocab = newStrTable(nterms)
-	n := float64(ndocs)
+	idfs := newIDFTable(float64(ndocs))
 	for t := range st.terms {
 		e := &st.terms[t]
 		l := int(r.uvarint(uint64(len(strs))))
@@ -489,7 +489,7 @@ func decodePayload(r *indexReader) (*storedIndex, error) {
 		if _, added := st.vocab.add(text); !added || r.err != nil {
 			return nil, errIndexFile
 		}
-		e.idf = idf(float64(df), n)
+		e.idf = idfs.of(df)
 	}
 	if len(all) != 0 {
 		return nil, errIndexFile // fewer postings than counted
