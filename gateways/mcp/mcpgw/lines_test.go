@@ -2,7 +2,6 @@ package mcpgw
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"strings"
 	"testing"
@@ -147,7 +146,7 @@ func TestLineReaderClose(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := conn.Read(context.Background())
+		_, err := conn.Read(t.Context())
 		done <- err
 	}()
 	if err := conn.Close(); err != nil {
