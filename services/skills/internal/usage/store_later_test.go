@@ -92,8 +92,11 @@ func TestStoreAfterStatsFirst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.TotalEvents != 4 {
-		t.Errorf("TotalEvents = %d, want 4", st.TotalEvents)
+	// The delivery at start may store the earlier process's 3 as soon as
+	// Stats has opened the store, before Stats counts: on a loaded machine
+	// it did (CI, stop 39). Either way this process's 4 are counted.
+	if st.TotalEvents != 4 && st.TotalEvents != 7 {
+		t.Errorf("TotalEvents = %d, want 4 (the delivery at start not run yet) or 7 (run)", st.TotalEvents)
 	}
 	if !exists(t, filepath.Join(dir, "usage.db")) {
 		t.Error("Stats answered without a store")
