@@ -72,11 +72,13 @@ type AnalysisCache struct {
 	// started in the background.
 	saveMu sync.Mutex
 	saving sync.WaitGroup
-	// laterMu guards later and lastSave: saveLater's pending save and when
-	// the last one started.
+	// laterMu guards later, lastSave and closed: saveLater's pending save,
+	// when the last one started, and whether Close has been called (no
+	// save is scheduled after it).
 	laterMu  sync.Mutex
 	later    *time.Timer
 	lastSave time.Time
+	closed   bool
 	// indexPath is the index file (WithIndexFile), read once by indexOnce.
 	// Under mu, stored is what it holds until the first build takes it,
 	// pending the index the next Save writes, onDisk the key of the index
@@ -279,6 +281,12 @@ func (c *AnalysisCache) saveLater(failed func(error)) {
 	if c.later != nil {
 		return // a save is due: it will write this build's analyses
 	}
+	if c.closed {
+		// A build that ended beside Close: scheduled, its save made that
+		// Close wait for it (saving), up to saveEvery. The analyses stay
+		// for the next Save or Close.
+		return
+	}
 	c.saving.Add(1)
 	c.later = time.AfterFunc(max(saveEvery-time.Since(c.lastSave), 0), func() {
 		defer c.saving.Done()
@@ -296,12 +304,14 @@ func (c *AnalysisCache) saveLater(failed func(error)) {
 const saveEvery = 5 * time.Second
 
 // Close waits for the saves a Router started in the background, then saves
-// what they have not. The cache stays usable.
+// what they have not. The cache stays usable, but saves nothing in the
+// background any more: Save, or Close again, writes what it gains.
 func (c *AnalysisCache) Close() error {
 	if c == nil {
 		return nil
 	}
 	c.laterMu.Lock()
+	c.closed = true
 	if c.later != nil && c.later.Stop() {
 		c.later = nil
 		c.saving.Done() // the save it would have made is made here
