@@ -30,7 +30,7 @@ const lineBufferBytes = 64 << 10
 // FuzzDecodeLineAsSDK), or, for an object it does not take, with
 // jsonrpc.DecodeMessage itself: the SDK's reader gives an object the same
 // message or error. From the first line that is no one object (a batch, a
-// message over several lines, blank-free garbage, a line past
+// message over several lines, text that is not JSON, a line past
 // lineBufferBytes, a last line without its newline), the rest of the input
 // goes unread to the SDK's connection, through out's hand-over: batches,
 // their refusal (frameWatch) and every error are then the SDK's, as before.
