@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"strconv"
 	"sync"
@@ -141,94 +140,76 @@ func oneObject(b []byte) bool {
 // refuses more than 1,000 levels; such a line goes to jsonrpc.DecodeMessage.
 const maxLineDepth = 500
 
-// errNotFast is why decodeLine leaves a line to the SDK.
-var errNotFast = errors.New("not a plain message")
-
 // decodeLine decodes body, one JSON object, into the message the SDK would
 // decode from it, for the plain forms clients send: a request or
 // notification ("jsonrpc": "2.0", a method, an integer or string id or
 // none, params or none) and an answer with a result. It reports false for
 // anything else (an error answer, a null or fractional id, other keys,
-// text that is not UTF-8, deep nesting), which jsonrpc.DecodeMessage is
-// left to decode.
+// text that is not UTF-8, escapes in the method or id, deep nesting), which
+// jsonrpc.DecodeMessage is left to decode.
 func decodeLine(body []byte) (jsonrpc.Message, bool) {
-	msg, err := decodePlain(body)
-	return msg, err == nil
-}
-
-func decodePlain(body []byte) (jsonrpc.Message, error) {
 	if !utf8.Valid(body) || depthOver(body, maxLineDepth) {
-		return nil, errNotFast
+		return nil, false
 	}
 	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(body, &fields); err != nil {
-		return nil, err
+	if json.Unmarshal(body, &fields) != nil {
+		return nil, false
 	}
 	for k := range fields {
 		switch k {
 		case "jsonrpc", "id", "method", "params", "result":
 		default:
-			return nil, errNotFast
+			return nil, false
 		}
 	}
 	if string(fields["jsonrpc"]) != `"2.0"` {
-		return nil, errNotFast
+		return nil, false
 	}
-	id, err := plainID(fields["id"])
-	if err != nil {
-		return nil, err
+	id, ok := plainID(fields["id"])
+	if !ok {
+		return nil, false
 	}
 	method, isRequest := fields["method"]
 	result, isAnswer := fields["result"]
 	switch {
-	case isRequest && !isAnswer:
-		var name string
-		if !plainString(method) {
-			return nil, errNotFast
-		}
-		if err := json.Unmarshal(method, &name); err != nil {
-			return nil, err
-		}
-		return &jsonrpc.Request{ID: id, Method: name, Params: fields["params"]}, nil
+	case isRequest && !isAnswer && plainString(method):
+		// Without escapes, the method is the text between its quotes.
+		return &jsonrpc.Request{ID: id, Method: string(method[1 : len(method)-1]), Params: fields["params"]}, true
 	case isAnswer && !isRequest && id.IsValid() && fields["params"] == nil:
-		return &jsonrpc.Response{ID: id, Result: result}, nil
+		return &jsonrpc.Response{ID: id, Result: result}, true
 	}
-	return nil, errNotFast
+	return nil, false
 }
 
 // plainID is the id of raw (nil: none): an integer of up to 15 digits
-// (exact as the float64 the SDK decodes it to) or a string.
-func plainID(raw json.RawMessage) (jsonrpc.ID, error) {
+// (exact as the float64 the SDK decodes it to) or a string without
+// escapes; false for any other.
+func plainID(raw json.RawMessage) (jsonrpc.ID, bool) {
 	if raw == nil {
-		return jsonrpc.ID{}, nil
+		return jsonrpc.ID{}, true
 	}
-	if raw[0] == '"' {
-		if !plainString(raw) {
-			return jsonrpc.ID{}, errNotFast
-		}
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return jsonrpc.ID{}, err
-		}
-		return jsonrpc.MakeID(s)
+	if plainString(raw) {
+		id, err := jsonrpc.MakeID(string(raw[1 : len(raw)-1]))
+		return id, err == nil
 	}
 	digits := raw
 	if digits[0] == '-' {
 		digits = digits[1:]
 	}
 	if len(digits) == 0 || len(digits) > 15 || (digits[0] == '0' && len(digits) > 1) {
-		return jsonrpc.ID{}, errNotFast
+		return jsonrpc.ID{}, false
 	}
 	for _, c := range digits {
 		if c < '0' || c > '9' {
-			return jsonrpc.ID{}, errNotFast
+			return jsonrpc.ID{}, false
 		}
 	}
 	n, err := strconv.ParseInt(string(raw), 10, 64)
 	if err != nil {
-		return jsonrpc.ID{}, errNotFast
+		return jsonrpc.ID{}, false
 	}
-	return jsonrpc.MakeID(float64(n))
+	id, err := jsonrpc.MakeID(float64(n))
+	return id, err == nil
 }
 
 // plainString reports whether raw is a JSON string without escapes.

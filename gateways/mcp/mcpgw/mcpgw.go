@@ -24,7 +24,8 @@
 //   - wire_result.go is how tools' answers leave: outputs encoded once
 //     (encodedOnceTool) and handed to the go-sdk as plain values
 //     (plainToolResults); stdio.go is the stdio transport that writes them
-//     without encoding them again (StdioTransport).
+//     without encoding them again (StdioTransport), and lines.go how it
+//     reads one-line messages without the SDK's decoding of them.
 //   - tool_*.go are the other native tools of the contract, one file each,
 //     with the tools/list plumbing they share (tool_budget.go,
 //     tool_vocabulary.go).
